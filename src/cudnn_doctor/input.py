@@ -1,7 +1,7 @@
 """Read logs from files, directories, gzip files, stdin or pasted text as blocks of whole lines.
 
-Blocks keep memory flat whatever the size of the log. Bytes are decoded as UTF-8 with replacement (UTF-16
-with a BOM, as PowerShell writes, is recognised), gzip is detected by its magic bytes, and a line longer
+Blocks keep memory flat whatever the size of the log. They stay UTF-8 bytes (UTF-16 with a BOM, as PowerShell
+writes, is re-encoded); a line is decoded, with replacement, only where the matcher looks at it, gzip is detected by its magic bytes, and a line longer
 than MAX_LINE is cut to its head and tail (a progress bar rewritten with CR for hours can be one line of
 hundreds of MB; what a terminal showed is its end). Binary data is refused with a one-line message.
 """
@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from .errors import InputError
 
@@ -24,7 +24,7 @@ BLOCK_BYTES = 1 << 20  # 1 MiB: measured faster than 4 MiB (cache) and half the 
 MAX_LINE = 64 << 10
 _HEAD_KEEP = 8 << 10
 _TAIL_KEEP = MAX_LINE - _HEAD_KEEP
-_LONG_LINE = re.compile(rf"[^\n]{{{MAX_LINE + 1},}}")
+_LONG_LINE = re.compile(rb"[^\n]{%d,}" % (MAX_LINE + 1))
 
 
 @dataclass(slots=True)
@@ -32,6 +32,13 @@ class ReadStats:
     bytes_read: int = 0
     lines: int = 0
     cut_lines: int = 0
+
+
+class Block(NamedTuple):
+    """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are."""
+
+    data: bytes
+    lines: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +114,13 @@ def looks_binary(sample: bytes) -> bool:
     return controls > len(sample) // 10
 
 
-def read_blocks(source: Source, stats: ReadStats | None = None, on_bytes: Callable[[int], None] | None = None) -> Iterator[str]:
-    """Yield the source's text as blocks of whole lines (no trailing newline). Raises InputError."""
+def read_blocks(source: Source, stats: ReadStats | None = None, on_bytes: Callable[[int], None] | None = None) -> Iterator[Block]:
+    """Yield the source's text as UTF-8 blocks of whole lines (no trailing newline). Raises InputError.
+
+    Blocks stay bytes: the prefilter scans them as read and only the lines it points at are decoded (invalid
+    UTF-8 becomes U+FFFD there). A block boundary is always a newline byte, which never occurs inside a
+    multi-byte UTF-8 sequence, so decoding a line on its own gives what decoding the whole file would.
+    """
     stats = stats if stats is not None else ReadStats()
     raw = source.opener()
     try:
@@ -134,65 +146,72 @@ def read_blocks(source: Source, stats: ReadStats | None = None, on_bytes: Callab
                 raw.close()
 
 
-def _blocks(stream: BinaryIO, name: str, stats: ReadStats, on_bytes: Callable[[int], None] | None) -> Iterator[str]:
+def _blocks(stream: BinaryIO, name: str, stats: ReadStats, on_bytes: Callable[[int], None] | None) -> Iterator[Block]:
     first = stream.read(BLOCK_BYTES)
     if not first:
         return
     if looks_binary(first):
         raise InputError(f"{name}: binary data, not a text log (NUL or control bytes near the start)")
-    decoder: codecs.IncrementalDecoder
-    if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
-    else:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    carry = ""
+    recode: codecs.IncrementalDecoder | None = None
+    if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell's `>`: re-encode as UTF-8
+        recode = codecs.getincrementaldecoder("utf-16")(errors="replace")
+    carry = b""
     data = first
     while data:
         stats.bytes_read += len(data)
         if on_bytes is not None:
             on_bytes(len(data))
-        text = carry + decoder.decode(data)
-        cut = text.rfind("\n")
+        if recode is not None:
+            data = recode.decode(data).encode("utf-8", "surrogatepass")
+        chunk = carry + data if carry else data
+        cut = chunk.rfind(b"\n")
         if cut < 0:
-            carry = _cut_long(text, stats) if len(text) > 2 * MAX_LINE else text
+            carry = _cut_long(chunk, stats) if len(chunk) > 2 * MAX_LINE else chunk
         else:
-            block, carry = text[:cut], text[cut + 1 :]
+            block, carry = chunk[:cut], chunk[cut + 1 :]
             if len(carry) > 2 * MAX_LINE:
                 carry = _cut_long(carry, stats)
             yield _finish(block, stats)
         data = stream.read(BLOCK_BYTES)
-    tail = carry + decoder.decode(b"", final=True)
+    tail = carry + (recode.decode(b"", final=True).encode("utf-8", "surrogatepass") if recode is not None else b"")
     if tail:
         yield _finish(tail, stats)
 
 
-def _finish(block: str, stats: ReadStats) -> str:
-    stats.lines += block.count("\n") + 1
+def _finish(block: bytes, stats: ReadStats) -> Block:
+    lines = block.count(b"\n") + 1  # counted once here; the matcher and the pipeline reuse it
+    stats.lines += lines
     if len(block) > MAX_LINE and _has_long_line(block):
         block = _LONG_LINE.sub(lambda m: _cut_long(m.group(0), stats), block)
-    if "\r" in block:
-        block = block.replace("\r\n", "\n")
-    return block
+    return Block(block, lines)
 
 
-def _has_long_line(block: str) -> bool:
+def _has_long_line(block: bytes) -> bool:
     """Whether a line is longer than MAX_LINE, hopping from the last newline within reach to the next
-    (a regex over every character of a 4 MiB block would cost more than all the rest of the reading)."""
+    (a regex over every byte of a block would cost more than all the rest of the reading)."""
     prev, n = -1, len(block)
     while n - prev > MAX_LINE + 1:
-        prev = block.rfind("\n", prev + 1, prev + MAX_LINE + 2)
+        prev = block.rfind(b"\n", prev + 1, prev + MAX_LINE + 2)
         if prev < 0:
             return True
     return False
 
 
-def _cut_long(line: str, stats: ReadStats) -> str:
+def _cut_long(line: bytes, stats: ReadStats) -> bytes:
     if len(line) <= MAX_LINE:
         return line
     stats.cut_lines += 1
-    marker = f" [... {len(line) - MAX_LINE} characters cut by cudnn-doctor ...] "
-    # keep what a terminal would show last (after the final CR) in full when it fits
-    last_cr = line.rfind("\r")
+    marker = f" [... {len(line) - MAX_LINE} bytes cut by cudnn-doctor ...] ".encode()
+    # keep what a terminal would show last (after the final CR) in full when it fits; cut at character
+    # boundaries (never inside a UTF-8 sequence: continuation bytes are 0b10xxxxxx)
+    last_cr = line.rfind(b"\r")
+    head = _char_start(line, _HEAD_KEEP)
     if last_cr >= 0 and len(line) - last_cr <= _TAIL_KEEP:
-        return line[:_HEAD_KEEP] + marker + line[last_cr:]
-    return line[:_HEAD_KEEP] + marker + line[-_TAIL_KEEP:]
+        return line[:head] + marker + line[last_cr:]
+    return line[:head] + marker + line[_char_start(line, len(line) - _TAIL_KEEP) :]
+
+
+def _char_start(data: bytes, pos: int) -> int:
+    while 0 < pos < len(data) and 0x80 <= data[pos] < 0xC0:
+        pos -= 1
+    return pos

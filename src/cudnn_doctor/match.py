@@ -15,7 +15,6 @@ straddle a block boundary are still seen; matches are de-duplicated by their abs
 from __future__ import annotations
 
 import bisect
-import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,6 +25,7 @@ from typing import Any
 import regex
 
 from .catalog import Catalog
+from .input import Block
 from .model import Signature
 from .normalize import normalize_line
 from .patterns import Lazy, compile_pattern
@@ -38,6 +38,12 @@ NON_RNN = "@non_rnn"
 # An RNN API or op named inside the matched text: direct evidence that outweighs conv/batch-norm words nearby.
 DIRECT_RNN = Lazy(r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b|\brnn-inl\.h\b|\bcurnn\.jl\b")
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
+# bytes that normalize.py deletes from inside a line (ANSI escapes, control characters other than CR)
+_JOINABLE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2\x9b")
+_JOINABLE_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
+PROBED_MEMO = 4096  # lines already given to the environment probes
+# normalize.py's GitHub Actions timestamp, in ASCII bytes (anything it does not match is kept in the key)
+_RAW_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ")
 
 
 def derive_literal(pattern: str, flags: Sequence[str] = ()) -> str | None:
@@ -211,6 +217,7 @@ class _Evidence:
     def __init__(self, catalog: Catalog) -> None:
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
+        self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
 
     def pattern(self, item: str) -> Any:
         got = self._cache.get(item)
@@ -222,6 +229,73 @@ class _Evidence:
                 source = item
             got = self._cache[item] = compile_pattern(source, ("IGNORECASE",))
         return got
+
+    def literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
+        """Lower-cased ASCII literals such that every match of any of ``items`` lies on one line holding one of
+        them; None when that cannot be said (an item may span lines, is anchored, or has no clear literal)."""
+        if items in self._lits:
+            return self._lits[items]
+        out: list[bytes] | None = []
+        for item in items:
+            parts = self._sets.get(item[1:], ()) if item.startswith("@") else (item,)
+            for part in parts:
+                lit = derive_literal(part)
+                if (
+                    lit is None
+                    or not lit.isascii()
+                    or any(a in part for a in ("^", "$", "\\A", "\\Z", "(?<"))
+                    or not line_local(part, ("IGNORECASE",))
+                ):
+                    out = None
+                    break
+                out.append(lit.lower().encode())
+            if out is None:
+                break
+        got = self._lits[items] = tuple(out) if out is not None else None
+        return got
+
+    def lines_with(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> list[int] | None:
+        """The lines among lo..hi where an item may match, found in the raw bytes, or None (use them all).
+
+        Searching only those lines gives the same first match as searching all of them (each match lies on
+        a line holding a literal of its item, and line order is kept), and saves normalizing the 50 lines
+        around each of 10,000 repeated warnings. A line holding something normalization deletes from inside
+        a line (escape sequences, control characters) is kept too: that could join two halves of a literal."""
+        lits = self.literals(items)
+        if lits is None:
+            return None
+        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        if hi < lo:
+            return []
+        start = lines.start(lo)
+        end = lines.data.find(b"\n", lines.start(hi))
+        low = lines.data[start : len(lines.data) if end < 0 else end].lower()
+        positions: list[int] = []
+        for lit in lits:
+            pos = low.find(lit)
+            while pos >= 0:
+                positions.append(pos)
+                pos = low.find(lit, pos + len(lit))
+        deletable = len(low) - len(low.translate(None, _JOINABLE_BYTES))
+        if deletable:
+            if deletable > low.count(b"\x1b"):  # other control bytes (rare): a regex pass
+                positions += (m.start() for m in _JOINABLE.finditer(low))
+            else:  # ANSI colours: one ESC per line is enough (memchr, line to line)
+                pos = low.find(b"\x1b")
+                while pos >= 0:
+                    positions.append(pos)
+                    nl = low.find(b"\n", pos)
+                    pos = -1 if nl < 0 else low.find(b"\x1b", nl)
+        if b"\xc2\x9b" in low:
+            positions += (m.start() for m in _JOINABLE.finditer(low))
+        found: list[int] = []
+        li, prev = lo, 0
+        for pos in sorted(positions):
+            li += low.count(b"\n", prev, pos)
+            prev = pos
+            if not found or found[-1] != li:
+                found.append(li)
+        return found
 
     def find(self, items: Sequence[str], text: str) -> str | None:
         """The first evidence text found, or None."""
@@ -266,45 +340,58 @@ class _LazyPattern:
 
 
 @lru_cache(maxsize=8)
-def _compile_re(source: str) -> Any:
+def _compile_re(source: bytes) -> Any:
     return re.compile(source)
 
 
 @lru_cache(maxsize=8)
-def _trie_pattern(words: tuple[str, ...]) -> str:
+def _trie_pattern(words: tuple[bytes, ...]) -> bytes:
     """One regex alternation of ``words`` factored as a trie (``cud(?:a|nn)``): the `re` engine then tries
     a handful of branches per position instead of every word, 10x faster than a flat alternation."""
-    trie: dict[str, Any] = {}
+    trie: dict[int, Any] = {}
     for w in words:
         node = trie
         for ch in w:
             node = node.setdefault(ch, {})
-        node[""] = {}
+        node[-1] = {}
 
-    def build(node: dict[str, Any]) -> str:
-        if "" in node:  # a shorter word ends here: it is enough for a hit
-            return ""
-        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+    def build(node: dict[int, Any]) -> bytes:
+        if -1 in node:  # a shorter word ends here: it is enough for a hit
+            return b""
+        alts = [re.escape(bytes([ch])) + build(child) for ch, child in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
 
-    return build(trie) if trie else r"(?!x)x"
+    return build(trie) if trie else rb"(?!x)x"
+
+
+def _as_bytes(text: str | bytes) -> bytes:
+    return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+
+
+def _as_block(block: Block | bytes | str) -> Block:
+    if isinstance(block, Block):
+        return block
+    data = _as_bytes(block)
+    return Block(data, data.count(b"\n") + 1)
 
 
 class Prefilter:
-    """One pass over a window for all literals (case-insensitive); reports the lines that hold one.
+    """One pass over a window for all literals (ASCII case-insensitive); reports the lines that hold one.
 
-    With hyperscan (``pip install cudnn-doctor[fast]``) the pass is a compiled multi-literal automaton over the
-    UTF-8 bytes, which also says which literal matched. Without it, a trie-shaped `re` alternation runs over the
-    lower-cased text, and the literals of each hit line are found with ``in``. Set ``CUDNN_DOCTOR_NO_HYPERSCAN=1``
-    to force the pure-Python path (the benchmark compares both).
+    Works on the UTF-8 bytes as read, so nothing is decoded until a line is known to matter. With hyperscan
+    (``pip install cudnn-doctor[fast]``) the pass is a compiled multi-literal automaton that also says which
+    literal matched. Without it, a trie-shaped `re` alternation runs over the lower-cased bytes, and the
+    literals of each hit line are found by trying those that start where the trie matched. Set
+    ``CUDNN_DOCTOR_NO_HYPERSCAN=1`` to force the pure-Python path (the benchmark compares both).
     """
 
     def __init__(self, literals: Iterable[str]) -> None:
         self.literals = sorted({lit.lower() for lit in literals if lit}, key=lambda s: (-len(s), s))
+        self._bytes = [lit.encode("utf-8") for lit in self.literals]
         self._hs: Any = None
         self._re: Any = None
-        self._starts: Any = re.compile(r"(?!x)x")
-        self._by_head: dict[str, list[str]] = {}
+        self._starts: Any = re.compile(rb"(?!x)x")
+        self._by_head: dict[bytes, list[tuple[bytes, str]]] = {}
         self._short = False
         if not self.literals:
             return
@@ -314,61 +401,58 @@ class Prefilter:
 
                 db = hyperscan.Database()
                 db.compile(
-                    expressions=[_hs_literal(lit) for lit in self.literals],
+                    expressions=[_hs_literal(lit) for lit in self._bytes],
                     ids=list(range(len(self.literals))),
                     flags=[hyperscan.HS_FLAG_CASELESS] * len(self.literals),
                 )
                 self._hs = db
             except Exception:
                 self._hs = None
-        words = tuple(self.literals)
+        words = tuple(self._bytes)
         self._re = _LazyPattern(lambda: _trie_pattern(words))
-        self._starts = _LazyPattern(lambda: f"(?=(?:{_trie_pattern(words)}))")  # every position where a literal starts
-        for lit in self.literals:
-            self._by_head.setdefault(lit[:2], []).append(lit)
-        self._short = any(len(lit) < 2 for lit in self.literals)
+        self._starts = _LazyPattern(lambda: b"(?=(?:" + _trie_pattern(words) + b"))")  # every position where a literal starts
+        for lit, raw in zip(self.literals, self._bytes, strict=True):
+            self._by_head.setdefault(raw[:2], []).append((raw, lit))
+        self._short = any(len(raw) < 2 for raw in self._bytes)
 
     @property
     def engine(self) -> str:
         return "hyperscan" if self._hs is not None else "re"
 
-    def scan(self, text: str, start: int, end: int) -> dict[int, list[str]]:
-        """{line start offset: literals on that line} for the lines of text[start:end] holding a literal."""
+    def scan(self, data: bytes | str, start: int = 0, end: int | None = None) -> dict[int, list[str]]:
+        """{line start offset: literals on that line} for the lines of data[start:end] holding a literal.
+
+        Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
+        data = _as_bytes(data)
+        end = len(data) if end is None else end
         if self._re is None or start >= end:
             return {}
         out: dict[int, list[str]] = {}
+        chunk = data[start:end] if start or end != len(data) else data
         if self._hs is not None:
-            chunk = text[start:end]
-            data = chunk.encode("utf-8", "surrogatepass")
             found: list[tuple[int, int]] = []
 
             def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
                 found.append((to, lit_id))
 
-            self._hs.scan(data, match_event_handler=on_match)
+            self._hs.scan(chunk, match_event_handler=on_match)
             if not found:
                 return out
             found.sort()
-            ascii_only = len(data) == len(chunk)
-            line_b, line_s = -1, 0
-            pb, pc = 0, 0  # a byte offset and its character offset, advanced as hits go on
+            line_end = -1
+            lits: list[str] = []
+            literals = self.literals
             for to, lit_id in found:
-                if to > line_b:  # a new line (byte offset past the current line's end)
-                    lb = data.rfind(b"\n", 0, to - 1) + 1
-                    le = data.find(b"\n", to - 1)
-                    line_b = len(data) if le < 0 else le
-                    if not ascii_only:
-                        pc += len(data[pb:lb].decode("utf-8", "surrogatepass"))
-                        pb = lb
-                    line_s = start + (lb if ascii_only else pc)
-                lits = out.setdefault(line_s, [])
-                lit = self.literals[lit_id]
+                if to > line_end:  # a new line (the hit ends past the current line's end)
+                    ls = chunk.rfind(b"\n", 0, to - 1) + 1
+                    le = chunk.find(b"\n", to - 1)
+                    line_end = len(chunk) if le < 0 else le
+                    lits = out[start + ls] = []
+                lit = literals[lit_id]
                 if lit not in lits:
                     lits.append(lit)
             return out
-        low = text[start:end].lower()
-        if len(low) != end - start:  # lower() changed the length (rare letters): fall back to IGNORECASE
-            return self._scan_icase(text, start, end)
+        low = chunk.lower()  # ASCII only: same length, same offsets
         if end - start <= SMALL_TEXT and not self._re.compiled:
             return self._scan_small(low, start)
         search = self._re.search
@@ -377,68 +461,43 @@ class Prefilter:
             m = search(low, pos)
             if m is None:
                 return out
-            ls = low.rfind("\n", 0, m.start()) + 1
-            le = low.find("\n", m.end())
+            ls = low.rfind(b"\n", 0, m.start()) + 1
+            le = low.find(b"\n", m.end())
             le = n if le < 0 else le
             out[start + ls] = self.literals_in(low[ls:le])
             pos = le + 1
 
-    def _scan_small(self, low: str, start: int) -> dict[int, list[str]]:
-        """A pasted traceback: one ``str.find`` per literal beats compiling the trie (~35 ms) for a few KB."""
+    def _scan_small(self, low: bytes, start: int) -> dict[int, list[str]]:
+        """A pasted traceback: one ``bytes.find`` per literal beats compiling the trie (~35 ms) for a few KB."""
         out: dict[int, list[str]] = {}
         find = low.find
-        for lit in self.literals:
-            pos = find(lit)
+        for raw, lit in zip(self._bytes, self.literals, strict=True):
+            pos = find(raw)
             while pos >= 0:
-                ls = low.rfind("\n", 0, pos) + 1
+                ls = low.rfind(b"\n", 0, pos) + 1
                 lits = out.setdefault(start + ls, [])
                 if lit not in lits:
                     lits.append(lit)
-                le = find("\n", pos)
-                pos = -1 if le < 0 else find(lit, le)
+                le = find(b"\n", pos)
+                pos = -1 if le < 0 else find(raw, le)
         return {k: out[k] for k in sorted(out)}
 
-    def _scan_icase(self, text: str, start: int, end: int) -> dict[int, list[str]]:
-        out: dict[int, list[str]] = {}
-        pat = _icase(self._re.pattern)
-        pos = start
-        while True:
-            m = pat.search(text, pos, end)
-            if m is None:
-                return out
-            ls = text.rfind("\n", start, m.start()) + 1 if m.start() > start else start
-            ls = max(ls, start)
-            le = text.find("\n", m.end(), end)
-            le = end if le < 0 else le
-            out[ls] = self.literals_in(text[ls:le].lower())
-            pos = le + 1
-
-    def literals_in(self, line_lower: str) -> list[str]:
+    def literals_in(self, line_lower: bytes) -> list[str]:
         """The literals a (lower-cased) line holds: only those starting where the trie matches are tried."""
         out: list[str] = []
         by_head = self._by_head
         for m in self._starts.finditer(line_lower):
             p = m.start()
-            for cands in (by_head.get(line_lower[p : p + 2], ()), by_head.get(line_lower[p], ()) if self._short else ()):
-                for lit in cands:
-                    if lit not in out and line_lower.startswith(lit, p):
+            for cands in (by_head.get(line_lower[p : p + 2], ()), by_head.get(line_lower[p : p + 1], ()) if self._short else ()):
+                for raw, lit in cands:
+                    if lit not in out and line_lower.startswith(raw, p):
                         out.append(lit)
         return out
 
 
-_ICASE: dict[str, Any] = {}
-
-
-def _icase(pattern: str) -> Any:
-    got = _ICASE.get(pattern)
-    if got is None:
-        got = _ICASE[pattern] = re.compile(pattern, re.IGNORECASE)
-    return got
-
-
-def _hs_literal(lit: str) -> bytes:
+def _hs_literal(lit: bytes) -> bytes:
     """A hyperscan expression matching exactly ``lit`` (every byte that is not alphanumeric escaped)."""
-    return b"".join(bytes([b]) if chr(b).isalnum() and b < 128 else b"\\x%02x" % b for b in lit.encode("utf-8"))
+    return b"".join(bytes([b]) if chr(b).isalnum() and b < 128 else b"\\x%02x" % b for b in lit)
 
 
 class Matcher:
@@ -473,17 +532,19 @@ class Matcher:
         self.probes = list(probes)
         self._local: dict[int, bool] = {}
         self._framed: set[tuple[str, int]] = set()
-        self.probe_by_literal: dict[str, list[int]] = {}
+        self._probed: dict[tuple[bytes, tuple[int, ...]], None] = {}
+        probe_by_literal: dict[str, list[int]] = {}
         for pidx, probe in enumerate(self.probes):
             for lit in probe.literals:
-                self.probe_by_literal.setdefault(lit.lower(), []).append(pidx)
+                probe_by_literal.setdefault(lit.lower(), []).append(pidx)
+        self.probe_by_literal = {lit: tuple(p) for lit, p in probe_by_literal.items()}
         self.prefilter = Prefilter(list(self.by_literal) + list(self.probe_by_literal))
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
 
     # ------------------------------------------------------------------ public
 
-    def scan_text(self, text: str, source: str = "<text>") -> tuple[list[RawMatch], list[Miss]]:
+    def scan_text(self, text: str | bytes, source: str = "<text>") -> tuple[list[RawMatch], list[Miss]]:
         """Scan a whole text held in memory."""
         matches: list[RawMatch] = []
         misses: list[Miss] = []
@@ -494,74 +555,95 @@ class Matcher:
                 misses.append(miss)
         return matches, misses
 
-    def scan_blocks(self, blocks: Iterable[str], source: str) -> Iterator[tuple[RawMatch | None, Miss | None]]:
-        """Scan consecutive blocks of whole lines ('\\n'-joined, no trailing newline needed)."""
+    def scan_blocks(self, blocks: Iterable[Block | bytes | str], source: str) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+        """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline)."""
         seen: dict[tuple[int, int, int], int] = {}
         missed: dict[int, int] = {}
-        prev_tail: list[str] = []
+        prev_tail: list[bytes] = []
         base = 1  # absolute line number of the first line of the current block
-        it = iter(blocks)
-        cur = next(it, None)
-        while cur is not None:
+        it = (_as_block(b) for b in blocks)
+        cur_block = next(it, None)
+        while cur_block is not None:
             nxt = next(it, None)
-            cur_lines_count = cur.count("\n") + 1
-            head = _head_lines(nxt, self.after) if nxt is not None else []
-            tail_text = "\n".join(prev_tail)
-            window = (tail_text + "\n" if prev_tail else "") + cur + ("\n" + "\n".join(head) if head else "")
-            core_start = len(tail_text) + 1 if prev_tail else 0
-            core_end = core_start + len(cur)
+            cur, cur_lines = cur_block
+            head = _head_lines(nxt.data, self.after) if nxt is not None else []
+            window = b"\n".join([*prev_tail, cur, *head]) if prev_tail or head else cur
+            core_start = sum(len(t) + 1 for t in prev_tail)
+            lines = _Lines(window, len(prev_tail) + cur_lines + len(head))
             first_line = base - len(prev_tail)
-            yield from self._scan_window(window, core_start, core_end, first_line, source, seen, missed)
+            yield from self._scan_window(
+                lines, core_start, core_start + len(cur), len(prev_tail), cur_lines, first_line, source, seen, missed
+            )
             yield None, None  # end of a block: callers may settle what they collected
-            base += cur_lines_count
+            base += cur_lines
             prev_tail = _tail_lines(cur, self.before, prev_tail)
             # forget de-duplication keys that no later window can produce again
             horizon = base - self.before - 1
             if len(seen) > 10000:
                 for key in [k for k, v in seen.items() if v < horizon]:
                     del seen[key]
-            cur = nxt
+            cur_block = nxt
 
     # ------------------------------------------------------------------ internals
 
     def _scan_window(
         self,
-        window: str,
+        lines: _Lines,
         core_start: int,
         core_end: int,
+        core_first: int,
+        core_count: int,
         first_line: int,
         source: str,
         seen: dict[tuple[int, int, int], int],
         missed: dict[int, int],
     ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
-        hits = self.prefilter.scan(window, core_start, core_end)
+        hits = self.prefilter.scan(lines.data, core_start, core_end)
         if not hits and not self.full_scan:
             return
-        line_starts = _LineIndex(window)
-        core_first = line_starts.line_of(core_start)
         cand: dict[int, list[int]] = {}
-        probe_lines: dict[int, set[int]] = {}
-        line_of = line_starts.line_of
+        probe_lines: list[tuple[int, tuple[int, ...]]] = []
+        line_at = lines.line_at
+        by_literal, probe_by_literal = self.by_literal, self.probe_by_literal
         for off, lits in hits.items():
-            li = line_of(off)
+            li = line_at(off)
+            pidxs: tuple[int, ...] = ()
             for lit in lits:
-                for idx in self.by_literal.get(lit, ()):
+                for idx in by_literal.get(lit, ()):
                     cand.setdefault(idx, []).append(li)
-                for pidx in self.probe_by_literal.get(lit, ()):
-                    probe_lines.setdefault(pidx, set()).add(li)
+                pidxs += probe_by_literal.get(lit, ())
+            if pidxs:
+                probe_lines.append((li, pidxs))
         for idx in self.full_scan:
-            cand[idx] = list(range(core_first, line_starts.line_of(max(core_start, core_end - 1)) + 1))
+            cand[idx] = list(range(core_first, core_first + core_count))
         normalized: dict[int, tuple[str, str]] = {}
 
         def norm(li: int) -> tuple[str, str]:
             got = normalized.get(li)
             if got is None:
-                got = normalized[li] = normalize_line(line_starts.line(li))
+                got = normalized[li] = normalize_line(lines.line(li))
             return got
 
-        for pidx, lines in probe_lines.items():
-            for li in sorted(lines):
-                self.probes[pidx].handle(norm(li)[0], first_line + li)
+        # probes line by line (the first line in the log wins among equally good ones); a line that was
+        # probed before (the same bytes but for the GitHub timestamp, which normalization drops) cannot tell
+        # anything new, and is not even decoded
+        probed = self._probed
+        data = lines.data
+        for li, pidxs in probe_lines:
+            start = lines.start(li)
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            if end - start <= 600:
+                ts = _RAW_TIMESTAMP.match(data, start, end)
+                key = (data[ts.end() if ts else start : end], pidxs)
+                if key in probed:
+                    continue
+                if len(probed) >= PROBED_MEMO:
+                    probed.clear()
+                probed[key] = None
+            text = norm(li)[0]
+            for pidx in sorted(set(pidxs)):
+                self.probes[pidx].handle(text, first_line + li)
         for idx in sorted(cand):
             sig = self.sigs[idx]
             if sig.id in self.disabled:
@@ -570,16 +652,16 @@ class Matcher:
             by_stream: dict[str, list[int]] = {}
             for li in sorted(set(cand[idx])):
                 by_stream.setdefault(norm(li)[1], []).append(li)
-            for lines in by_stream.values():
-                for run in _runs(lines, sig.window_before + sig.window_after + 1):
-                    yield from self._scan_run(sig, idx, run, line_starts, norm, first_line, source, seen, missed)
+            for slines in by_stream.values():
+                for run in _runs(slines, sig.window_before + sig.window_after + 1):
+                    yield from self._scan_run(sig, idx, run, lines, norm, first_line, source, seen, missed)
 
     def _scan_run(
         self,
         sig: Signature,
         idx: int,
         run: list[int],
-        index: _LineIndex,
+        index: _Lines,
         norm: Callable[[int], tuple[str, str]],
         first_line: int,
         source: str,
@@ -648,13 +730,18 @@ class Matcher:
             evidence: list[str] = []
             supported = False
             if ctx.exclude_any or ctx.require_any or ctx.support_any:
-                context_text = "\n".join(around(li_s - ctx.lines_before, li_e + ctx.lines_after))
+                exclude = ctx.exclude_any
+                if NON_RNN in exclude and DIRECT_RNN.search(m.group(0)):
+                    # the matched text itself names a cuDNN RNN call or op: a convolution nearby
+                    # (a CRNN) does not make it a convolution error
+                    exclude = tuple(e for e in exclude if e != NON_RNN)
+                c_lo, c_hi = li_s - ctx.lines_before, li_e + ctx.lines_after
+                only = None if stream else self.evidence.lines_with((*exclude, *ctx.require_any, *ctx.support_any), index, c_lo, c_hi)
+                if only is None:
+                    context_text = "\n".join(around(c_lo, c_hi))
+                else:
+                    context_text = "\n".join(norm(li)[0] for li in only)
                 try:
-                    exclude = ctx.exclude_any
-                    if NON_RNN in exclude and DIRECT_RNN.search(m.group(0)):
-                        # the matched text itself names a cuDNN RNN call or op: a convolution nearby
-                        # (a CRNN) does not make it a convolution error
-                        exclude = tuple(e for e in exclude if e != NON_RNN)
                     if exclude:
                         bad = self.evidence.find(exclude, context_text)
                         if bad is not None:
@@ -707,24 +794,58 @@ class Matcher:
             )
 
 
-class _LineIndex:
-    """Line access into a window of text by line index, computed lazily."""
+class _Lines:
+    """Line access into a window of UTF-8 bytes by line index, without indexing every line.
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        starts = [0]
-        starts += itertools.accumulate(len(line) + 1 for line in text.split("\n"))
-        starts.pop()
-        self.starts = starts
-        self.count = len(starts)
+    The lines the prefilter points at are located by counting newlines from the previous one (in C); the
+    lines around them (context, tracebacks) by walking from the nearest line already located. A line is
+    decoded (invalid UTF-8 -> U+FFFD) only when asked for.
+    """
 
-    def line_of(self, pos: int) -> int:
-        return bisect.bisect_right(self.starts, pos) - 1
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data = data
+        self.count = count
+        self._starts: dict[int, int] = {0: 0}
+        self._known: list[int] = [0]  # sorted line indexes whose start is known
+        self._last = (0, 0)  # (offset, line index) of the last line located by line_at
+
+    def line_at(self, start: int) -> int:
+        """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""
+        off, li = self._last
+        if start < off:
+            off, li = 0, 0
+        li += self.data.count(b"\n", off, start)
+        self._last = (start, li)
+        if li not in self._starts:
+            self._starts[li] = start
+            bisect.insort(self._known, li)
+        return li
+
+    def start(self, li: int) -> int:
+        got = self._starts.get(li)
+        if got is not None:
+            return got
+        known = self._known
+        i = bisect.bisect_right(known, li) - 1
+        lo = known[i]
+        data = self.data
+        if i + 1 < len(known) and known[i + 1] - li < li - lo:
+            hi = known[i + 1]
+            pos = self._starts[hi]
+            for _ in range(hi - li):
+                pos = data.rfind(b"\n", 0, pos - 1) + 1
+        else:
+            pos = self._starts[lo]
+            for _ in range(li - lo):
+                pos = data.find(b"\n", pos) + 1
+        self._starts[li] = pos
+        bisect.insort(known, li)
+        return pos
 
     def line(self, li: int) -> str:
-        start = self.starts[li]
-        end = self.starts[li + 1] - 1 if li + 1 < self.count else len(self.text)
-        return self.text[start:end]
+        start = self.start(li)
+        end = self.data.find(b"\n", start)
+        return self.data[start : len(self.data) if end < 0 else end].decode("utf-8", "replace")
 
 
 def _runs(lines: list[int], gap: int) -> Iterator[list[int]]:
@@ -738,18 +859,30 @@ def _runs(lines: list[int], gap: int) -> Iterator[list[int]]:
         yield run
 
 
-def _head_lines(text: str, n: int) -> list[str]:
-    if n <= 0:
-        return []
-    out = text.split("\n", n)
-    return out[:n]
+def _head_lines(data: bytes, n: int) -> list[bytes]:
+    """The first ``n`` lines of a block (fewer if it has fewer), without splitting all of it."""
+    out: list[bytes] = []
+    pos = 0
+    while len(out) < n:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            out.append(data[pos:])
+            break
+        out.append(data[pos:end])
+        pos = end + 1
+    return out
 
 
-def _tail_lines(text: str, n: int, prev: list[str]) -> list[str]:
+def _tail_lines(data: bytes, n: int, prev: list[bytes]) -> list[bytes]:
+    """The last ``n`` lines of a block, topped up from the previous tail when the block is shorter."""
     if n <= 0:
         return []
-    parts = text.rsplit("\n", n)
-    tail = parts[-n:]
-    if len(parts) <= n:  # the block has fewer lines than needed: keep some of the previous tail
-        tail = (prev + tail)[-n:]
-    return tail
+    out: list[bytes] = []
+    end = len(data)
+    while len(out) < n:
+        start = data.rfind(b"\n", 0, end) + 1
+        out.append(data[start:end])
+        if start == 0:
+            return (prev + out[::-1])[-n:]
+        end = start - 1
+    return out[::-1]

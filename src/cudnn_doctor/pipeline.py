@@ -10,7 +10,7 @@ from .catalog import Catalog, load_catalog
 from .environment import EnvironmentCollector
 from .errors import InputError
 from .explain import check_messages, explanation
-from .input import ReadStats, Source, read_blocks, text_source
+from .input import Block, ReadStats, Source, read_blocks, text_source
 from .match import Matcher, RawMatch
 from .model import Diagnosis, Finding, NearMiss
 from .normalize import normalize_line
@@ -24,9 +24,12 @@ from .rank import (
 )
 from .tracebacks import user_frame
 
+# what makes a line look like an error (``FooError`` is found by its end), searched in the raw bytes; the
+# lookahead on the first letters lets the engine skip most positions, and the line around a hit is taken by
+# find/rfind (a leading ``^.*`` would make it try every position of a 1 MiB block as a line start)
 _ERRORISH = re.compile(
-    r"^.*(?:\b\w*(?:Error|Exception)\b|Traceback \(most recent call last\)|\bCUDNN_STATUS_\w+|Check failed|\bFATAL\b|"
-    r"^[EF]\d{4} |\berror:|\bfailed\b).*$",
+    rb"(?=[ETCFef])(?:(?:Error|Exception)\b|Traceback \(most recent call last\)|\bCUDNN_STATUS_\w+|Check failed|"
+    rb"\bFATAL\b|^[EF]\d{4} |\berror:|\bfailed\b)",
     re.MULTILINE,
 )
 MAX_ERROR_LINES = 12
@@ -129,19 +132,19 @@ class _Edges:
     """Keeps the first and the last block of a source to show error-looking lines when nothing matched."""
 
     def __init__(self) -> None:
-        self.first: str | None = None
-        self.last: str | None = None
+        self.first: bytes | None = None
+        self.last: bytes | None = None
         self.first_base = 1
         self.last_base = 1
         self._lines = 0
 
-    def watch(self, blocks: Iterator[str]) -> Iterator[str]:
+    def watch(self, blocks: Iterator[Block]) -> Iterator[Block]:
         for block in blocks:
             if self.first is None:
-                self.first = block
-            self.last = block
+                self.first = block.data
+            self.last = block.data
             self.last_base = self._lines + 1
-            self._lines += block.count("\n") + 1
+            self._lines += block.lines
             yield block
 
     def error_lines(self, source: str) -> list[tuple[str, int, str]]:
@@ -149,14 +152,20 @@ class _Edges:
         chunks = [(self.first, 1)] if self.first is not None else []
         if self.last is not None and self.last is not self.first:
             chunks.append((self.last, self.last_base))
-        for text, base in chunks:
-            cut = 0 if base == 1 else max(0, len(text) - (1 << 20))
-            piece = text[cut : cut + (1 << 20)]
-            line, prev = base + text.count("\n", 0, cut), 0
-            for m in _ERRORISH.finditer(piece):
-                line += piece.count("\n", prev, m.start())
-                prev = m.start()
-                clean, _ = normalize_line(m.group(0))
+        for data, base in chunks:
+            cut = 0 if base == 1 else max(0, len(data) - (1 << 20))
+            if cut:
+                cut = data.find(b"\n", cut - 1) + 1  # from a line start
+            piece = data[cut : cut + (1 << 20)]
+            line, prev, pos = base + data.count(b"\n", 0, cut), 0, 0
+            while (m := _ERRORISH.search(piece, pos)) is not None:
+                start = piece.rfind(b"\n", 0, m.start()) + 1
+                end = piece.find(b"\n", m.end())
+                end = len(piece) if end < 0 else end
+                line += piece.count(b"\n", prev, start)
+                prev = start
+                clean, _ = normalize_line(piece[start:end].decode("utf-8", "replace"))
                 if clean.strip():
                     out.append((source, line, clean.strip()[:300]))
+                pos = end + 1
         return out[-MAX_ERROR_LINES:]
