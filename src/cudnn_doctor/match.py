@@ -194,7 +194,7 @@ class RawMatch:
     stream: str = ""
     evidence: list[str] = field(default_factory=list)
     supported: bool = False
-    before: list[str] = field(default_factory=list)
+    before: Sequence[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -772,11 +772,9 @@ class Matcher:
             # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of them
             # (its traceback's user frame); later ones (an error repeated 10,000 times) only the few that
             # rank.cluster looks at for a new traceback
-            if (source, idx) not in self._framed:
-                self._framed.add((source, idx))
-                before = around(li_s - TRACEBACK_LINES, li_e)
-            else:
-                before = around(li_s - SHORT_BEFORE, li_e)
+            lo = li_s - (SHORT_BEFORE if (source, idx) in self._framed else TRACEBACK_LINES)
+            self._framed.add((source, idx))
+            before: Sequence[str] = around(lo, li_e) if not local else LazyLines(index.raw_lines(lo, li_e), stream)
             yield (
                 RawMatch(
                     sig=sig,
@@ -842,10 +840,54 @@ class _Lines:
         bisect.insort(known, li)
         return pos
 
+    def raw_lines(self, lo: int, hi: int) -> list[bytes]:
+        """Lines lo..hi (clamped to the window) as raw bytes, with one slice."""
+        lo, hi = max(0, lo), min(self.count - 1, hi)
+        if hi < lo:
+            return []
+        end = self.data.find(b"\n", self.start(hi))
+        return self.data[self.start(lo) : len(self.data) if end < 0 else end].split(b"\n")
+
     def line(self, li: int) -> str:
         start = self.start(li)
         end = self.data.find(b"\n", start)
         return self.data[start : len(self.data) if end < 0 else end].decode("utf-8", "replace")
+
+
+class LazyLines(Sequence[str]):
+    """Lines kept as raw bytes and normalized (and filtered to one stream) on first use: each of 10,000
+    repeated warnings carries the lines before it, which are rarely looked at."""
+
+    __slots__ = ("_lines", "_raw", "_stream")
+
+    def __init__(self, raw: list[bytes], stream: str) -> None:
+        self._raw: list[bytes] | None = raw
+        self._stream = stream
+        self._lines: list[str] | None = None
+
+    def _get(self) -> list[str]:
+        if self._lines is None:
+            out: list[str] = []
+            for line in self._raw or ():
+                text, stream = normalize_line(line.decode("utf-8", "replace"))
+                if not self._stream or stream == self._stream:
+                    out.append(text)
+            self._lines, self._raw = out, None
+        return self._lines
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _runs(lines: list[int], gap: int) -> Iterator[list[int]]:
