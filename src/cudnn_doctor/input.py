@@ -49,6 +49,7 @@ class Source:
     opener: Callable[[], BinaryIO]
     size: int | None = None
     from_directory: bool = False
+    path: str | None = None  # a regular file that can be read again in ranges (parallel scanning)
 
 
 def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Source], list[str]]:
@@ -69,9 +70,9 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
             )
             if not files:
                 problems.append(f"{arg}: directory holds no files")
-            out += [Source(str(p), _file_opener(p), _size(p), from_directory=True) for p in files]
+            out += [Source(str(p), _file_opener(p), _size(p), from_directory=True, path=str(p)) for p in files]
         elif path.is_file() or (path.exists() and not path.is_dir()):
-            out.append(Source(str(path), _file_opener(path), _size(path)))
+            out.append(Source(str(path), _file_opener(path), _size(path), path=str(path) if path.is_file() else None))
         else:
             problems.append(f"{arg}: no such file or directory")
     return out, problems
@@ -146,11 +147,55 @@ def read_blocks(source: Source, stats: ReadStats | None = None, on_bytes: Callab
                 raw.close()
 
 
-def _blocks(stream: BinaryIO, name: str, stats: ReadStats, on_bytes: Callable[[int], None] | None) -> Iterator[Block]:
+def plain_text_file(source: Source) -> bool:
+    """Whether a source is a regular file of plain (UTF-8) text: not gzip, UTF-16 or binary; such a file can
+    be read in byte ranges by several processes."""
+    if source.path is None:
+        return False
+    try:
+        with open(source.path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError:
+        return False
+    return bool(head) and head[:2] != b"\x1f\x8b" and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) and not looks_binary(head)
+
+
+class _Range(io.RawIOBase):
+    """Bytes start..end of a file, read in pieces that end on multiples of BLOCK_BYTES, so that a range
+    starting at 0 gives exactly the blocks a plain read gives, and later ranges the same block edges."""
+
+    def __init__(self, fh: BinaryIO, start: int, end: int) -> None:
+        self._fh, self._pos, self._end = fh, start, end
+        fh.seek(start)
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        n = min(self._end, (self._pos // BLOCK_BYTES + 1) * BLOCK_BYTES) - self._pos
+        if n <= 0:
+            return b""
+        data = self._fh.read(n)
+        self._pos += len(data)
+        return data
+
+
+def read_range(path: str, start: int, end: int, stats: ReadStats, on_bytes: Callable[[int], None] | None = None) -> Iterator[Block]:
+    """Blocks of bytes start..end of a plain text file (start at a line start, end after a newline or at EOF)."""
+    try:
+        with open(path, "rb") as fh:
+            yield from _blocks(_Range(fh, start, end), path, stats, on_bytes, check_binary=start == 0)  # type: ignore[arg-type]
+    except OSError as exc:
+        raise InputError(f"{path}: read failed: {exc}") from exc
+
+
+def _blocks(
+    stream: BinaryIO, name: str, stats: ReadStats, on_bytes: Callable[[int], None] | None, check_binary: bool = True
+) -> Iterator[Block]:
     first = stream.read(BLOCK_BYTES)
     if not first:
         return
-    if looks_binary(first):
+    if check_binary and looks_binary(first):
         raise InputError(f"{name}: binary data, not a text log (NUL or control bytes near the start)")
     recode: codecs.IncrementalDecoder | None = None
     if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell's `>`: re-encode as UTF-8

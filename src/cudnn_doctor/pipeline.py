@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .catalog import Catalog, load_catalog
 from .environment import EnvironmentCollector
 from .errors import InputError
 from .explain import check_messages, explanation
-from .input import Block, ReadStats, Source, read_blocks, text_source
-from .match import Matcher, RawMatch
+from .input import Block, ReadStats, Source, read_blocks, read_range, text_source
+from .match import MAX_NEAR_MISSES_PER_SIG, Matcher, RawMatch
 from .model import Diagnosis, Finding, NearMiss
 from .normalize import normalize_line
 from .rank import (
@@ -41,6 +42,7 @@ class Options:
     env: Mapping[str, str] = field(default_factory=dict)
     threshold: float = CONFIDENCE_THRESHOLD
     timeout: float = 1.0
+    jobs: int = 0  # processes for one big file; 0 = CUDNN_DOCTOR_JOBS or the CPUs (Linux), 1 = this one only
 
 
 def diagnose(
@@ -71,49 +73,42 @@ def diagnose_sources(
     collector = EnvironmentCollector()
     matcher = Matcher(catalog, probes=collector.probes(), timeout=options.timeout)
     diagnosis = Diagnosis()
-    aggregator = Aggregator()
-    frames: dict[tuple[str, str], list[str]] = {}
+    findings_by_key: dict[tuple[str, str], Finding] = {}
+    frames: dict[tuple[str, str], Sequence[str]] = {}
+    warnings: list[str] = []
     for src in sources:
         collector.source = src.name
-        stats = ReadStats()
-        edges = _Edges()
-        pending: list[RawMatch] = []
         try:
-            blocks = edges.watch(read_blocks(src, stats, on_bytes))
-            for m, miss in matcher.scan_blocks(blocks, src.name):
-                if m is not None:
-                    pending.append(m)
-                    key = (m.source, m.sig.id)
-                    if key not in frames:
-                        frames[key] = m.before
-                elif miss is not None:
-                    if len(diagnosis.near_misses) < 50:
-                        diagnosis.near_misses.append(NearMiss(miss.sig.id, miss.sig.title, miss.source, miss.line, miss.reason))
-                else:  # block end
-                    for winner, related in cluster(pending):
-                        aggregator.add(winner, related)
-                    pending = []
+            part = _scan_parallel(src, catalog, options, collector, on_bytes)
+            if part is None:
+                stats = ReadStats()
+                part = scan_part(read_blocks(src, stats, on_bytes), src.name, matcher, stats)
         except InputError as exc:
             if src.from_directory:
                 diagnosis.warnings.append(f"skipped {exc}")
             else:
                 diagnosis.input_errors.append(str(exc))
             continue
-        for winner, related in cluster(pending):
-            aggregator.add(winner, related)
+        for sig_id, finding in part.findings.items():
+            findings_by_key[(src.name, sig_id)] = finding
+        for sig_id, frame in part.frames.items():
+            frames[(src.name, sig_id)] = frame
+        diagnosis.near_misses += part.misses[: max(0, 50 - len(diagnosis.near_misses))]
+        warnings += [w for w in part.warnings if w not in warnings]
+        stats = part.stats
         diagnosis.sources.append(src.name)
         diagnosis.lines_read += stats.lines
         diagnosis.bytes_read += stats.bytes_read
         if stats.cut_lines:
             diagnosis.warnings.append(f"{src.name}: {stats.cut_lines} line(s) longer than 64 KiB were cut to their head and tail")
-        diagnosis.error_lines += edges.error_lines(src.name)
+        diagnosis.error_lines += part.edges.error_lines(src.name)
     if strict_input and diagnosis.input_errors and not diagnosis.sources:
         raise InputError(diagnosis.input_errors[0])
     collector.override(dict(options.env))
     versions = collector.env.versions
     diagnosis.environment = collector.env.to_record()
-    diagnosis.warnings += matcher.warnings
-    findings: list[Finding] = list(aggregator.findings.values())
+    diagnosis.warnings += [w for w in matcher.warnings if w not in warnings] + warnings
+    findings: list[Finding] = list(findings_by_key.values())
     for f in findings:
         f.explanation = explanation(f.signature, f.captures, options.lang)
         f.checks = check_messages(f.signature, f.captures, options.lang)
@@ -126,6 +121,134 @@ def diagnose_sources(
     matched = {f.id for f in findings}
     diagnosis.near_misses = [n for n in diagnosis.near_misses if n.id not in matched]
     return diagnosis
+
+
+@dataclass(slots=True)
+class Part:
+    """What scanning one source (or one byte range of it) found; line numbers count from its first line."""
+
+    findings: dict[str, Finding]  # by signature id
+    frames: dict[str, Sequence[str]]  # the lines before each signature's first match
+    misses: list[NearMiss]
+    stats: ReadStats
+    edges: _Edges
+    warnings: list[str]
+
+
+def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadStats) -> Part:
+    """Match, cluster and aggregate one source's blocks."""
+    edges = _Edges()
+    aggregator = Aggregator()
+    frames: dict[str, Sequence[str]] = {}
+    misses: list[NearMiss] = []
+    pending: list[RawMatch] = []
+    for m, miss in matcher.scan_blocks(edges.watch(blocks), name):
+        if m is not None:
+            pending.append(m)
+            if m.sig.id not in frames:
+                frames[m.sig.id] = m.before
+        elif miss is not None:
+            if len(misses) < 50:
+                misses.append(NearMiss(miss.sig.id, miss.sig.title, miss.source, miss.line, miss.reason))
+        else:  # block end
+            for winner, related in cluster(pending):
+                aggregator.add(winner, related)
+            pending = []
+    for winner, related in cluster(pending):
+        aggregator.add(winner, related)
+    return Part({sid: f for (_, sid), f in aggregator.findings.items()}, frames, misses, stats, edges, list(matcher.warnings))
+
+
+def _scan_parallel(
+    src: Source, catalog: Catalog, options: Options, collector: EnvironmentCollector, on_bytes: Callable[[int], None] | None
+) -> Part | None:
+    """A big plain file scanned by several processes, merged into one Part; None when not worth it or
+    not possible here (then the caller scans it in this process)."""
+    from . import parallel
+
+    jobs = parallel.jobs_for(src, options.jobs)
+    if jobs < 2:
+        return None
+    # a fresh matcher and collector for the workers: each forked process gets its own copy of their state
+    worker_collector = EnvironmentCollector()
+    worker_matcher = Matcher(catalog, probes=worker_collector.probes(), timeout=options.timeout)
+    assert src.path is not None
+    ranges = parallel.plan(src.path, worker_matcher, jobs)
+    if ranges is None:
+        return None
+
+    def work(start: int, end: int, progress: Callable[[int], None]) -> tuple[Part, Any]:
+        worker_collector.source = src.name
+        stats = ReadStats()
+        part = scan_part(read_range(src.path or "", start, end, stats, progress), src.name, worker_matcher, stats)
+        part.frames = {k: list(v) for k, v in part.frames.items()}  # LazyLines hold no state worth pickling
+        return part, worker_collector.env
+
+    results = parallel.run(ranges, work, on_bytes)
+    if results is None:
+        return None
+    return _merge_parts(results, catalog, collector)
+
+
+def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:
+    """Join the parts of consecutive ranges: shift line numbers, add counts, keep the earliest first lines."""
+    merged: Part | None = None
+    offset = 0
+    for part, env in results:
+        for f in part.findings.values():
+            f.signature = catalog.get(f.signature.id) or f.signature
+            f.first = replace(f.first, line=f.first.line + offset, end_line=f.first.end_line + offset)
+            f.last = replace(f.last, line=f.last.line + offset, end_line=f.last.end_line + offset)
+        for miss in part.misses:
+            miss.line += offset
+        for component, version in env.versions.items():
+            where = env.sources.get(component, "")
+            name, _, line = where.rpartition(":")
+            if line.isdigit():
+                where = f"{name}:{int(line) + offset}"
+            collector.env.set(component, version, where, env.ranks.get(component, 50))
+        part.edges.first_base += offset
+        part.edges.last_base += offset
+        if merged is None:
+            merged = part
+        else:
+            for sid, f in part.findings.items():
+                have = merged.findings.get(sid)
+                if have is None:
+                    merged.findings[sid] = f
+                else:
+                    _add_finding(have, f)
+            for sid, frame in part.frames.items():
+                merged.frames.setdefault(sid, frame)
+            per_sig: dict[str, int] = {}
+            for miss in merged.misses:
+                per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
+            for miss in part.misses:
+                if per_sig.get(miss.id, 0) < MAX_NEAR_MISSES_PER_SIG and len(merged.misses) < 50:
+                    per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
+                    merged.misses.append(miss)
+            merged.stats.lines += part.stats.lines
+            merged.stats.bytes_read += part.stats.bytes_read
+            merged.stats.cut_lines += part.stats.cut_lines
+            merged.edges.last, merged.edges.last_base = part.edges.last, part.edges.last_base
+            merged.warnings += [w for w in part.warnings if w not in merged.warnings]
+        offset += part.stats.lines
+    assert merged is not None
+    return merged
+
+
+def _add_finding(into: Finding, later: Finding) -> None:
+    """Fold the finding of a later range into the one of an earlier range (as Aggregator.add would have)."""
+    into.count += later.count
+    if later.last.line >= into.last.line:
+        into.last = later.last
+    into.confidence = max(into.confidence, later.confidence)
+    for e in later.evidence:
+        if e not in into.evidence and len(into.evidence) < 5:
+            into.evidence.append(e)
+    for rid in later.related:
+        if rid not in into.related:
+            into.related.append(rid)
 
 
 class _Edges:
