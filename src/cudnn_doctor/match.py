@@ -267,6 +267,13 @@ class _Evidence:
         lo, hi = max(0, lo), min(lines.count - 1, hi)
         if hi < lo:
             return []
+        key = (lits, lo, hi)  # signatures with the same context around the same line: looked up once
+        got = lines.memo.get(key)
+        if got is None:
+            got = lines.memo[key] = self._lines_with(lits, lines, lo, hi)
+        return got
+
+    def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int) -> list[int]:
         start = lines.start(lo)
         end = lines.data.find(b"\n", lines.start(hi))
         low = lines.data[start : len(lines.data) if end < 0 else end].lower()
@@ -297,8 +304,14 @@ class _Evidence:
                 found.append(li)
         return found
 
-    def find(self, items: Sequence[str], text: str) -> str | None:
-        """The first evidence text found, or None."""
+    def find(self, items: Sequence[str], text: str, memo: dict[Any, Any] | None = None) -> str | None:
+        """The first evidence text found, or None (remembered in ``memo`` for the same items and text)."""
+        if memo is not None:
+            key = ("find", tuple(items), text)
+            if key in memo:
+                return memo[key]  # type: ignore[no-any-return]
+            got = memo[key] = self.find(items, text)
+            return got
         for item in items:
             m = self.pattern(item).search(text, timeout=MATCH_TIMEOUT_S)
             if m:
@@ -681,8 +694,12 @@ class Matcher:
                 # no match can leave its line: only the candidate lines need the full regex, and the lines
                 # around are normalized only for the context of an actual match (an error repeated 10,000
                 # times costs 10,000 short searches, not 10,000 windows)
+                memo = index.memo
                 for li in run:
-                    found += ((m, li, li, m.start()) for m in pattern.finditer(norm(li)[0], timeout=self.timeout))
+                    got = memo.get((pattern, li))  # signatures sharing a pattern search a line once
+                    if got is None:
+                        got = memo[(pattern, li)] = list(pattern.finditer(norm(li)[0], timeout=self.timeout))
+                    found += ((m, li, li, m.start()) for m in got)
 
                 def around(lo: int, hi: int) -> list[str]:
                     lo, hi = max(0, lo), min(index.count - 1, hi)
@@ -740,17 +757,21 @@ class Matcher:
                 if only is None:
                     context_text = "\n".join(around(c_lo, c_hi))
                 else:
-                    context_text = "\n".join(norm(li)[0] for li in only)
+                    text_key = ("context", *only)
+                    got = index.memo.get(text_key)
+                    if got is None:
+                        got = index.memo[text_key] = "\n".join(norm(li)[0] for li in only)
+                    context_text = got
                 try:
                     if exclude:
-                        bad = self.evidence.find(exclude, context_text)
+                        bad = self.evidence.find(exclude, context_text, index.memo)
                         if bad is not None:
                             if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
                                 missed[idx] = missed.get(idx, 0) + 1
                                 yield None, Miss(sig, source, abs_line, f"matched, but excluded by context {bad!r} nearby")
                             continue
                     if ctx.require_any:
-                        good = self.evidence.find(ctx.require_any, context_text)
+                        good = self.evidence.find(ctx.require_any, context_text, index.memo)
                         if good is None:
                             if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
                                 missed[idx] = missed.get(idx, 0) + 1
@@ -759,7 +780,7 @@ class Matcher:
                             continue
                         evidence.append(good)
                     if ctx.support_any:
-                        extra = self.evidence.find(ctx.support_any, context_text)
+                        extra = self.evidence.find(ctx.support_any, context_text, index.memo)
                         if extra is not None:
                             evidence.append(extra)
                             supported = True
@@ -774,7 +795,13 @@ class Matcher:
             # rank.cluster looks at for a new traceback
             lo = li_s - (SHORT_BEFORE if (source, idx) in self._framed else TRACEBACK_LINES)
             self._framed.add((source, idx))
-            before: Sequence[str] = around(lo, li_e) if not local else LazyLines(index.raw_lines(lo, li_e), stream)
+            if local:  # shared by the signatures that match the same line (one LazyLines, normalized once)
+                before_key = ("before", lo, li_e, stream)
+                before = index.memo.get(before_key)
+                if before is None:
+                    before = index.memo[before_key] = LazyLines(index.raw_lines(lo, li_e), stream)
+            else:
+                before = around(lo, li_e)
             yield (
                 RawMatch(
                     sig=sig,
@@ -806,6 +833,7 @@ class _Lines:
         self._starts: dict[int, int] = {0: 0}
         self._known: list[int] = [0]  # sorted line indexes whose start is known
         self._last = (0, 0)  # (offset, line index) of the last line located by line_at
+        self.memo: dict[Any, Any] = {}  # results computed on this window (_Evidence.lines_with)
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""

@@ -130,6 +130,9 @@ def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int],
             payload = pickle.dumps(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
         conn.send_bytes(payload)
         conn.close()
+        # leave at once: no flushing of stdio buffers inherited from the parent (a progress bar's thread
+        # may have held their locks at fork time), no atexit handlers of the parent's
+        os._exit(0)
 
     for stream in (sys.stdout, sys.stderr):  # a child flushes them when it ends: nothing of ours twice
         with contextlib.suppress(Exception):
