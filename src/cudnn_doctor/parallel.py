@@ -18,7 +18,6 @@ import contextlib
 import itertools
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -127,6 +126,8 @@ def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int],
         try:
             payload = pickle.dumps(("ok", work(start, end, progress)), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # reported to the parent, which then scans in one process
+            import traceback
+
             payload = pickle.dumps(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
         conn.send_bytes(payload)
         conn.close()

@@ -164,6 +164,8 @@ def _scan_parallel(
 ) -> Part | None:
     """A big plain file scanned by several processes, merged into one Part; None when not worth it or
     not possible here (then the caller scans it in this process)."""
+    if src.path is None or options.jobs == 1:  # stdin, pasted text: no module to import
+        return None
     from . import parallel
 
     jobs = parallel.jobs_for(src, options.jobs)
