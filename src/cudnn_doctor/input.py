@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import gzip
 import io
 import re
 from collections.abc import Callable, Iterator
@@ -131,15 +130,17 @@ def read_blocks(source: Source, stats: ReadStats | None = None, on_bytes: Callab
         except (OSError, ValueError) as exc:
             raise InputError(f"{source.name}: cannot read: {exc}") from exc
         if magic[:2] == b"\x1f\x8b":
+            import gzip  # here: a pasted traceback does not pay for importing it
+
             stream = gzip.GzipFile(fileobj=stream)  # type: ignore[assignment]
         yield from _blocks(stream, source.name, stats, on_bytes)
-    except gzip.BadGzipFile as exc:
-        raise InputError(f"{source.name}: corrupt gzip data: {exc}") from exc
     except EOFError as exc:
         raise InputError(f"{source.name}: truncated gzip data") from exc
     except (OSError, MemoryError) as exc:
         if isinstance(exc, InputError):
             raise
+        if type(exc).__name__ == "BadGzipFile":  # gzip.BadGzipFile, an OSError
+            raise InputError(f"{source.name}: corrupt gzip data: {exc}") from exc
         raise InputError(f"{source.name}: read failed: {exc}") from exc
     finally:
         if source.name != "<stdin>":
