@@ -39,8 +39,8 @@ NON_RNN = "@non_rnn"
 DIRECT_RNN = Lazy(r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b|\brnn-inl\.h\b|\bcurnn\.jl\b")
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
 # bytes that normalize.py deletes from inside a line (ANSI escapes, control characters other than CR)
-_JOINABLE = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2\x9b")
 _JOINABLE_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
+_JOINABLE = re.compile(b"[" + re.escape(_JOINABLE_BYTES) + b"]|\xc2\x9b")  # \x9b: C1 CSI in UTF-8
 PROBED_MEMO = 4096  # lines already given to the environment probes
 # normalize.py's GitHub Actions timestamp, in ASCII bytes (anything it does not match is kept in the key)
 _RAW_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ")

@@ -21,6 +21,7 @@ from .rank import (
     apply_versions,
     cluster,
     fold_cascades,
+    merge_into,
     order,
 )
 from .tracebacks import user_frame
@@ -219,7 +220,7 @@ def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: E
                 if have is None:
                     merged.findings[sid] = f
                 else:
-                    _add_finding(have, f)
+                    merge_into(have, f)
             for sid, frame in part.frames.items():
                 merged.frames.setdefault(sid, frame)
             per_sig: dict[str, int] = {}
@@ -237,20 +238,6 @@ def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: E
         offset += part.stats.lines
     assert merged is not None
     return merged
-
-
-def _add_finding(into: Finding, later: Finding) -> None:
-    """Fold the finding of a later range into the one of an earlier range (as Aggregator.add would have)."""
-    into.count += later.count
-    if later.last.line >= into.last.line:
-        into.last = later.last
-    into.confidence = max(into.confidence, later.confidence)
-    for e in later.evidence:
-        if e not in into.evidence and len(into.evidence) < 5:
-            into.evidence.append(e)
-    for rid in later.related:
-        if rid not in into.related:
-            into.related.append(rid)
 
 
 class _Edges:

@@ -105,26 +105,29 @@ class Aggregator:
             stream=winner.stream,
         )
         key = (winner.source, winner.sig.id)
+        new = Finding(signature=winner.sig, first=occ, last=occ, count=1, confidence=confidence_of(winner),
+                      evidence=list(winner.evidence), related=list(dict.fromkeys(related)))
         found = self.findings.get(key)
-        conf = confidence_of(winner)
         if found is None:
-            self.findings[key] = Finding(
-                signature=winner.sig, first=occ, last=occ, count=1, confidence=conf, evidence=list(winner.evidence)
-            )
-            found = self.findings[key]
+            self.findings[key] = new
         else:
-            found.count += 1
-            if occ.line < found.first.line:
-                found.first = occ
-            if occ.line >= found.last.line:
-                found.last = occ
-            found.confidence = max(found.confidence, conf)
-            for e in winner.evidence:
-                if e not in found.evidence and len(found.evidence) < 5:
-                    found.evidence.append(e)
-        for rid in related:
-            if rid not in found.related:
-                found.related.append(rid)
+            merge_into(found, new)
+
+
+def merge_into(found: Finding, other: Finding) -> None:
+    """Fold ``other`` (later occurrences of the same signature in the same source) into ``found``."""
+    found.count += other.count
+    if other.first.line < found.first.line:
+        found.first = other.first
+    if other.last.line >= found.last.line:
+        found.last = other.last
+    found.confidence = max(found.confidence, other.confidence)
+    for e in other.evidence:
+        if e not in found.evidence and len(found.evidence) < 5:
+            found.evidence.append(e)
+    for rid in other.related:
+        if rid not in found.related:
+            found.related.append(rid)
 
 
 def apply_versions(finding: Finding, versions: dict[str, str]) -> None:

@@ -255,24 +255,13 @@ def execute(argv: Sequence[str], capture: Capture, stdout: Any = None, stderr: A
     threads = [
         threading.Thread(
             target=_pump,
-            args=(
-                os.dup(proc.stdout.fileno()),
-                binary_stream(stdout or sys.stdout),
-                _Lines(capture),
-                out_state,
-            ),
+            args=(os.dup(pipe.fileno()), binary_stream(sink or default), _Lines(capture), state),
             daemon=True,
-        ),
-        threading.Thread(
-            target=_pump,
-            args=(
-                os.dup(proc.stderr.fileno()),
-                binary_stream(stderr or sys.stderr),
-                _Lines(capture),
-                err_state,
-            ),
-            daemon=True,
-        ),
+        )
+        for pipe, sink, default, state in (
+            (proc.stdout, stdout, sys.stdout, out_state),
+            (proc.stderr, stderr, sys.stderr, err_state),
+        )
     ]
     proc.stdout.close()
     proc.stderr.close()
