@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -41,6 +43,15 @@ def test_binary_file(tmp_path: Path) -> None:
     assert _lines(result.output) == [f"cudnn-doctor: error: {f}: binary data, not a text log (NUL or control bytes near the start)"]
 
 
+def test_binary_file_alone_prints_only_the_error(tmp_path: Path) -> None:
+    f = tmp_path / "model.pt"
+    f.write_bytes(b"PK\x03\x04\x00\x00\x08\x00" + bytes(range(256)) * 40)
+    proc = subprocess.run([sys.executable, "-m", "cudnn_doctor", "diagnose", str(f)], capture_output=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == b""  # no empty "nothing matched" report beside the error
+    assert proc.stderr.decode().strip() == f"cudnn-doctor: error: {f}: binary data, not a text log (NUL or control bytes near the start)"
+
+
 def test_invalid_utf8_is_decoded_with_replacement(tmp_path: Path) -> None:
     f = tmp_path / "latin1.log"
     f.write_bytes(b"caf\xe9 \xff\xfe broken\n" + HIDDEN)
@@ -52,7 +63,7 @@ def test_invalid_utf8_is_decoded_with_replacement(tmp_path: Path) -> None:
 def test_empty_input() -> None:
     result = _diag("-", input=b"")
     assert result.exit_code == 0
-    assert "no known signature matched" in result.output
+    assert "no known signature matched in <stdin> (the input was empty)" in result.output
 
 
 def test_empty_file(tmp_path: Path) -> None:

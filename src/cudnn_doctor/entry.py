@@ -161,6 +161,10 @@ def run_diagnose(
     finally:
         if progress:
             progress.stop()
+    if fmt == "terminal" and result.input_errors and not result.sources:
+        for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
+            _err(problem)
+        return EXIT_ERROR
     record = to_record(result, lang)
     _write(render(fmt, record, color=_color() if output is None else False), output)
     if step_summary:

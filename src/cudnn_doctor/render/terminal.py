@@ -186,7 +186,9 @@ def _shorten(text: str, max_lines: int = 6) -> str:
 
 
 def _abstain(console: _Out, record: dict[str, Any], sources: str) -> None:
-    _line(console, ("cudnn-doctor", "bold"), f": no known signature matched in {sources} ({record['lines_read']} lines).")
+    n = record["lines_read"]
+    read = "the input was empty" if not record["bytes_read"] else f"{n} line{'' if n == 1 else 's'} read"
+    _line(console, ("cudnn-doctor", "bold"), f": no known signature matched in {sources} ({read}).")
     if record["error_lines"]:
         console.print()
         _line(console, ("Lines that look like errors:", "bold"))
