@@ -132,7 +132,7 @@ def run_diagnose(args: DiagnoseArgs) -> int:
     from .input import Source, sources_from_args, text_source
     from .pipeline import Options, diagnose_sources
     from .render import render
-    from .render.record import to_record
+    from .report import build_report
 
     files = list(args.files)
     sources: list[Source]
@@ -167,7 +167,7 @@ def run_diagnose(args: DiagnoseArgs) -> int:
         for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
             err(problem)
         return EXIT_ERROR
-    record = to_record(result, args.lang)
+    record = build_report(result, args.lang)
     write(render(args.fmt, record, color=color() if args.output is None else False), args.output)
     if args.step_summary:
         append_step_summary(record)
@@ -182,7 +182,7 @@ def run_command(args: RunArgs) -> int:
     """The run command: run ``args.command``, pass its output through, diagnose it if it fails."""
     from .pipeline import Options
     from .render import render
-    from .render.record import to_record
+    from .report import build_report
     from .runner import LaunchError, run
 
     if not args.command:
@@ -193,7 +193,7 @@ def run_command(args: RunArgs) -> int:
     except LaunchError as exc:
         fail(str(exc), exc.code)
     if result.diagnosis is not None:
-        record = to_record(result.diagnosis, args.lang)
+        record = build_report(result.diagnosis, args.lang)
         fmt = args.fmt or Format.terminal
         if args.output is not None:
             write(render(fmt, record, color=False), args.output)

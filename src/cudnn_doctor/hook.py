@@ -47,12 +47,12 @@ def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bo
     global _catalog
     from .catalog import load_catalog
     from .pipeline import diagnose
-    from .render.record import to_record
+    from .report import build_report
 
     catalog = _catalog if reuse_catalog and _catalog is not None else load_catalog()
     if reuse_catalog:
         _catalog = catalog
-    return to_record(diagnose(text, catalog=catalog, source=source))
+    return build_report(diagnose(text, catalog=catalog, source=source))
 
 
 def brief_report(text: str, source: str = "<exception>", width: int = 100) -> str:

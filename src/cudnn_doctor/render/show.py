@@ -11,8 +11,8 @@ from rich.text import Text
 
 from ..model import Candidate, Signature
 from ..rank import sort_dead_ends, sort_workarounds
-from .record import rate_text
-from .terminal import safe
+from ..report import rate_text
+from ..textsafe import terminal_safe as safe
 
 
 def _console(buf: io.StringIO, color: bool) -> Console:
