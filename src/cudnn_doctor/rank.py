@@ -238,27 +238,36 @@ def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | N
             if id(cause) in folded:
                 continue
             cause_ids = {cause.signature.id, *cause.related}
-            leads = {e.id for e in cause.signature.leads_to}
-            if lookup is not None:
-                for rid in cause.related:
-                    rsig = lookup(rid)
-                    if rsig is not None:
-                        leads |= {e.id for e in rsig.leads_to}
+            leads = _leads_of(cause, lookup)
             for effect in group[i + 1 :]:
-                if id(effect) in folded or effect is cause:
-                    continue
-                if cause.signature.severity == "warning" and effect.signature.severity == "error":
-                    continue  # a warning is never shown as the root cause of an error
-                back = {e.id for e in effect.signature.preceded_by}
-                # a specific cause already explains the chain it took as evidence: only its own edges fold it
-                via_related = effect.signature.cause is None and bool(leads & set(effect.related))
-                if effect.signature.id in leads or via_related or (back & cause_ids):
+                if id(effect) not in folded and effect is not cause and _folds(cause, cause_ids, leads, effect):
                     cause.consequences.append(effect)
                     folded.add(id(effect))
     for f in findings:
         if id(f) not in folded:
             top.append(f)
     return top
+
+
+def _leads_of(cause: Finding, lookup: Callable[[str], Signature | None] | None) -> set[str]:
+    """What the cause's error leads to: its winner's edges and those of the signatures it beat."""
+    leads = {e.id for e in cause.signature.leads_to}
+    if lookup is not None:
+        for rid in cause.related:
+            rsig = lookup(rid)
+            if rsig is not None:
+                leads |= {e.id for e in rsig.leads_to}
+    return leads
+
+
+def _folds(cause: Finding, cause_ids: set[str], leads: set[str], effect: Finding) -> bool:
+    """Whether ``effect`` is folded under ``cause`` as its consequence."""
+    if cause.signature.severity == "warning" and effect.signature.severity == "error":
+        return False  # a warning is never shown as the root cause of an error
+    back = {e.id for e in effect.signature.preceded_by}
+    # a specific cause already explains the chain it took as evidence: only its own edges fold it
+    via_related = effect.signature.cause is None and bool(leads & set(effect.related))
+    return effect.signature.id in leads or via_related or bool(back & cause_ids)
 
 
 def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> list[Finding]:

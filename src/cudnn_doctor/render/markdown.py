@@ -49,6 +49,15 @@ def _finding(i: int, f: FindingRecord) -> str:
         f"confidence {f['confidence']:.2f}\n\n"
     )
     out.append(f"**Where:** {_where(f)}\n\n")
+    out += _evidence(f)
+    out += _knowledge(f)
+    out += _links(f)
+    return "".join(out)
+
+
+def _evidence(f: FindingRecord) -> list[str]:
+    """What the log shows: the matched lines, the user's frame, the explanation and checks, the cause."""
+    out: list[str] = []
     if f.get("match"):
         out.append(block(f["match"]) + "\n")
     if f.get("cut"):
@@ -68,6 +77,12 @@ def _finding(i: int, f: FindingRecord) -> str:
         out.append(f"**Root cause:** {text(f['root_cause'])}\n\n")
     if f.get("differential"):
         out.append(_differential(f))
+    return out
+
+
+def _knowledge(f: FindingRecord) -> list[str]:
+    """What not to do and what to do."""
+    out: list[str] = []
     if f.get("dead_ends"):
         out.append("**Dead ends** (known not to work):\n\n")
         for d in f["dead_ends"]:
@@ -88,6 +103,12 @@ def _finding(i: int, f: FindingRecord) -> str:
     if f.get("hidden_workarounds"):
         hidden = "; ".join(f"{text(h['action'])} ({text(h['reason'])})" for h in f["hidden_workarounds"])
         out.append(f"Not shown for your versions: {hidden}\n\n")
+    return out
+
+
+def _links(f: FindingRecord) -> list[str]:
+    """Confusable signatures, consequences and references."""
+    out: list[str] = []
     for c in f.get("confused_with") or []:
         out.append(f"Not to confuse with {code(c['id'])}: {text(c['how_to_tell'])}\n\n")
     if f.get("consequences"):
@@ -102,7 +123,7 @@ def _finding(i: int, f: FindingRecord) -> str:
             + "".join(f"- {link(r.get('title') or r['url'], r['url'])}\n" for r in f["references"])
             + "\n"
         )
-    return "".join(out)
+    return out
 
 
 def _differential(f: FindingRecord) -> str:

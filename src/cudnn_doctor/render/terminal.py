@@ -145,6 +145,13 @@ def _finding(console: _Out, i: int, f: FindingRecord) -> None:
         in_files = f" in {f['files']} files" if f.get("files", 1) > 1 else ""
         where += f" (x{f['count']}{in_files}, last at {last})"
     _line(console, ("Where: ", "bold"), where, indent=3)
+    _evidence(console, f)
+    _knowledge(console, f)
+    _links(console, f)
+
+
+def _evidence(console: _Out, f: FindingRecord) -> None:
+    """What the log shows: the matched lines, the user's frame, the explanation and checks, the cause."""
     _block(console, _shorten(f["match"]), 5, "cyan")
     if f.get("cut"):
         _line(console, ("Cut: ", "bold yellow"), cut_note(f["cut"]), indent=3)
@@ -165,6 +172,10 @@ def _finding(console: _Out, i: int, f: FindingRecord) -> None:
     _line(console, ("Root cause: ", "bold"), f["root_cause"], indent=3)
     if f.get("differential"):
         _differential(console, f)
+
+
+def _knowledge(console: _Out, f: FindingRecord) -> None:
+    """What not to do and what to do."""
     if f["dead_ends"]:
         _line(console, ("Dead ends (known not to work):", "bold red"), indent=3)
         for d in f["dead_ends"]:
@@ -181,6 +192,10 @@ def _finding(console: _Out, i: int, f: FindingRecord) -> None:
                 _block(console, w["how"].rstrip(), 8, "green")
     for h in f["hidden_workarounds"]:
         _line(console, ("hidden: ", "dim"), f"{h['action']} ({h['reason']})", indent=5)
+
+
+def _links(console: _Out, f: FindingRecord) -> None:
+    """Consequences, other matches, confusable signatures and references (as many as rank.TERMINAL says)."""
     for c in f["consequences"]:
         _line(console, ("Leads to: ", "bold"), f"{c['title']} ({c['id']}) at line {c['line']}" + (f" x{c['count']}" if c["count"] > 1 else ""), indent=3)
     if f["related"]:
