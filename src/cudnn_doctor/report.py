@@ -7,23 +7,27 @@ list is kept); this module only puts it into records, in the reader's language (
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .differential import candidate_record
 from .explain import fill_known
 from .model import TIER_TEXT, DeadEnd, Diagnosis, Finding, Signature, Workaround, localized
 from .rank import MAX_NEAR_MISSES, plan_workarounds, sort_dead_ends
-from .records import (
-    BelowThresholdRecord,
-    ConsequenceRecord,
-    DeadEndRecord,
-    Environment,
-    FindingRecord,
-    NearMissRecord,
-    Report,
-    SignatureRecord,
-    WorkaroundRecord,
-)
 from .render.summary import finding_summary, record_summary
 from .version import __version__
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from .records import (
+        BelowThresholdRecord,
+        ConsequenceRecord,
+        DeadEndRecord,
+        Environment,
+        FindingRecord,
+        NearMissRecord,
+        Report,
+        SignatureRecord,
+        WorkaroundRecord,
+    )
 
 SCHEMA_VERSION = 1
 

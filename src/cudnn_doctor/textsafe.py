@@ -15,13 +15,15 @@ once below; each consumer takes the classes it must not pass on:
 ``md_text/md_code/md_block``   Markdown: prose escaped, code spans and fences longer than any backtick run
 =============================  =============================================================================
 
-Only ``re`` and the standard library: the start-up path imports this module. ``ANSI`` and
+Only ``re`` and the standard library: the start-up path imports this module, so only the patterns that
+path uses (normalize, terminal) are compiled at import; the others on first use. ``ANSI`` and
 ``NORMALIZE_CONTROLS`` are public so that normalize.py's per-line loop can test cheaply before calling them.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 # ---- the character classes, each named once --------------------------------------------------------
@@ -38,9 +40,20 @@ BOM = "\ufeff"
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
 NORMALIZE_CONTROLS = re.compile(f"[{C0_BUT_TAB_LF}{DEL}]")
 _TERMINAL = re.compile(f"[{C0_BUT_TAB_LF}{DEL_C1}{ZERO_WIDTH}{BIDI}]")
-_CI = re.compile(f"[{C0_BUT_TAB_LF_CR}{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{SURROGATES}]")
-_JSON_INVISIBLE = re.compile(f"[{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{BOM}]")
-_ILLEGAL_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # XML 1.0 Char
+_LATER = {
+    "ci": f"[{C0_BUT_TAB_LF_CR}{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{SURROGATES}]",
+    "json": f"[{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{BOM}]",
+    "xml": "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]",  # not an XML 1.0 Char
+    "md_special": r"([\\`*_\[\]|~])",  # ( ) ! only matter next to [ ], which are escaped
+    "md_mention": r"([@#])(?=[\w-])",
+    "md_ordered": r"^(\d+)\.(?=\s|$)",
+    "backticks": r"`+",
+}
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(_LATER[name])
 
 
 def has_escape(text: str) -> bool:
@@ -65,7 +78,7 @@ def terminal_safe(value: object) -> str:
 
 def clean(value: object) -> str:
     """Text without terminal escape sequences and invisible/bidi control characters (LF and CR kept)."""
-    return _CI.sub("", strip_ansi(str(value)))
+    return _pattern("ci").sub("", strip_ansi(str(value)))
 
 
 def deep_clean(value: Any) -> Any:
@@ -81,7 +94,7 @@ def deep_clean(value: Any) -> Any:
 
 def json_escape_invisible(text: str) -> str:
     """JSON text with C1, zero-width, bidi, separator and BOM characters written as ``\\uXXXX``."""
-    return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return _pattern("json").sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def cut(text: str, limit: int) -> str:
@@ -91,7 +104,7 @@ def cut(text: str, limit: int) -> str:
 
 def xml_text(value: object, limit: int) -> str:
     """Text that is legal in XML 1.0, without terminal escapes, at most ``limit`` characters."""
-    return cut(_ILLEGAL_XML.sub("", clean(value)), limit)
+    return cut(_pattern("xml").sub("", clean(value)), limit)
 
 
 # ---- GitHub workflow commands (@actions/core) -----------------------------------------------------------
@@ -108,14 +121,10 @@ def escape_property(value: object) -> str:
 # ---- Markdown (GitHub-flavoured) --------------------------------------------------------------------------
 WJ = "\u2060"  # WORD JOINER: invisible, stops GitHub's @mention and #reference autolinks
 MAX_BLOCK = 8 << 10  # characters of one code block
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # ( ) ! only matter next to [ ], which are escaped
-_MD_MENTION = re.compile(r"([@#])(?=[\w-])")
-_MD_ORDERED = re.compile(r"^(\d+)\.(?=\s|$)")
-_BACKTICKS = re.compile(r"`+")
 
 
 def _longest_backticks(s: str) -> int:
-    return max((len(r) for r in _BACKTICKS.findall(s)), default=0)
+    return max((len(r) for r in _pattern("backticks").findall(s)), default=0)
 
 
 def md_text(value: object) -> str:
@@ -123,11 +132,11 @@ def md_text(value: object) -> str:
     HTML, emphasis, link brackets, table pipes, a leading block marker, and @mentions / #refs broken."""
     s = " ".join(clean(value).split())
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = _MD_SPECIAL.sub(r"\\\1", s)
-    s = _MD_MENTION.sub(lambda m: m.group(1) + WJ, s)
+    s = _pattern("md_special").sub(r"\\\1", s)
+    s = _pattern("md_mention").sub(lambda m: m.group(1) + WJ, s)
     if s[:1] in "#+-=>":
         s = "\\" + s
-    return _MD_ORDERED.sub(r"\1\\.", s)
+    return _pattern("md_ordered").sub(r"\1\\.", s)
 
 
 def md_code(value: object, *, table: bool = False) -> str:

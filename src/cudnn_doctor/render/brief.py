@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import html
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rank import BRIEF, dead_end_to_name, head, try_first
-from ..records import FindingRecord, Report
 from ..textsafe import terminal_safe as safe
 from .summary import first_sentence
 from .terminal import _Out
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 MAX_FINDINGS = BRIEF.findings
 

@@ -10,11 +10,15 @@ step; findings past that are counted in one ``::notice``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..rank import ANNOTATION, try_first
-from ..records import FindingRecord, Report
 from ..textsafe import clean, cut, deep_clean, escape_data, escape_property
 from . import causes
 from .phrases import cut_note
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 MAX_PER_LEVEL = 10  # GitHub shows at most 10 error and 10 warning annotations per step
 MAX_MESSAGE = 4000  # characters, before escaping

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rank import ONE_LINE, try_first
-from ..records import FindingRecord, Report
 from ..textsafe import clean, cut, deep_clean
 from . import causes
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 SEVERITY = {"error": "critical", "warning": "minor"}  # Code Quality: blocker, critical, major, minor, info
 MAX_DESCRIPTION = 2000

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from ..records import Report
 from ..textsafe import json_escape_invisible
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import Report
 
 
 def render_json(record: Report) -> str:

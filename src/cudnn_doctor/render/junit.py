@@ -8,12 +8,15 @@ empty. Built with ElementTree (which escapes) after removing characters XML 1.0 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 from ..rank import TEST_REPORT
-from ..records import FindingRecord, Report
 from ..textsafe import xml_text as _xml_text
 from . import causes
 from .phrases import cut_note
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 MAX_TEXT = 64 << 10
 SUITE = "cudnn-doctor"

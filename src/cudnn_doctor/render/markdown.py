@@ -10,16 +10,19 @@ stays under 1 MiB (GitHub's step-summary limit); findings past that are cut with
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ..rank import DOCUMENT, head
-from ..records import FindingRecord, Report
 from ..textsafe import MAX_BLOCK, WJ, clean
 from ..textsafe import md_block as block
 from ..textsafe import md_code as code
 from ..textsafe import md_text as text
 from . import causes
 from .phrases import cut_note, scope_text
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 MAX_BYTES = 1 << 20
 _RESERVE = 4 << 10  # room for the truncation note

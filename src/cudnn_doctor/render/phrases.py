@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ..records import CutRecord
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import CutRecord
+
 
 SCOPE_TEXT = {"rnn": "RNN-specific", "cudnn": "general cuDNN", "cuda": "general CUDA"}
 

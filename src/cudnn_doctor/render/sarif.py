@@ -10,14 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..rank import ANNOTATION, try_first
-from ..records import FindingRecord, Report
 from ..textsafe import clean, cut, deep_clean
 from . import causes
 from .phrases import cut_note
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/cudnn-doctor/"

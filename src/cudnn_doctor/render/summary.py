@@ -7,10 +7,13 @@ log shows, why it happens, the dead end to avoid and the workaround to try first
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..rank import SUMMARY, dead_end_to_name, head, try_first
-from ..records import FindingRecord, Report
 from .causes import one_line
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<=[.!?])\s+(?=[A-Z(`'\"])")
 _SPACES = re.compile(r"\s+")

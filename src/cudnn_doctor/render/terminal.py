@@ -9,12 +9,14 @@ without colour; rich is only imported when there is colour to render.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..rank import TERMINAL, head
-from ..records import FindingRecord, Report
 from ..textsafe import terminal_safe as safe
 from .phrases import cut_note, plural, scope_text, sources_text
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 __all__ = ["plural", "render_terminal", "safe", "sources_text"]
 
