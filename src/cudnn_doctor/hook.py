@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import sys
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .records import Report
 
 AUTO_ENV = "CUDNN_DOCTOR_AUTO"
 
@@ -42,7 +45,7 @@ def exception_text(exc: BaseException) -> str:
     return "\n".join(parts)
 
 
-def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> dict[str, Any]:
+def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> Report:
     """The JSON record (docs/output-format.md) of a text; the catalog is loaded once per process."""
     global _catalog
     from .catalog import load_catalog
