@@ -355,7 +355,7 @@ def split_differential(f: FindingRecord) -> tuple[list[CandidateRecord], list[Ca
     return [c for c in cands if not c.get("ruled_out")], [c for c in cands if c.get("ruled_out")]
 
 
-def dead_end_to_name(f: FindingRecord) -> DeadEndRecord | None:
+def warn_first(f: FindingRecord) -> DeadEndRecord | None:
     """The dead end a short report warns about: the most often failing one that names an attempt."""
     return next((d for d in f["dead_ends"] if d.get("action")), None)
 

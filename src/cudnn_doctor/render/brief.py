@@ -9,7 +9,7 @@ import html
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..rank import BRIEF, dead_end_to_name, head, try_first
+from ..rank import BRIEF, head, try_first, warn_first
 from ..textsafe import terminal_safe as safe
 from .summary import first_sentence
 from .terminal import _Out
@@ -22,7 +22,7 @@ MAX_FINDINGS = BRIEF.findings
 
 def _parts(f: FindingRecord) -> dict[str, Any]:
     """What a brief report says about one finding (shared by the text and the HTML forms)."""
-    dead = dead_end_to_name(f)
+    dead = warn_first(f)
     top = try_first(f)
     frame = f.get("user_frame")
     where = f"{f['source']}:{f['line']}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..rank import SUMMARY, dead_end_to_name, head, try_first
+from ..rank import SUMMARY, head, try_first, warn_first
 from .causes import one_line
 
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
@@ -49,7 +49,7 @@ def finding_summary(f: FindingRecord) -> str:
         parts.append("Cause: " + _end(first_sentence(f["root_cause"], 240)))
     if f.get("differential"):  # a generic status: the causes it could be (render/causes.py)
         parts.append(one_line(f, SUMMARY.causes))
-    d = dead_end_to_name(f)
+    d = warn_first(f)
     if d:
         why = first_sentence(d["why_fails"], 140) if d.get("why_fails") else ""
         if why[:2].istitle():  # "The check runs..." -> "the check runs..." after the colon
