@@ -41,13 +41,13 @@ class CommandExit(Exception):
 
 def err(message: str) -> None:
     """One line on stderr: 'cudnn-doctor: error: ...', control characters made visible."""
-    from .render.terminal import safe
+    from .textsafe import terminal_safe as safe
 
     sys.stderr.write(f"cudnn-doctor: error: {safe(message)}\n")
 
 
 def note(message: str) -> None:
-    from .render.terminal import safe
+    from .textsafe import terminal_safe as safe
 
     sys.stderr.write(f"cudnn-doctor: note: {safe(message)}\n")
 
