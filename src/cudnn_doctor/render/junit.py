@@ -75,6 +75,7 @@ def render_junit(record: Report) -> str:
     )
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
     for f in findings:
+        frame = f.get("user_frame")
         case = ET.SubElement(
             suite,
             "testcase",
@@ -83,8 +84,8 @@ def render_junit(record: Report) -> str:
                     f"{f.get('framework') or 'unknown'}.{f.get('scope') or 'unknown'}", 200
                 ),
                 "name": xml_text(f["id"], 200),
-                "file": xml_text((f.get("user_frame") or {}).get("file") or f["source"], 1000),
-                "line": str((f.get("user_frame") or {}).get("line") or f["line"]),
+                "file": xml_text((frame and frame.get("file")) or f["source"], 1000),
+                "line": str((frame and frame.get("line")) or f["line"]),
                 "time": "0",
             },
         )

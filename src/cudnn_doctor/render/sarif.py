@@ -135,7 +135,7 @@ def _result(f: FindingRecord, index: int) -> dict[str, Any]:
     }
     if f.get("differential"):
         result["properties"]["differential"] = [
-            {k: c[k] for k in ("id", "cause", "rnn", "check", "thread_count", "ruled_out", "ruled_out_reason")}  # type: ignore[literal-required]
+            {k: c[k] for k in ("id", "cause", "rnn", "check", "thread_count", "ruled_out", "ruled_out_reason")}
             for c in f["differential"]
         ]
     if related:

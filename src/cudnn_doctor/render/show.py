@@ -25,7 +25,7 @@ def render_list(sigs: Sequence[Signature], color: bool = False, terminal: bool =
     row is one line, whole, so ``| grep ID`` and ``| cut`` work."""
     columns = ("id", "framework", "scope", "severity", "title")
     if not terminal and not color:
-        rows = [columns, *((s.id, s.framework, s.scope, s.severity, s.title) for s in sigs)]
+        rows: list[tuple[str, ...]] = [columns, *((s.id, s.framework, s.scope, s.severity, s.title) for s in sigs)]
         rows = [tuple(safe(v) for v in row) for row in rows]
         widths = [max(len(row[i]) for row in rows) for i in range(len(columns) - 1)]
         out = ["  ".join([*(v.ljust(w) for v, w in zip(row[:-1], widths, strict=True)), row[-1]]).rstrip() + "\n" for row in rows]

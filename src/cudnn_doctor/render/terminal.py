@@ -256,8 +256,8 @@ def _abstain(console: _Out, record: Report, sources: str) -> None:
     if record["near_misses"]:
         console.print()
         _line(console, ("Nearest signatures, and why they did not match:", "bold"))
-        for n in head(record["near_misses"], TERMINAL.near_misses)[0]:
-            _line(console, (n["id"], "bold"), f" ({n['source']}:{n['line']}): {n['reason']}", indent=2)
+        for miss in head(record["near_misses"], TERMINAL.near_misses)[0]:
+            _line(console, (miss["id"], "bold"), f" ({miss['source']}:{miss['line']}): {miss['reason']}", indent=2)
     _footer(console, record)
 
 
