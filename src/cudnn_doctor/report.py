@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from .differential import candidate_record
 from .explain import fill_known
-from .model import TIER_TEXT, DeadEnd, Diagnosis, Finding, Signature, Workaround, localized
+from .model import DeadEnd, Diagnosis, Finding, Signature, Workaround, localized
 from .rank import MAX_NEAR_MISSES, plan_workarounds, sort_dead_ends
+from .render.phrases import rate_text
 from .render.summary import finding_summary, record_summary
 from .version import __version__
 
@@ -30,17 +31,6 @@ if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     )
 
 SCHEMA_VERSION = 1
-
-
-def rate_text(rate: float | None, tier: str | None) -> str:
-    """'95% (from official documentation)'; an estimate is labelled as such."""
-    if rate is None:
-        return "rate unknown"
-    pct = f"{round(rate * 100)}%"
-    basis = TIER_TEXT.get(tier or "", "source not stated")
-    if tier in ("estimated", "ai_generated"):
-        return f"~{pct} ({basis})"
-    return f"{pct} ({basis})"
 
 
 def _dead_end(d: DeadEnd, lang: str) -> DeadEndRecord:

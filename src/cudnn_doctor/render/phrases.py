@@ -1,10 +1,15 @@
-"""Phrases more than one format writes the same way: where a finding is, what a cut message means, counts."""
+"""Phrases more than one format writes the same way: a rate and its basis, what a cut message means, counts."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from typing import TYPE_CHECKING
+
+from ..model import TIER_TEXT
+
+if TYPE_CHECKING:
     from ..records import CutRecord
 
 
@@ -27,6 +32,17 @@ def sources_text(sources: list[str], most: int = 3) -> str:
     if len(sources) <= most:
         return ", ".join(sources)
     return f"{len(sources)} files ({', '.join(sources[:most])}, ...)"
+
+
+def rate_text(rate: float | None, tier: str | None) -> str:
+    """'95% (from official documentation)'; an estimate is labelled as such."""
+    if rate is None:
+        return "rate unknown"
+    pct = f"{round(rate * 100)}%"
+    basis = TIER_TEXT.get(tier or "", "source not stated")
+    if tier in ("estimated", "ai_generated"):
+        return f"~{pct} ({basis})"
+    return f"{pct} ({basis})"
 
 
 def cut_note(cut: CutRecord | None) -> str:

@@ -11,8 +11,8 @@ from rich.text import Text
 
 from ..model import Candidate, Signature
 from ..rank import sort_dead_ends, sort_workarounds
-from ..report import rate_text
 from ..textsafe import terminal_safe as safe
+from .phrases import rate_text
 
 
 def _console(buf: io.StringIO, color: bool) -> Console:
