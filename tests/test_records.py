@@ -100,3 +100,20 @@ def test_workflow_command_and_markdown_escaping() -> None:
     assert textsafe.md_text("<b>@user #1 *x*") == f"&lt;b&gt;@{textsafe.WJ}user #{textsafe.WJ}1 \\*x\\*"
     assert textsafe.md_code("a`b") == "``a`b``"
     assert textsafe.md_block("x\n```\ny").startswith("````text\n")
+
+
+def test_renderers_depend_only_on_the_records_rank_and_text_safety() -> None:
+    """render/ lays out what report.py built and rank.py chose: it never reaches back into the pipeline or
+    the builder (show.py, which renders a signature rather than a report, also reads the model)."""
+    import ast
+    from pathlib import Path
+
+    import cudnn_doctor.render as render_pkg
+
+    allowed = {"records", "rank", "textsafe", "model"}
+    for path in Path(render_pkg.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                assert (node.module or "").split(".")[0] in allowed, f"{path.name} imports ..{node.module}"
+                if node.module == "model":
+                    assert path.name in ("show.py", "phrases.py"), f"{path.name} reads the model, not the records"
