@@ -269,7 +269,10 @@ class Diagnosis:
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """The report as plain data: exactly what ``--format json`` prints (documented in
         docs/output-format.md, described by ``cudnn-doctor schema output``); ``lang`` 'en' or 'zh'."""
-        from .report import build_report  # the report is built above the model, in one place
+        # The model's one upward import (lazy): the report is built above the model, in report.py, and no
+        # renderer is imported here. It goes once ``Diagnosis`` itself lives in report.py, which needs
+        # pipeline.py (the one module that constructs it) to import it from there.
+        from .report import build_report
 
         return dict(build_report(self, lang))
 
