@@ -250,34 +250,3 @@ class NearMiss:
     source: str
     line: int
     reason: str
-
-
-@dataclass
-class Diagnosis:
-    findings: list[Finding] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-    lines_read: int = 0
-    bytes_read: int = 0
-    error_lines: list[tuple[str, int, str]] = field(default_factory=list)
-    near_misses: list[NearMiss] = field(default_factory=list)
-    below_threshold: list[Finding] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    environment: dict[str, Any] = field(default_factory=dict)
-    input_errors: list[str] = field(default_factory=list)
-    threshold: float = 0.5  # the confidence a finding needed (--threshold)
-
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
-        """The report as plain data: exactly what ``--format json`` prints (documented in
-        docs/output-format.md, described by ``cudnn-doctor schema output``); ``lang`` 'en' or 'zh'."""
-        # The model's one upward import (lazy): the report is built above the model, in report.py, and no
-        # renderer is imported here. It goes once ``Diagnosis`` itself lives in report.py, which needs
-        # pipeline.py (the one module that constructs it) to import it from there.
-        from .report import build_report
-
-        return dict(build_report(self, lang))
-
-    def to_json(self, lang: str = "en", indent: int | None = 2) -> str:
-        """``to_dict()`` as JSON text (UTF-8 characters kept)."""
-        import json
-
-        return json.dumps(self.to_dict(lang), indent=indent, ensure_ascii=False)

@@ -7,11 +7,12 @@ list is kept); this module only puts it into records, in the reader's language (
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .differential import candidate_record
 from .explain import fill_known
-from .model import DeadEnd, Diagnosis, Finding, Signature, Workaround, localized
+from .model import DeadEnd, Finding, NearMiss, Signature, Workaround, localized
 from .rank import MAX_NEAR_MISSES, plan_workarounds, sort_dead_ends
 from .render.phrases import rate_text
 from .render.summary import finding_summary, record_summary
@@ -31,6 +32,35 @@ if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     )
 
 SCHEMA_VERSION = 1
+
+
+@dataclass
+class Diagnosis:
+    """What ``diagnose`` returns (pipeline.py builds it, rank.py ordered it): the findings and what was read.
+    It lives here, beside the report built from it, so the data model never imports upward."""
+
+    findings: list[Finding] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    lines_read: int = 0
+    bytes_read: int = 0
+    error_lines: list[tuple[str, int, str]] = field(default_factory=list)
+    near_misses: list[NearMiss] = field(default_factory=list)
+    below_threshold: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    environment: dict[str, Any] = field(default_factory=dict)
+    input_errors: list[str] = field(default_factory=list)
+    threshold: float = 0.5  # the confidence a finding needed (--threshold)
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        """The report as plain data: exactly what ``--format json`` prints (documented in
+        docs/output-format.md, described by ``cudnn-doctor schema output``); ``lang`` 'en' or 'zh'."""
+        return dict(build_report(self, lang))
+
+    def to_json(self, lang: str = "en", indent: int | None = 2) -> str:
+        """``to_dict()`` as JSON text (UTF-8 characters kept)."""
+        import json
+
+        return json.dumps(self.to_dict(lang), indent=indent, ensure_ascii=False)
 
 
 def _dead_end(d: DeadEnd, lang: str) -> DeadEndRecord:
