@@ -389,16 +389,22 @@ def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
         start = lines.start(lo)
         end = lines.data.find(b"\n", lines.start(hi))
         region = lines.data[start : len(lines.data) if end < 0 else end]
-        if _has_joinable(region):  # colours first (one literal byte to look for), then anything else
-            region = _CSI.sub(b"", region)
-            if _has_joinable(region):
-                region = NORMALIZE_DELETES_BYTES.sub(b"", region)
-        got = lines.memo[key] = region.lower()
+        got = lines.memo[key] = _delete_joinable(region).lower()
     return got  # type: ignore[no-any-return]
 
 
 def _has_joinable(data: bytes) -> bool:
     return len(data.translate(None, _JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
+
+
+def _delete_joinable(data: bytes) -> bytes:
+    """``data`` without what normalize_line deletes from inside a line: colours first (one literal byte to look
+    for), then anything else."""
+    if _has_joinable(data):
+        data = _CSI.sub(b"", data)
+        if _has_joinable(data):
+            data = NORMALIZE_DELETES_BYTES.sub(b"", data)
+    return data
 
 
 _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
@@ -512,13 +518,17 @@ class _Evidence:
                 found.append(li)
         return found
 
+    def absence_literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
+        """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""
+        parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+        return _absence_literals(parts)
+
     def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
         """True when no item can match in lines lo..hi: each item needs one of its literals (one per alternative)
         and none is in those lines' raw bytes once what normalization deletes (ANSI colours) is deleted.
         A necessary condition only, so it holds for items that span lines too: an error repeated 10,000 times
         then costs no normalization of the 100 lines around each occurrence when its evidence is not there."""
-        parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
-        lits = _absence_literals(parts)
+        lits = self.absence_literals(items)
         if lits is None:
             return False
         lo, hi = max(0, lo), min(lines.count - 1, hi)
@@ -1066,6 +1076,59 @@ class Matcher:
                 keep.append(idx)
         return keep
 
+    def signature_hits(self, data: bytes) -> list[int]:
+        """Offsets of the lines of ``data`` holding a literal of a signature whose message may be in ``data``
+        (parallel.py cuts a file where there are none: op traces naming CudnnRNNV3 on every 20th line do not
+        make a log loud for the signature that needs 'Detected unsupported operations' with it)."""
+        if self._words is None:
+            self._confirm_all()
+        prefilter = Prefilter.shared(self.prefilter.literals, self._words or ())
+        hits, present = prefilter.scan_words(data)
+        lines = _Lines(data, data.count(b"\n") + 1)
+        lines.memo["present"] = present
+        out: list[int] = []
+        for off, lits in hits.items():
+            li = -1
+            for lit in lits:
+                for idx in self.by_literal.get(lit, ()):
+                    conf = self.confirms.get(idx)
+                    if conf is None:
+                        break
+                    branches = _branches_present(conf, lines)
+                    if branches:
+                        if li < 0:
+                            li = lines.line_at(off)
+                        sig = self.sigs[idx]
+                        local = line_local(sig.regex, sig.flags)
+                        before, after = (0, 0) if local else (sig.window_before, sig.window_after)
+                        if self._confirmed(branches, conf.icase, li - before, li + after, lines):
+                            break
+                else:
+                    continue
+                out.append(off)
+                break
+        return out
+
+    def _group_absent(self, group: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
+        """Whether no item of a context group can match in lines lo..hi. First for the whole window, from the
+        prefilter's pass (the evidence literals are among its single-match words; a window with colour codes is
+        looked at again with them deleted, once), then for the lines themselves (_Evidence.absent)."""
+        present = lines.memo.get("present")
+        lits = self.evidence.absence_literals(group)
+        if present is not None and lits is not None:
+            if not any((lit, True) in present for lit in lits):
+                joinable = lines.memo.get("joinable")
+                if joinable is None:
+                    joinable = lines.memo["joinable"] = _has_joinable(lines.data)
+                if not joinable:
+                    return True
+                clean = lines.memo.get("present-clean")
+                if clean is None:
+                    clean = lines.memo["present-clean"] = self.prefilter.scan_words(_delete_joinable(lines.data))[1] or set()
+                if not any((lit, True) in clean for lit in lits):
+                    return True
+        return self.evidence.absent(group, lines, lo, hi)
+
     def _confirm_all(self) -> None:
         """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
         words: set[tuple[bytes, bool]] = set()
@@ -1075,6 +1138,9 @@ class Matcher:
                 conf = self.confirms[idx] = confirm_words(sig.regex, sig.flags, sig.prefilter)
             if conf is not None:
                 words.update((w, conf.icase) for branch in conf.branches for w in branch)
+            for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
+                lits = self.evidence.absence_literals(group) if group else None
+                words.update((lit, True) for lit in lits or ())
         self._words = tuple(sorted(words))
         self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
 
@@ -1214,7 +1280,7 @@ class Matcher:
                 c_lo, c_hi = li_s - ctx.lines_before, li_e + ctx.lines_after
                 # which groups can match at all there (their literals in the raw lines): one that cannot needs no
                 # normalized context (an error repeated 10,000 times without its cause's evidence nearby)
-                absent = self.evidence.absent
+                absent = self._group_absent
                 no_exclude = not exclude or absent(exclude, index, c_lo, c_hi)
                 no_require = bool(ctx.require_any) and absent(ctx.require_any, index, c_lo, c_hi)
                 no_support = not ctx.support_any or absent(ctx.support_any, index, c_lo, c_hi)
