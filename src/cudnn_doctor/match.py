@@ -1115,18 +1115,17 @@ class Matcher:
         looked at again with them deleted, once), then for the lines themselves (_Evidence.absent)."""
         present = lines.memo.get("present")
         lits = self.evidence.absence_literals(group)
-        if present is not None and lits is not None:
-            if not any((lit, True) in present for lit in lits):
-                joinable = lines.memo.get("joinable")
-                if joinable is None:
-                    joinable = lines.memo["joinable"] = _has_joinable(lines.data)
-                if not joinable:
-                    return True
-                clean = lines.memo.get("present-clean")
-                if clean is None:
-                    clean = lines.memo["present-clean"] = self.prefilter.scan_words(_delete_joinable(lines.data))[1] or set()
-                if not any((lit, True) in clean for lit in lits):
-                    return True
+        if present is not None and lits is not None and not any((lit, True) in present for lit in lits):
+            joinable = lines.memo.get("joinable")
+            if joinable is None:
+                joinable = lines.memo["joinable"] = _has_joinable(lines.data)
+            if not joinable:
+                return True
+            clean = lines.memo.get("present-clean")
+            if clean is None:
+                clean = lines.memo["present-clean"] = self.prefilter.scan_words(_delete_joinable(lines.data))[1] or set()
+            if not any((lit, True) in clean for lit in lits):
+                return True
         return self.evidence.absent(group, lines, lo, hi)
 
     def _confirm_all(self) -> None:
