@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_ERROR
         args = ["diagnose", *args]
     if args == ["--version"]:
-        from . import __version__
+        from ._version import __version__
 
         sys.stdout.write(f"cudnn-doctor {__version__}\n")
         return EXIT_OK
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return EXIT_OK
     except Exception as exc:
-        from . import __version__
+        from ._version import __version__
 
         err(f"internal error ({type(exc).__name__}: {exc}); please report it with cudnn-doctor {__version__} and the command you ran")
         if os.environ.get("CUDNN_DOCTOR_DEBUG"):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
+from ._version import __version__
 from .errors import DoctorError, MissingExtraError
 
 INSTALL_HINT = "pip install 'cudnn-doctor[mcp]'"

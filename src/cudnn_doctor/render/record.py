@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..differential import candidate_record
 from ..model import TIER_TEXT, DeadEnd, Diagnosis, Finding, Signature, Workaround
 from ..rank import sort_dead_ends, sort_workarounds, workaround_hidden_reason
