@@ -691,7 +691,7 @@ def main() -> int:
     say(f"generated {log} ({info['bytes'] / 2**20:.0f} MiB, {info['lines']} lines) in {time.perf_counter() - t0:.0f}s")
     expectations(plants)
 
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     env = dict(os.environ, NO_COLOR="1", LC_ALL="C", CUDNN_DOCTOR_CACHE_DIR=str(out_dir / "cache"))
     doctor = [args.python, "-m", "cudnn_doctor", "diagnose", "--format", "json", "--exit-zero"]

@@ -1,21 +1,17 @@
-"""Load the knowledge base: built-in and user signature files, strictly validated, with a compiled cache.
-
-A plain ``diagnose`` must start fast, so the parsed and validated set, with its compiled patterns, is kept
-in a signed cache (cache.py) keyed on every input that shapes it (_fingerprint): YAML parsing, JSON Schema
-validation and regex compilation, the slow parts, only run when one of them changed.
+"""Load the knowledge base: built-in and user signature files, read safely, schema-validated and built into
+the typed model (model.py), with the checks the schema cannot make (regexes compile, templates name
+captures). Data only: the compiled, cached catalog a diagnosis uses is compiled.py's ``load_catalog``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._version import __version__
 from .errors import SignatureError
 from .model import (
     Case,
@@ -33,9 +29,9 @@ from .model import (
 ENV_SIGNATURES = "CUDNN_DOCTOR_SIGNATURES"
 SIGNATURE_SUFFIXES = (".yaml", ".yml", ".json")
 EVIDENCE_FILE = "_evidence.yaml"
+NO_FILES = "no signature files here (*.yaml, *.yml, *.json; names starting with '_' or '.' are skipped)"
 MAX_FILE_BYTES = 1 << 20
 MAX_NODES = 50_000
-_CACHE_FORMAT = 9
 SCHEMA_PATH = Path(__file__).resolve().parent / "data" / "signature.schema.json"
 
 
@@ -446,36 +442,17 @@ def _placeholder_problems(sig: Signature, names: set[str]) -> list[str]:
     return problems
 
 
-# --------------------------------------------------------------------------- cache
-
-
-# the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
-_SHAPING_MODULES = ("catalog", "model", "patterns", "match", "environment", "tracebacks", "conditions", "cache")
-
-
-def _fingerprint(files: Sequence[Path], extra: Sequence[Path]) -> str:
-    """Every input that shapes the cached catalog: each signature file's path, size and mtime, the schema
-    and evidence files, cudnn-doctor's own modules (an edited checkout), its version, the Python and
-    `regex` versions (the cache holds compiled `regex` programs) and the cache format."""
-    import regex
-
-    here = Path(__file__).resolve().parent
-    parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:regex {regex.__version__}"]
-    code = [here / f"{name}.py" for name in _SHAPING_MODULES]
-    for p in [*files, *extra, *code]:
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        parts.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
-    return "\n".join(parts)
-
-
 # --------------------------------------------------------------------------- loading
 
 
-def _load_evidence(root: Path, problems: list[str]) -> dict[str, tuple[str, ...]]:
-    path = root / EVIDENCE_FILE if root.is_dir() else root.parent / EVIDENCE_FILE
+def evidence_path(root: Path) -> Path:
+    """The evidence sets beside a signature directory (or beside a single signature file)."""
+    return (root if root.is_dir() else root.parent) / EVIDENCE_FILE
+
+
+def load_evidence(root: Path, problems: list[str]) -> dict[str, tuple[str, ...]]:
+    """The named regex sets (``@rnn``...) of a signature directory; problems appended, {} when absent."""
+    path = evidence_path(root)
     if not path.is_file():
         return {}
     try:
@@ -487,18 +464,6 @@ def _load_evidence(root: Path, problems: list[str]) -> dict[str, tuple[str, ...]
         problems.append(f"{path}: $: expected a mapping of set name -> list of regexes")
         return {}
     return {str(k): tuple(v) for k, v in data.items()}
-
-
-def load_dir(root: Path, builtin: bool) -> tuple[list[Signature], dict[str, tuple[str, ...]], list[str]]:
-    """Load every signature under ``root``; returns (signatures, evidence sets, problems). Never stops early."""
-    problems: list[str] = []
-    evidence = _load_evidence(root, problems)
-    sigs: list[Signature] = []
-    for path in signature_files(root):
-        sig = load_file(path, builtin, problems)
-        if sig is not None:
-            sigs.append(sig)
-    return sigs, evidence, problems
 
 
 def load_file(path: Path, builtin: bool, problems: list[str]) -> Signature | None:
@@ -515,103 +480,71 @@ def load_file(path: Path, builtin: bool, problems: list[str]) -> Signature | Non
     return build_signature(record, path, builtin)
 
 
-def load_catalog(
-    extra_dirs: Sequence[str | os.PathLike[str]] = (),
-    *,
-    builtin: bool = True,
-    use_env: bool = True,
-    use_cache: bool = True,
-) -> Catalog:
-    """Load the built-in knowledge base plus user signature directories.
+def iter_signatures(files: Iterable[Path], builtin: bool, problems: list[str]) -> Iterator[Signature]:
+    """THE loop over signature files, shared by ``load_catalog`` and ``validate``: each file read (size-capped,
+    safe YAML/JSON), schema-checked and built; a file that fails adds its problems and yields nothing."""
+    for path in files:
+        sig = load_file(path, builtin, problems)
+        if sig is not None:
+            yield sig
 
-    User directories come from ``extra_dirs`` and the ``CUDNN_DOCTOR_SIGNATURES`` environment variable
-    (os.pathsep-separated). A user signature with a built-in id replaces it. Raises SignatureError listing
-    every problem in every file.
-    """
-    roots: list[tuple[Path, bool]] = []
-    if builtin:
-        roots.append((builtin_dir(), True))
+
+def duplicate_problem(sig: Signature, seen: dict[str, str]) -> str:
+    """'' the first time an id is seen (it is recorded in ``seen``), else the problem to report."""
+    if sig.id in seen:
+        return f"{sig.path}: $.id: duplicate id {sig.id!r} (also in {seen[sig.id]})"
+    seen[sig.id] = sig.path
+    return ""
+
+
+# --------------------------------------------------------------------------- the catalog
+
+
+Root = tuple[Path, bool]  # a signature directory (or file) and whether it is the built-in base
+
+
+def catalog_roots(extra_dirs: Sequence[str | os.PathLike[str]], *, builtin: bool, use_env: bool) -> list[Root]:
+    """The built-in base, then ``extra_dirs``, then ``CUDNN_DOCTOR_SIGNATURES`` (os.pathsep-separated)."""
+    roots: list[Root] = [(builtin_dir(), True)] if builtin else []
     user = [Path(d) for d in extra_dirs]
     if use_env and os.environ.get(ENV_SIGNATURES):
         user += [Path(d) for d in os.environ[ENV_SIGNATURES].split(os.pathsep) if d]
     roots += [(p, False) for p in user]
     if not roots:
         raise SignatureError(["no signatures: --no-builtin needs at least one --signatures DIR"])
+    return roots
 
-    files: list[Path] = []
-    extras: list[Path] = []
+
+def root_files(roots: Sequence[Root]) -> list[list[Path]]:
+    """The signature files of each root; a user directory without any is an error."""
+    out = []
     for root, is_builtin in roots:
         found = signature_files(root)
         if not found and not is_builtin:
-            raise SignatureError([f"{root}: no signature files here (*.yaml, *.yml, *.json; names starting with '_' or '.' are skipped)"])
-        files += found
-        ev = (root if root.is_dir() else root.parent) / EVIDENCE_FILE
-        extras.append(ev)
-    extras.append(SCHEMA_PATH)
-    key = _fingerprint(files, extras)
-    if use_cache:
-        from . import cache
+            raise SignatureError([f"{root}: {NO_FILES}"])
+        out.append(found)
+    return out
 
-        cached = cache.load(key)
-        if cached is not None:
-            catalog, patterns = cached
-            from .patterns import restore
 
-            restore(patterns)
-            return catalog
-
+def read_catalog(roots: Sequence[Root], files: Sequence[Sequence[Path]]) -> Catalog:
+    """The catalog from signature files, uncached (compiled.load_catalog is the cached entry point): a user
+    signature with a built-in id replaces it; raises SignatureError listing every problem in every file."""
     by_id: dict[str, Signature] = {}
     evidence: dict[str, tuple[str, ...]] = {}
     problems: list[str] = []
-    loaded: list[list[Signature]] = []
-    for root, is_builtin in roots:
-        sigs, ev, probs = load_dir(root, is_builtin)
-        evidence.update(ev)
-        problems += probs
-        loaded.append(sigs)
-    for sigs in loaded:
+    duplicates: list[str] = []
+    for (root, is_builtin), paths in zip(roots, files, strict=True):
+        evidence.update(load_evidence(root, problems))
         seen_here: dict[str, str] = {}
-        for sig in sigs:
-            if sig.id in seen_here:
-                problems.append(f"{sig.path}: $.id: duplicate id {sig.id!r} (also in {seen_here[sig.id]})")
-                continue
-            seen_here[sig.id] = sig.path
-            by_id[sig.id] = sig  # later roots (user dirs) replace built-in ids
+        for sig in iter_signatures(paths, is_builtin, problems):
+            duplicate = duplicate_problem(sig, seen_here)
+            if duplicate:
+                duplicates.append(duplicate)
+            else:
+                by_id[sig.id] = sig  # later roots (user dirs) replace built-in ids
+    problems += duplicates
     for sig in by_id.values():
         problems += semantic_problems(sig, evidence)
     if problems:
         raise SignatureError(problems)
-    catalog = Catalog(signatures=sorted(by_id.values(), key=lambda s: s.id), evidence=evidence)
-    if use_cache:  # the same lean catalog whether it came from the files or from the cache
-        catalog = _lean(catalog)
-        cache.store(key, (catalog, _warm_patterns(catalog)))
-    return catalog
-
-
-def _lean(catalog: Catalog) -> Catalog:
-    """The catalog without examples, for the cache: a diagnosis never needs them and they are a third of the
-    pickle. ``validate`` reads the files itself; ``show`` re-reads the signature's file."""
-    import dataclasses
-
-    def strip(sig: Signature) -> Signature:
-        raw = {k: v for k, v in sig.raw.items() if k not in ("examples", "counter_examples")}
-        return dataclasses.replace(sig, examples=(), counter_examples=(), raw=raw)
-
-    return Catalog(signatures=[strip(s) for s in catalog.signatures], evidence=catalog.evidence, warnings=catalog.warnings)
-
-
-def _warm_patterns(catalog: Catalog) -> dict[Any, Any]:
-    """Compile everything a diagnose with this catalog needs, for the cache (see patterns.py)."""
-    from .environment import DETECTORS, EnvironmentCollector
-    from .match import Matcher
-    from .patterns import snapshot
-
-    Matcher(catalog, probes=EnvironmentCollector().probes()).warm()
-    from . import match, tracebacks
-    from .patterns import warm_module
-
-    for detector in DETECTORS:
-        _ = detector.regex
-    warm_module(tracebacks)
-    warm_module(match)
-    return snapshot()
+    return Catalog(signatures=sorted(by_id.values(), key=lambda s: s.id), evidence=evidence)

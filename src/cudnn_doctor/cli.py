@@ -234,7 +234,7 @@ def search(
     no_builtin: bool = NoBuiltinOpt,
 ) -> None:
     """Find signatures by text (all words must occur)."""
-    from .catalog import load_catalog
+    from .compiled import load_catalog
     from .render.show import render_list
     from .search import search_signatures
 

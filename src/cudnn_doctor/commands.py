@@ -59,7 +59,7 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
 
 def load_catalog_or_report(signatures: list[Path] | None, no_builtin: bool) -> Any:
     """The catalog in force; every signature problem is printed (at most 200 lines) and Reported raised."""
-    from .catalog import load_catalog
+    from .compiled import load_catalog
 
     try:
         return load_catalog([str(p) for p in signatures or []], builtin=not no_builtin)

@@ -45,7 +45,7 @@ def exception_text(exc: BaseException) -> str:
 def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> dict[str, Any]:
     """The JSON record (docs/output-format.md) of a text; the catalog is loaded once per process."""
     global _catalog
-    from .catalog import load_catalog
+    from .compiled import load_catalog
     from .pipeline import diagnose
     from .render.record import to_record
 

@@ -66,7 +66,7 @@ def _fail(message: str) -> NoReturn:
 
 def _catalog(**kwargs: Any) -> Any:
     """The catalog, from the cache; a signature file edited while the server runs is picked up."""
-    from .catalog import load_catalog
+    from .compiled import load_catalog
 
     try:
         return load_catalog(**kwargs)

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .catalog import Catalog, load_catalog
+from .catalog import Catalog
+from .compiled import load_catalog
 from .differential import attach as attach_differentials
 from .differential import stand_ins
 from .environment import EnvironmentCollector

@@ -6,10 +6,12 @@ import contextlib
 from pathlib import Path
 
 from .catalog import (
+    NO_FILES,
     Catalog,
-    _load_evidence,
     builtin_dir,
-    load_file,
+    duplicate_problem,
+    iter_signatures,
+    load_evidence,
     semantic_problems,
     signature_files,
 )
@@ -201,7 +203,7 @@ def validate_paths(
     warnings: list[str] = []
     evidence: dict[str, tuple[str, ...]] = {}
     with contextlib.suppress(SignatureError):
-        evidence.update(_load_evidence(builtin_dir(), problems))
+        evidence.update(load_evidence(builtin_dir(), problems))
     sigs: list[tuple[Signature, Path | None]] = []
     for root in roots:
         try:
@@ -210,21 +212,18 @@ def validate_paths(
             problems += exc.problems
             continue
         if not files:
-            problems.append(f"{root}: no signature files here (*.yaml, *.yml, *.json; names starting with '_' or '.' are skipped)")
+            problems.append(f"{root}: {NO_FILES}")
         if root.is_dir():
-            evidence.update(_load_evidence(root, problems))
+            evidence.update(load_evidence(root, problems))
         base = root if root.is_dir() else None
         if base is not None and base.resolve() != builtin_dir().resolve() and (base.parent / "_evidence.yaml").exists():
             base = base.parent  # validating signatures/<domain>: ids are relative to signatures/
-        for path in files:
-            sig = load_file(path, False, problems)
-            if sig is not None:
-                sigs.append((sig, base))
+        sigs += [(sig, base) for sig in iter_signatures(files, False, problems)]
     seen: dict[str, str] = {}
     for sig, base in sigs:
-        if sig.id in seen:
-            problems.append(f"{sig.path}: $.id: duplicate id {sig.id!r} (also in {seen[sig.id]})")
-        seen.setdefault(sig.id, sig.path)
+        duplicate = duplicate_problem(sig, seen)
+        if duplicate:
+            problems.append(duplicate)
         sem = semantic_problems(sig, evidence)
         problems += sem
         if sem:
@@ -251,10 +250,7 @@ def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict
     known: dict[str, Signature] = {}
     builtin = builtin_dir().resolve()
     if not any(r.resolve() == builtin for r in roots):
-        for path in signature_files(builtin):
-            sig = load_file(path, True, [])
-            if sig is not None:
-                known[sig.id] = sig
+        known.update((sig.id, sig) for sig in iter_signatures(signature_files(builtin), True, []))
     known.update({s.id: s for s, _ in sigs})
     return known
 
@@ -262,9 +258,7 @@ def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict
 def prefix_report(sigs: list[Signature], evidence: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     """For every signature, the shortest prefix of its message (over its examples) from which a cut message is
     read as this signature alone (cut.py); a cut shorter than that is a near miss listing the candidates."""
-    from .catalog import Catalog
     from .cut import shortest_prefixes
-    from .match import Matcher
 
     matcher = Matcher(Catalog(signatures=list(sigs), evidence=dict(evidence or {})))
     best: dict[str, tuple[int, str, int]] = {}
