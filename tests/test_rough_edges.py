@@ -272,7 +272,7 @@ def test_explain_zh_is_read() -> None:
 
 
 def test_window_default_in_the_docs_is_the_code_default() -> None:
-    from cudnn_doctor.catalog import _default_window
+    from cudnn_doctor.build import default_window as _default_window
 
     assert _default_window(r"Expected hidden\[0\] size") == (2, 2)
     assert _default_window(r"foo\nbar") == (30, 30)

@@ -166,7 +166,8 @@ def show(
         close = [s.id for s in catalog.signatures if sig_id.split("/")[-1] in s.id][:5]
         hint = f" (did you mean: {', '.join(close)}?)" if close else " (see `cudnn-doctor list`)"
         raise UsageError(f"no signature with id {sig_id!r}{hint}")
-    from .catalog import build_signature, read_record
+    from .build import build_signature
+    from .catalog import read_record
 
     record = read_record(Path(sig.path))  # the file as written (the cached catalog has no examples)
     if isinstance(record, dict):
