@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,31 +118,16 @@ def _absent(annotation: str, name: str, data: dict[str, Any]) -> Any:
     return data[name]
 
 
-_SCALARS = ("str", "str | None", "float | None", "bool | None")
-
-
 def _convert(annotation: str, value: Any) -> Any:
-    """A record value as the model field annotated ``annotation`` holds it."""
-    if annotation in _SCALARS:
-        return value
-    if annotation == "int":
-        return int(value)
-    if annotation == "tuple[str, ...]":
-        return tuple(value)
-    if annotation == "tuple[tuple[str, str], ...]":  # a version mapping: sorted, so equal ones compare equal
-        return tuple(sorted(value.items()))
-    if annotation == "tuple[tuple[str, str | None], ...]":  # an example's captures, in the order written
-        return tuple(value.items())
-    if annotation == "tuple[Reference, ...]":
-        return _refs(value)
-    if annotation == "tuple[GraphEdge, ...]":
-        return _edges(value)
-    if annotation == "tuple[Case, ...]":
-        return _cases(value)
+    """A record value as the model field annotated ``annotation`` holds it (_CONVERTERS, else a nested
+    model dataclass, one or a tuple of them)."""
+    convert = _CONVERTERS.get(annotation)
+    if convert is not None:
+        return convert(value)
     inner = annotation.removeprefix("tuple[").removesuffix(", ...]").removesuffix(" | None")
     cls = getattr(model, inner, None)
     if cls is None or not dataclasses.is_dataclass(cls):
-        raise TypeError(f"build.py cannot read a model field annotated {annotation!r}: add it to _convert")
+        raise TypeError(f"build.py cannot read a model field annotated {annotation!r}: add it to _CONVERTERS")
     if annotation.startswith("tuple["):
         return tuple(from_record(cls, item) for item in value)
     return from_record(cls, value) if isinstance(value, dict) else None
@@ -236,3 +222,22 @@ def _guess_framework(record: dict[str, Any]) -> str:
         if needle in text:
             return name
     return "any"
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "str": _same,
+    "str | None": _same,
+    "float | None": _same,
+    "bool | None": _same,
+    "int": int,
+    "tuple[str, ...]": tuple,
+    "tuple[tuple[str, str], ...]": lambda v: tuple(sorted(v.items())),  # a version mapping: sorted, so equal ones compare equal
+    "tuple[tuple[str, str | None], ...]": lambda v: tuple(v.items()),  # an example's captures, in the order written
+    "tuple[Reference, ...]": _refs,
+    "tuple[GraphEdge, ...]": _edges,
+    "tuple[Case, ...]": _cases,
+}

@@ -6,7 +6,6 @@ captures). Data only: the compiled, cached catalog a diagnosis uses is compiled.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,8 @@ from typing import Any
 
 from .build import build_signature
 from .errors import SignatureError
-from .model import Case, Signature
+from .model import Signature
+from .semantic import semantic_problems
 
 ENV_SIGNATURES = "CUDNN_DOCTOR_SIGNATURES"
 SIGNATURE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -164,92 +164,6 @@ def schema_problems(path: Path, record: Any) -> list[str]:
         if err.validator == "additionalProperties":
             msg += " (see docs/signature-format.md for the fields)"
         problems.append(f"{path}: {_json_path(err.absolute_path)}: {msg}")
-    return problems
-
-
-# --------------------------------------------------------------------------- semantic checks
-
-
-def semantic_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> list[str]:
-    """Problems the schema cannot see: regexes that do not compile, bad conditions and templates."""
-    from .conditions import ConditionError, compile_condition, template_fields
-    from .patterns import compile_pattern
-
-    problems: list[str] = []
-    where = sig.path
-    try:
-        compiled = compile_pattern(sig.regex, sig.flags)
-    except Exception as exc:  # regex.error
-        problems.append(f"{where}: $.regex: does not compile: {exc}")
-        compiled = None
-    for key, items in (("require_any", sig.context.require_any), ("exclude_any", sig.context.exclude_any), ("support_any", sig.context.support_any)):
-        for i, item in enumerate(items):
-            if item.startswith("@"):
-                if item[1:] not in evidence:
-                    problems.append(f"{where}: $.context.{key}[{i}]: unknown evidence set {item!r} (known: {', '.join(sorted(evidence)) or 'none'})")
-                continue
-            try:
-                compile_pattern(item, ("IGNORECASE",))
-            except Exception as exc:
-                problems.append(f"{where}: $.context.{key}[{i}]: does not compile: {exc}")
-    groups = set(compiled.groupindex) if compiled is not None else set()
-    names = groups | {name for name, _ in sig.derived}
-    blocks: list[tuple[str, tuple[Case, ...]]] = [("explain", sig.explain), ("checks", sig.checks)]
-    blocks += [(f"derived.{name}", cases) for name, cases in sig.derived]
-    for key, cases in blocks:
-        for i, case in enumerate(cases):
-            if case.when:
-                try:
-                    compile_condition(case.when)
-                except ConditionError as exc:
-                    problems.append(f"{where}: $.{key}[{i}].when: {exc}")
-            for suffix, text in (("", case.text), ("_zh", case.text_zh)):
-                try:
-                    unknown = [f for f in template_fields(text) if f not in names]
-                except ValueError as exc:
-                    problems.append(f"{where}: $.{key}[{i}]{suffix}: bad template: {exc}")
-                    continue
-                if unknown and compiled is not None:
-                    problems.append(f"{where}: $.{key}[{i}]{suffix}: placeholder(s) {', '.join(unknown)} are not named groups of the regex")
-    if compiled is not None:
-        problems += _placeholder_problems(sig, names)
-    return problems
-
-
-_PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}(?!\})")
-TEMPLATE_FIELDS = ("explain", "explain_zh", "checks", "derived", "root_cause", "root_cause_zh")
-# fields that quote logs or framework source verbatim (braces there are the framework's, not ours)
-_QUOTED_FIELDS = ("regex", "examples", "counter_examples", "id", "context", "prefilter", "signature", "wordings")
-
-
-def _placeholder_problems(sig: Signature, names: set[str]) -> list[str]:
-    """Template fields (root_cause here; explain, checks and derived above) may name only captures and
-    derived values; any other text field is printed as written, so a capture's name in braces there would
-    reach the user as a literal '{lib}'."""
-    problems = []
-    for key in ("root_cause", "root_cause_zh", "explain_zh"):
-        text = sig.raw.get(key)
-        if isinstance(text, str):
-            unknown = sorted({m.group(1) for m in _PLACEHOLDER.finditer(text)} - names)
-            if unknown:
-                problems.append(f"{sig.path}: $.{key}: placeholder(s) {', '.join(unknown)} are neither named groups of the regex nor derived values")
-
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, str):
-            used = sorted({m.group(1) for m in _PLACEHOLDER.finditer(node)} & names)
-            if used:
-                problems.append(f"{sig.path}: {path}: {{{'}, {'.join(used)}}} would be printed literally: only "
-                                f"{', '.join(TEMPLATE_FIELDS)} are filled from the log")
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, f"{path}.{k}")
-        elif isinstance(node, list):
-            for i, v in enumerate(node):
-                walk(v, f"{path}[{i}]")
-
-    for key, value in sig.raw.items():
-        if key not in TEMPLATE_FIELDS and key not in _QUOTED_FIELDS:
-            walk(value, f"$.{key}")
     return problems
 
 

@@ -23,7 +23,8 @@ _CACHE_FORMAT = 9
 
 # the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
 _SHAPING_MODULES = (
-    "catalog", "build", "compiled", "model", "patterns", "match", "environment", "tracebacks", "conditions", "cache", "_version",
+    "catalog", "build", "semantic", "compiled", "model", "patterns", "match", "environment", "tracebacks",
+    "conditions", "cache", "_version",
 )
 
 

@@ -12,7 +12,6 @@ from .catalog import (
     duplicate_problem,
     iter_signatures,
     load_evidence,
-    semantic_problems,
     signature_files,
 )
 from .errors import SignatureError
@@ -20,6 +19,7 @@ from .match import Matcher
 from .model import Signature
 from .patterns import compile_pattern
 from .regexcheck import backtracking_problem
+from .semantic import semantic_problems
 
 STRICT_FIELDS = ("title", "framework", "scope", "prefilter", "references", "verification_tier", "root_cause")
 
