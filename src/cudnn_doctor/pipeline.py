@@ -74,7 +74,7 @@ def diagnose(
     )
 
 
-def diagnose_sources(
+def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ package step
     sources: Sequence[Source],
     *,
     catalog: Catalog | None = None,
@@ -235,7 +235,7 @@ def _scan_parallel(
     return _merge_parts(results, catalog, collector)
 
 
-def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:
+def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:  # noqa: C901 - split in the match/ package step
     """Join the parts of consecutive ranges: shift line numbers, add counts, keep the earliest first lines."""
     merged: Part | None = None
     offset = 0
