@@ -203,6 +203,109 @@ def _class_has_newline(items: list[Any]) -> bool:
     return has != negate
 
 
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    r"""Words every match of a signature holds, checked in the raw bytes before a candidate line costs anything.
+
+    ``branches``: one tuple of words per top-level alternative of the regex; a candidate is kept when, for some
+    alternative, each of its words is on a line within the signature's window around the candidate (its own
+    line for a line-local regex). Words are ASCII ``\w`` runs of at least MIN_CONFIRM_WORD characters taken
+    from the regex's required literal runs, so colour codes (which sit between words) do not hide them."""
+
+    branches: tuple[tuple[bytes, ...], ...]
+    icase: bool
+
+
+MIN_CONFIRM_WORD = 5
+# a window this big is a CI log, not a paste: its candidate lines are confirmed (Matcher._confirm) first
+CONFIRM_FROM = 256 << 10
+_UNSET: Any = object()
+_WORD = re.compile(rf"[A-Za-z0-9_]{{{MIN_CONFIRM_WORD},}}")
+
+
+def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[str] = ()) -> Confirm | None:
+    return _confirm_words(pattern, tuple(flags), tuple(prefilter))
+
+
+@lru_cache(maxsize=8192)
+def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, ...]) -> Confirm | None:
+    """The Confirm of a regex, or None when some alternative has no word beyond what every prefilter literal
+    already holds (then the check could not drop a candidate), or when the standard parser cannot read it."""
+    from .compat import sre_parse
+
+    bits = 0
+    for name in flags:
+        bits |= {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}.get(name, 0)
+    try:
+        tree = sre_parse.parse(pattern, bits)
+    except Exception:
+        return None
+    icase_all = bool(tree.state.flags & re.IGNORECASE)
+    items = list(tree)
+    while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
+        items = list(items[0][1][3])  # (?:A|B|C): the alternatives are the top level
+    if len(items) == 1 and str(items[0][0]) == "BRANCH":
+        alternatives = [list(b) for b in items[0][1][1]]
+    else:
+        alternatives = [items]
+    lits = [p.lower() for p in prefilter]
+    icase = icase_all
+    branches: list[tuple[bytes, ...]] = []
+    for alt in alternatives:
+        words, alt_icase = _required_words(alt, icase_all)
+        icase = icase or alt_icase
+        useful = sorted(
+            {w for w in words if not (lits and all(w.lower() in lit for lit in lits))}, key=lambda w: (-len(w), w)
+        )[:2]
+        if not useful:
+            return None
+        branches.append(tuple(w.encode("ascii") for w in useful))
+    if icase:
+        branches = [tuple(w.lower() for w in b) for b in branches]
+    return Confirm(tuple(branches), icase)
+
+
+def _required_words(items: list[Any], icase: bool) -> tuple[set[str], bool]:
+    """Words every match of the sequence ``items`` holds, and whether any of them is matched ignoring case."""
+    words: set[str] = set()
+    run: list[str] = []
+    any_icase = False
+
+    def flush() -> None:
+        if run:
+            words.update(_WORD.findall("".join(run)))
+            run.clear()
+
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            run.append(chr(av))
+            any_icase = any_icase or icase
+            continue
+        flush()
+        if name == "SUBPATTERN":
+            add, remove = av[1] or 0, av[2] or 0
+            sub_icase = (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
+            got, got_icase = _required_words(list(av[3]), sub_icase)
+            words |= got
+            any_icase = any_icase or got_icase
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            got, got_icase = _required_words(list(av[2]), icase)
+            words |= got
+            any_icase = any_icase or got_icase
+        elif name == "BRANCH":  # inside a sequence: only the words every alternative holds
+            alts = [_required_words(list(b), icase) for b in av[1]]
+            common = set.intersection(*(w for w, _ in alts)) if alts else set()
+            words |= common
+            any_icase = any_icase or (bool(common) and any(i for _, i in alts))
+        elif name == "ATOMIC_GROUP":
+            got, got_icase = _required_words(list(av), icase)
+            words |= got
+            any_icase = any_icase or got_icase
+    flush()
+    return words, any_icase
+
+
 @dataclass(slots=True)
 class RawMatch:
     sig: Signature
@@ -585,6 +688,7 @@ class Matcher:
         self.by_literal: dict[str, list[int]] = {}
         self.full_scan: list[int] = []
         self.sigs = list(catalog.signatures)
+        self.confirms: dict[int, Confirm | None] = {}  # made for the signatures a big input gives candidates
         self.disabled: dict[str, str] = {}
         self.warnings: list[str] = []
         self.budget = max(timeout, SIGNATURE_BUDGET_S)
@@ -744,6 +848,8 @@ class Matcher:
                     wanted.append(pidx)
             if shape is not None:
                 shapes[shape] = tuple(wanted)
+        if cand:
+            yield from self._confirm(cand, lines, first_line, source, missed)
         for idx in self.full_scan:
             cand[idx] = list(range(core_first, core_first + core_count))
         for idx in sorted(cand):
@@ -757,6 +863,51 @@ class Matcher:
             for slines in by_stream.values():
                 for run in _runs(slines, sig.window_before + sig.window_after + 1):
                     yield from self._scan_run(sig, idx, run, lines, norm, first_line, source, seen, missed)
+
+    def _confirm(
+        self, cand: dict[int, list[int]], lines: _Lines, first_line: int, source: str, missed: dict[int, int]
+    ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+        """Drop the candidate lines of a signature that lack, around them, the words of every alternative of its
+        regex (Confirm): a literal on every other line of a dense log (``CudnnRNNV3`` in op traces) then costs
+        one ``bytes.find`` per word and window instead of normalizing and searching the lines around each hit.
+        A dropped line is a near miss, as a line whose full pattern did not match is (the cut reader uses them)."""
+        if len(lines.data) < CONFIRM_FROM:
+            return
+        confirms = self.confirms
+        for idx in list(cand):
+            sig = self.sigs[idx]
+            conf = confirms.get(idx, _UNSET)
+            if conf is _UNSET:
+                conf = confirms[idx] = confirm_words(sig.regex, sig.flags, sig.prefilter)
+            if conf is None:
+                continue
+            local = self._local.get(idx)
+            if local is None:
+                local = self._local[idx] = line_local(sig.regex, sig.flags)
+            before, after = (0, 0) if local else (sig.window_before, sig.window_after)
+            kept = [li for li in cand[idx] if self._confirmed(conf, li - before, li + after, lines)]
+            if len(kept) == len(cand[idx]):
+                continue
+            if not kept:
+                first = min(cand.pop(idx))
+                if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG and sig.id not in self.disabled:
+                    missed[idx] = missed.get(idx, 0) + 1
+                    words = " / ".join(b"+".join(b).decode() for b in conf.branches)
+                    yield None, Miss(sig, source, first_line + first, f"a line holds its literal but not the words of its message ({words})")
+                continue
+            cand[idx] = kept
+
+    @staticmethod
+    def _confirmed(conf: Confirm, lo: int, hi: int, lines: _Lines) -> bool:
+        for words in conf.branches:
+            for word in words:
+                at = _word_lines(word, conf.icase, lines)
+                i = bisect.bisect_left(at, lo)
+                if i == len(at) or at[i] > hi:
+                    break
+            else:
+                return True
+        return False
 
     def _retire(self, pidx: int) -> None:
         """Stop giving lines to probe ``pidx``: its literals no longer make a line a probe line."""
@@ -820,8 +971,11 @@ class Matcher:
                     return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
 
             else:
-                lo = max(0, run[0] - sig.window_before - ctx.lines_before)
-                hi = min(index.count - 1, run[-1] + sig.window_after + ctx.lines_after)
+                # the region the regex may span (the run plus the signature's window) is normalized and joined;
+                # the context lines around it only for an actual match (a literal on every other line of a
+                # dense log would otherwise normalize each line lines_before + lines_after times over)
+                lo = max(0, run[0] - sig.window_before)
+                hi = min(index.count - 1, run[-1] + sig.window_after)
                 keep = [li for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
                 texts = [norm(li)[0] for li in keep]
                 # the region the regex may span: the run plus the signature's window
@@ -841,7 +995,10 @@ class Matcher:
                     spent[idx] = spent.get(idx, 0.0) + time.thread_time() - started
 
                 def around(lo: int, hi: int) -> list[str]:
-                    return texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)]
+                    lo, hi = max(0, lo), min(index.count - 1, hi)
+                    if keep and keep[0] <= lo and hi <= keep[-1]:
+                        return texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)]
+                    return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
 
         except TimeoutError:
             self.disabled[sig.id] = "regex timed out"
@@ -938,6 +1095,31 @@ class Matcher:
                 ),
                 None,
             )
+
+
+def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
+    """The sorted indexes of the window's lines holding ``word`` (found once per window, in C)."""
+    key = ("word", word, icase)
+    got = lines.memo.get(key)
+    if got is not None:
+        return got
+    data = lines.data
+    if icase:
+        data = lines.memo.get("lower")
+        if data is None:
+            data = lines.memo["lower"] = lines.data.lower()  # ASCII only: same offsets
+    found: list[int] = []
+    li, prev = 0, 0
+    pos = data.find(word)
+    while pos >= 0:
+        li += data.count(b"\n", prev, pos)
+        prev = pos
+        if not found or found[-1] != li:
+            found.append(li)
+        nl = data.find(b"\n", pos)
+        pos = -1 if nl < 0 else data.find(word, nl)
+    lines.memo[key] = found
+    return found
 
 
 class _Lines:

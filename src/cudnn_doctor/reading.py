@@ -15,6 +15,7 @@ back to the original input. Sits between input.py's blocks and the matcher (matc
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,7 +25,7 @@ import regex
 
 from .cut import ELLIPSES, MIN_LITERAL, CutRead, CutReader, CutResult, context_check, cut_record
 from .input import Block
-from .match import Matcher, Miss, Probe, RawMatch
+from .match import Matcher, Miss, RawMatch
 from .model import Signature
 from .normalize import normalize_line
 from .patterns import compile_pattern
@@ -66,7 +67,10 @@ class LineMap:
             del self.segments[:16]
 
     def _find(self, line: int) -> _Segment | None:
-        firsts = [s.new_first for s in self.segments]
+        segs = self.segments
+        if segs and segs[-1].new_first <= line:  # nearly always: probes and matches are in the newest block
+            return segs[-1]
+        firsts = [s.new_first for s in segs]
         i = bisect.bisect_right(firsts, line) - 1
         return self.segments[i] if i >= 0 else None
 
@@ -158,7 +162,7 @@ class Reader:
         matcher = self.matcher
         literals = matcher.prefilter.literals
         probes = matcher.probes
-        matcher.probes = [Probe(p.literals, _mapped(p.handle, lmap)) for p in probes]
+        matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
         full: list[tuple[int, int, str]] = []
         missed: list[int] = []
         index = 0
@@ -423,7 +427,10 @@ def _rechunk(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> I
 
 
 def _mapped(handle: Any, lmap: LineMap) -> Any:
-    def handle_mapped(text: str, line: int) -> None:
-        handle(text, lmap.line(line))
+    """``handle`` given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which
+    skips lines of a shape a probe declined and stops calling a retired one."""
+
+    def handle_mapped(text: str, line: int) -> Any:
+        return handle(text, lmap.line(line))
 
     return handle_mapped

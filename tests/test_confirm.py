@@ -1,0 +1,152 @@
+"""Dense logs: the shortcuts that keep a log full of cuDNN/LSTM mentions cheap must reach the matcher through
+the reader (presentations) and must not change a diagnosis.
+
+* The environment probes' answers (a declined shape, RETIRE) and their ``shape_free`` flag survive the
+  reader's line-number mapping (they were once dropped there, so every probe line cost a regex search).
+* Confirmation words (match.Confirm): on a big input a candidate line of a signature is kept only where the
+  words of one alternative of its regex are around it. Run over the whole base with the threshold at 0 (every
+  input confirmed), every example gives what it gives unconfirmed, and counter-examples stay negative.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cudnn_doctor import diagnose
+from cudnn_doctor import match as match_mod
+from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.environment import EnvironmentCollector
+from cudnn_doctor.match import Matcher, confirm_words
+from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)
+
+CATALOG = load_catalog(use_cache=False, use_env=False)
+CORPUS = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
+
+
+# ------------------------------------------------------------------------------------------------ the probes
+
+
+def test_reader_keeps_the_probes_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a dense log, a detector's regex runs once per new line *shape*, not once per line naming cuDNN."""
+    calls = {"n": 0}
+    real = EnvironmentCollector._make_handler
+
+    def counting(self, d):  # type: ignore[no-untyped-def]
+        handle = real(self, d)
+
+        def wrapped(line: str, lineno: int):  # type: ignore[no-untyped-def]
+            calls["n"] += 1
+            return handle(line, lineno)
+
+        return wrapped
+
+    monkeypatch.setattr(EnvironmentCollector, "_make_handler", counting)
+    text = dense_log(6000)
+    d = diagnose(text, catalog=CATALOG)
+    probe_lines = sum(1 for line in text.splitlines() if "version" in line.lower() or "cudnn" in line.lower())
+    assert probe_lines > 2000
+    assert d.environment.get("cudnn")
+    assert calls["n"] < probe_lines / 3, f"{calls['n']} probe calls for {probe_lines} probe lines"
+
+
+# ------------------------------------------------------------------------------------------ confirmation words
+
+
+def test_confirm_words_per_alternative() -> None:
+    got = confirm_words(r"(?:Detected unsupported operations on (?P<d>XLA_\w+): CudnnRNN\w*|No OpKernel was registered for 'CudnnRNN\w*')", (), ("CudnnRNN",))
+    assert got is not None and not got.icase
+    assert got.branches == ((b"unsupported", b"operations"), (b"registered", b"OpKernel"))
+
+
+def test_confirm_words_ignore_case_verbose_and_prefilter() -> None:
+    got = confirm_words(r"cudnn \ status \ not \ supported \s+ in \ cudnnRNNForward", ("IGNORECASE", "VERBOSE"), ())
+    assert got is not None and got.icase
+    assert got.branches == ((b"cudnnrnnforward", b"supported"),)
+    # every word is already in the prefilter literal: nothing to confirm
+    assert confirm_words(r"CUDNN_STATUS_MAPPING_ERROR", (), ("CUDNN_STATUS_MAPPING_ERROR",)) is None
+    # an alternative without a word of its own: a candidate could never be dropped
+    assert confirm_words(r"CudnnRNNV3 failed|CudnnRNN", (), ("CudnnRNN",)) is None
+
+
+def test_confirm_words_only_from_required_parts() -> None:
+    got = confirm_words(r"Expected hidden(?: size)? (?:mismatch|dimension)s?(?:, got \d+)? for LSTMCell", (), ("Expected hidden",))
+    assert got is not None
+    assert got.branches == ((b"LSTMCell",),)  # optional and alternative words are not required
+    assert confirm_words(r"(?<=foo)bar(?=bazzz)quux", (), ()) is None  # lookarounds give nothing; 'quux' < 5
+    assert confirm_words(r"\p{L}+ unparsable by the standard parser", (), ()) is None
+
+
+def test_dense_literal_with_its_message_elsewhere_is_not_matched_on_each_mention() -> None:
+    """Thousands of ``CudnnRNNV3`` op traces: the signature that needs 'Detected unsupported operations' is
+    searched nowhere (its words are absent), and one near miss says why."""
+    noise = "\n".join(f"2024-05-14T09:00:{i % 60:02d}Z Executing op CudnnRNNV3 in device /job:localhost/replica:0/task:0/device:GPU:0 step {i}" for i in range(4000))
+    m = Matcher(CATALOG)
+    searched: list[str] = []
+    real = m._scan_run
+
+    def spy(sig, *a, **k):  # type: ignore[no-untyped-def]
+        searched.append(sig.id)
+        return real(sig, *a, **k)
+
+    m._scan_run = spy  # type: ignore[method-assign]
+    found, misses = m.scan_text(noise)
+    assert len(noise) > match_mod.CONFIRM_FROM
+    assert found == [] and searched == []
+    assert any("words of its message" in miss.reason for miss in misses)
+
+
+def test_big_log_same_with_and_without_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every corpus log planted in a dense log above the confirmation threshold: the same findings, lines and
+    counts as when no candidate line is confirmed."""
+    noise = dense_log(3500).splitlines()
+    texts = []
+    for path in CORPUS:
+        log = path.read_text(encoding="utf-8").partition("\n")[2]
+        texts.append("\n".join([*noise[:1200], *log.splitlines(), *noise[1200:]]))
+    assert min(map(len, texts)) > match_mod.CONFIRM_FROM
+
+    def findings() -> list[list[tuple[str, int, int, int]]]:
+        return [[(f.id, f.first.line, f.last.line, f.count) for f in diagnose(t, catalog=CATALOG).findings] for t in texts]
+
+    confirmed = findings()
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 1 << 62)
+    assert findings() == confirmed
+    assert sum(map(len, confirmed)) > len(texts)
+
+
+@pytest.fixture
+def confirm_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+
+
+def _top(text: str) -> str | None:
+    d = diagnose(text, catalog=CATALOG)
+    return d.findings[0].id if d.findings else None
+
+
+def test_whole_base_same_with_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
+    cases = [(s, ex) for s in CATALOG.signatures for ex in s.examples]
+    plain = {id(ex): _top(ex.text) for _, ex in cases}
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    differ = [f"{s.id} [{ex.name}]: {got} instead of {plain[id(ex)]}" for s, ex in cases if (got := _top(ex.text)) != plain[id(ex)]]
+    assert len(cases) > 500
+    assert differ == []
+
+
+def test_counter_examples_stay_negative_with_confirmation(confirm_everything: None) -> None:
+    wrong = []
+    for sig in CATALOG.signatures:
+        for ex in sig.counter_examples:
+            d = diagnose(ex.text, catalog=CATALOG)
+            if sig.id in {f.id for f in d.findings}:
+                wrong.append(f"{sig.id} [{ex.name}]")
+    assert wrong == []
+
+
+def test_corpus_same_with_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
+    logs = [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+    plain = [[f.id for f in diagnose(log, catalog=CATALOG).findings] for log in logs]
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    assert [[f.id for f in diagnose(log, catalog=CATALOG).findings] for log in logs] == plain
