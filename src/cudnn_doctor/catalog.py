@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .build import build_signature
 from .errors import SignatureError
 from .model import Signature
-from .semantic import semantic_problems
 
 ENV_SIGNATURES = "CUDNN_DOCTOR_SIGNATURES"
 SIGNATURE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -193,6 +191,8 @@ def load_evidence(root: Path, problems: list[str]) -> dict[str, tuple[str, ...]]
 
 def load_file(path: Path, builtin: bool, problems: list[str]) -> Signature | None:
     """Read, schema-check and build one signature file; its problems are appended to ``problems``."""
+    from .build import build_signature  # a cached catalog (compiled.py) needs neither build nor semantic
+
     try:
         record = read_record(path)
     except SignatureError as exc:
@@ -254,6 +254,8 @@ def root_files(roots: Sequence[Root]) -> list[list[Path]]:
 def read_catalog(roots: Sequence[Root], files: Sequence[Sequence[Path]]) -> Catalog:
     """The catalog from signature files, uncached (compiled.load_catalog is the cached entry point): a user
     signature with a built-in id replaces it; raises SignatureError listing every problem in every file."""
+    from .semantic import semantic_problems
+
     by_id: dict[str, Signature] = {}
     evidence: dict[str, tuple[str, ...]] = {}
     problems: list[str] = []
