@@ -89,3 +89,19 @@ def test_workarounds_inherit_the_tier_and_the_old_chinese_list() -> None:
     sig = build_signature(record, Path("a/b.yaml"), False)
     assert repr(sig.workarounds) == repr((Workaround(action="do", verification_tier="estimated", action_zh="做"),
                                          Workaround(action="other", verification_tier="framework_docs")))
+
+
+def test_load_catalog_and_validate_read_files_through_one_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cudnn_doctor import catalog
+    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.validate import validate_paths
+
+    read: list[str] = []
+    real = catalog.load_file
+    monkeypatch.setattr(catalog, "load_file", lambda path, *a: read.append(path.name) or real(path, *a))
+    fixture = ROOT / "tests" / "fixtures" / "differential" / "cause-frobnicate-old-release.yaml"
+    load_catalog([fixture], builtin=False, use_env=False, use_cache=False)
+    assert read == [fixture.name]
+    read.clear()
+    validate_paths([str(fixture)])
+    assert fixture.name in read
