@@ -62,6 +62,18 @@ def test_a_key_the_model_does_not_know_is_an_error_not_passed_through() -> None:
         build_signature(record, SEED, False)
 
 
+def test_a_schema_property_without_a_model_field_is_a_problem_of_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cudnn_doctor import catalog
+
+    monkeypatch.setattr(catalog, "schema_problems", lambda path, record: [])  # as if the schema allowed it
+    record = read_record(SEED)
+    record["frobnicate"] = 1
+    monkeypatch.setattr(catalog, "read_record", lambda path: record)
+    problems: list[str] = []
+    assert catalog.load_file(SEED, False, problems) is None
+    assert problems == [f"{SEED}: $.frobnicate: the schema allows it but the model has no field for it"]
+
+
 @dataclass(frozen=True)
 class _NewThing:  # what a contributor adds to the model: plain fields are read without loader code
     name: str

@@ -202,7 +202,11 @@ def load_file(path: Path, builtin: bool, problems: list[str]) -> Signature | Non
     if found:
         problems.extend(found)
         return None
-    return build_signature(record, path, builtin)
+    try:
+        return build_signature(record, path, builtin)
+    except SignatureError as exc:  # a key the schema allows and the model lacks (build.py)
+        problems.extend(exc.problems)
+        return None
 
 
 def iter_signatures(files: Iterable[Path], builtin: bool, problems: list[str]) -> Iterator[Signature]:
