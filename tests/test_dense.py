@@ -12,7 +12,7 @@ from cudnn_doctor import match as match_mod
 from cudnn_doctor.environment import DETECTORS, EnvironmentCollector
 from cudnn_doctor.input import text_source
 from cudnn_doctor.pipeline import Options, diagnose_sources
-from cudnn_doctor.render.record import to_record
+from cudnn_doctor.report import build_report
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 
@@ -59,7 +59,7 @@ def diagnose(text: str, catalog, monkeypatch, *, hyperscan: bool = True, memo: b
             from cudnn_doctor import input as input_mod
 
             m.setattr(input_mod, "BLOCK_BYTES", block)
-        record = to_record(diagnose_sources([text_source(text, "log")], catalog=catalog, options=Options(jobs=1)))
+        record = build_report(diagnose_sources([text_source(text, "log")], catalog=catalog, options=Options(jobs=1)))
     return {k: record[k] for k in ("findings", "environment", "near_misses", "below_threshold", "error_lines")}
 
 

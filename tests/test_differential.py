@@ -25,7 +25,7 @@ from cudnn_doctor.differential import (
 )
 from cudnn_doctor.model import Cause, DifferentialEntry
 from cudnn_doctor.render import Format, render
-from cudnn_doctor.render.record import to_record
+from cudnn_doctor.report import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "differential"
@@ -220,7 +220,7 @@ def test_the_split_is_by_knowledge_not_by_adjacency() -> None:
 
 @pytest.fixture(scope="module")
 def diff_record(catalog: Any) -> dict[str, Any]:
-    return to_record(_diagnose(LAST_LINE, catalog, torch="2.2.0"))
+    return build_report(_diagnose(LAST_LINE, catalog, torch="2.2.0"))
 
 
 def test_the_json_record_carries_the_differential_and_validates(diff_record: dict[str, Any]) -> None:
@@ -237,7 +237,7 @@ def test_the_json_record_carries_the_differential_and_validates(diff_record: dic
 
 
 def test_no_differential_on_a_specific_finding() -> None:
-    record = to_record(cudnn_doctor.diagnose("RuntimeError: cudnn RNN backward can only be called in training mode\n"))
+    record = build_report(cudnn_doctor.diagnose("RuntimeError: cudnn RNN backward can only be called in training mode\n"))
     assert record["findings"] and record["findings"][0]["differential"] == []
 
 
@@ -278,7 +278,7 @@ def test_log_text_in_a_differential_cannot_inject(catalog: Any) -> None:
     hostile = "::set-output name=x::y\n\x1b[31m"
     log = f"$ CUDA_LAUNCH_BLOCKING=1 python t.py {hostile}\n  File \"rnn.py\", line 1, in forward\n" \
           "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
-    record = to_record(_diagnose(log, catalog))
+    record = build_report(_diagnose(log, catalog))
     for fmt in (Format.github, Format.terminal):
         text = render(fmt, record)
         assert "\x1b[31m" not in text

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.render.record import to_record
+from cudnn_doctor.report import build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def test_json_output_validates_against_the_documented_schema(catalog) -> None:  
     schema = json.loads((ROOT / "src" / "cudnn_doctor" / "data" / "output.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     for log in [*sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.log"))[:12], ROOT / "docs" / "examples" / "lstm-hidden-size.log"]:
-        record = to_record(diagnose(log.read_text(), catalog=catalog, source=log.name))
+        record = build_report(diagnose(log.read_text(), catalog=catalog, source=log.name))
         jsonschema.validate(record, schema)
 
 
@@ -49,6 +49,6 @@ def test_every_format_has_a_renderer() -> None:
     from cudnn_doctor import diagnose as run
     from cudnn_doctor.render import Format, render
 
-    record = to_record(run("RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"))
+    record = build_report(run("RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"))
     for fmt in Format:
         assert render(fmt, record).strip(), fmt

@@ -448,10 +448,10 @@ def test_env_override_beats_the_log(widget_catalog) -> None:  # type: ignore[no-
 
 
 def test_workaround_hidden_by_version(widget_catalog) -> None:  # type: ignore[no-untyped-def]
-    from cudnn_doctor.render.record import to_record
+    from cudnn_doctor.report import build_report
 
     d, _ = _finding("PyTorch version: 2.0.0\nRuntimeError: widget frobnication failed in LSTM\n", widget_catalog)
-    rec = to_record(d)
+    rec = build_report(d)
     f = rec["findings"][0]
     assert [w["action"] for w in f["workarounds"]] == ["Upgrade PyTorch"]
     assert f["hidden_workarounds"] == [

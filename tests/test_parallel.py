@@ -16,7 +16,7 @@ from cudnn_doctor import parallel
 from cudnn_doctor.input import ReadStats, sources_from_args
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.pipeline import Options, diagnose_sources
-from cudnn_doctor.render.record import to_record
+from cudnn_doctor.report import build_report
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="parallel scanning forks (Linux only)")
 
@@ -64,7 +64,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _diagnose(path: Path, catalog, jobs: int) -> dict:  # type: ignore[no-untyped-def]
     sources, _ = sources_from_args([str(path)], None)
-    return to_record(diagnose_sources(sources, catalog=catalog, options=Options(jobs=jobs)))
+    return build_report(diagnose_sources(sources, catalog=catalog, options=Options(jobs=jobs)))
 
 
 def test_parallel_scan_gives_the_one_process_diagnosis(tmp_path: Path, catalog, small_thresholds, monkeypatch) -> None:

@@ -12,7 +12,7 @@ from cudnn_doctor import diagnose
 from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.present import present, unwrap, wrap_width
-from cudnn_doctor.render.record import to_record
+from cudnn_doctor.report import build_report
 from presenting import hard_wrap  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = load_catalog(use_cache=False, use_env=False)
@@ -126,7 +126,7 @@ def test_cut_message_matches_with_lower_confidence_and_says_what_it_could_not_re
     assert cut.id == HIDDEN and cut.cut is not None
     assert cut.confidence < whole.confidence
     assert "got_hidden" in cut.cut["unread"] and cut.cut["ask_full_line"]
-    record = to_record(diagnose(TRACE[:-4], catalog=CATALOG))
+    record = build_report(diagnose(TRACE[:-4], catalog=CATALOG))
     assert record["findings"][0]["cut"]["ask_full_line"] is True
     assert whole.cut is None
 

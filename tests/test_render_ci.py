@@ -1,6 +1,6 @@
 """CI output formats: GitHub workflow commands, Markdown, SARIF, JUnit, GitLab Code Quality.
 
-Records come from real diagnoses (``cudnn_doctor.diagnose`` + ``to_record``); hostile variants poison
+Records come from real diagnoses (``cudnn_doctor.diagnose`` + ``report.build_report``); hostile variants poison
 every string of such a record, as a log line, a file name or a user signature could.
 """
 
@@ -21,8 +21,8 @@ from cudnn_doctor.render.github import escape_data, escape_property, render_gith
 from cudnn_doctor.render.gitlab import render_gitlab
 from cudnn_doctor.render.junit import render_junit
 from cudnn_doctor.render.markdown import MAX_BYTES, WJ, block, render_markdown
-from cudnn_doctor.render.record import to_record
 from cudnn_doctor.render.sarif import artifact_uri, render_sarif
+from cudnn_doctor.report import build_report
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "sarif-schema-2.1.0.json"
 
@@ -49,7 +49,7 @@ ALL_FORMATS = list(Format)
 
 
 def diagnose(text: str, source: str = "train.log") -> dict[str, Any]:
-    return to_record(cudnn_doctor.diagnose(text, source=source))
+    return build_report(cudnn_doctor.diagnose(text, source=source))
 
 
 @pytest.fixture(scope="module")

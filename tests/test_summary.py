@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.render.record import to_record
 from cudnn_doctor.render.summary import first_sentence
+from cudnn_doctor.report import build_report
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 
@@ -14,7 +14,7 @@ CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 def test_every_finding_of_the_corpus_has_a_summary_built_from_its_own_fields(catalog) -> None:  # type: ignore[no-untyped-def]
     seen = 0
     for log in sorted(CORPUS.glob("*.log")):
-        record = to_record(diagnose(log.read_text(errors="replace"), catalog=catalog, source=log.name))
+        record = build_report(diagnose(log.read_text(errors="replace"), catalog=catalog, source=log.name))
         for f in record["findings"]:
             seen += 1
             s = f["summary"]
@@ -34,7 +34,7 @@ def test_every_finding_of_the_corpus_has_a_summary_built_from_its_own_fields(cat
 
 
 def test_summary_of_the_readme_example_names_cause_dead_end_and_first_fix(catalog) -> None:  # type: ignore[no-untyped-def]
-    record = to_record(diagnose("RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n", catalog=catalog))
+    record = build_report(diagnose("RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n", catalog=catalog))
     s = record["summary"]
     assert s.startswith("Initial hidden/cell state has the wrong shape for this RNN (pytorch/rnn-hidden-size-mismatch")
     assert "expects 2" in s and "Cause: " in s
@@ -43,7 +43,7 @@ def test_summary_of_the_readme_example_names_cause_dead_end_and_first_fix(catalo
 
 
 def test_abstaining_summary_says_no_diagnosis_and_shows_the_error_line(catalog) -> None:  # type: ignore[no-untyped-def]
-    record = to_record(diagnose("step 1\nValueError: something unrelated broke\n", catalog=catalog))
+    record = build_report(diagnose("step 1\nValueError: something unrelated broke\n", catalog=catalog))
     assert record["abstained"]
     assert record["summary"].startswith("No known cuDNN RNN error signature matched (2 lines read)")
     assert "something unrelated broke" in record["summary"]

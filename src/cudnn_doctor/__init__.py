@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from .version import __version__
 
 __all__ = ["__version__", "auto", "diagnose", "install", "load_catalog", "uninstall"]
 

@@ -21,7 +21,7 @@ from .render import Format
 if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up)
     from .catalog import Catalog
     from .input import Source
-    from .model import Diagnosis
+    from .report import Diagnosis
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -46,13 +46,13 @@ class CommandExit(Exception):
 
 def err(message: str) -> None:
     """One line on stderr: 'cudnn-doctor: error: ...', control characters made visible."""
-    from .render.terminal import safe
+    from .textsafe import terminal_safe as safe
 
     sys.stderr.write(f"cudnn-doctor: error: {safe(message)}\n")
 
 
 def note(message: str) -> None:
-    from .render.terminal import safe
+    from .textsafe import terminal_safe as safe
 
     sys.stderr.write(f"cudnn-doctor: note: {safe(message)}\n")
 
@@ -102,6 +102,27 @@ def color() -> bool:
     return color_for(sys.stdout)
 
 
+def emit_report(
+    diagnosis: Any, lang: str, fmt: Format, output: Path | None, step_summary: bool, *, lead: str = "",
+    human_to_stderr: bool = False,
+) -> Any:
+    """Build the report once, render it in ``fmt`` and write it (``output``, else stdout; the terminal report
+    to stderr with ``human_to_stderr``), then the step summary; returns the report. ``lead`` goes before it."""
+    from .render import render
+    from .report import build_report
+
+    record = build_report(diagnosis, lang)
+    if output is not None:
+        write(render(fmt, record, color=False), output)
+    elif human_to_stderr and fmt is Format.terminal:
+        sys.stderr.write(lead + render(fmt, record, color=color_for(sys.stderr)))
+    else:
+        write(lead + render(fmt, record, color=color() if fmt is Format.terminal else False), None)
+    if step_summary:
+        append_step_summary(record)
+    return record
+
+
 def append_step_summary(record: Any) -> None:
     from .render import render
 
@@ -134,9 +155,6 @@ def _read_paste() -> bytes:
 
 def run_diagnose(args: DiagnoseArgs) -> int:
     """The diagnose command, for both the typer command and the console script's start-up path."""
-    from .render import render
-    from .render.record import to_record
-
     sources, problems = _sources(list(args.files))
     if problems and not sources:
         return EXIT_ERROR
@@ -146,10 +164,7 @@ def run_diagnose(args: DiagnoseArgs) -> int:
         for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
             err(problem)
         return EXIT_ERROR
-    record = to_record(result, args.lang)
-    write(render(args.fmt, record, color=color() if args.output is None else False), args.output)
-    if args.step_summary:
-        append_step_summary(record)
+    record = emit_report(result, args.lang, Format(args.fmt), args.output, args.step_summary)
     for problem in result.input_errors:
         err(problem)
     if problems or result.input_errors:
@@ -195,8 +210,6 @@ def _diagnose(sources: list[Source], catalog: Catalog, args: DiagnoseArgs) -> Di
 def run_command(args: RunArgs) -> int:
     """The run command: run ``args.command``, pass its output through, diagnose it if it fails."""
     from .pipeline import Options
-    from .render import render
-    from .render.record import to_record
     from .runner import LaunchError, run
 
     if not args.command:
@@ -207,17 +220,11 @@ def run_command(args: RunArgs) -> int:
     except LaunchError as exc:
         fail(str(exc), exc.code)
     if result.diagnosis is not None:
-        record = to_record(result.diagnosis, args.lang)
-        fmt = args.fmt or Format.terminal
-        if args.output is not None:
-            write(render(fmt, record, color=False), args.output)
-        elif fmt is Format.terminal:  # stdout is the command's: the human report goes to stderr
-            sep = "" if result.stderr_newline else "\n"
-            sys.stderr.write(sep + render(fmt, record, color=color_for(sys.stderr)))
-        else:
-            write(("" if result.stdout_newline else "\n") + render(fmt, record, color=False), None)
-        if args.step_summary:
-            append_step_summary(record)
+        fmt = Format(args.fmt or Format.terminal)
+        # stdout is the command's: the human report goes to stderr, after the command's last line
+        newline = result.stderr_newline if fmt is Format.terminal else result.stdout_newline
+        emit_report(result.diagnosis, args.lang, fmt, args.output, args.step_summary,
+                    lead="" if newline else "\n", human_to_stderr=True)
     return result.code
 
 

@@ -16,15 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._version import __version__
 from .catalog import SCHEMA_PATH, Catalog, catalog_roots, evidence_path, read_catalog, root_files
+from .version import __version__
 
 _CACHE_FORMAT = 9
 
 # the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
 _SHAPING_MODULES = (
     "catalog", "build", "semantic", "compiled", "model", "patterns", "match", "environment", "tracebacks",
-    "conditions", "cache", "_version",
+    "conditions", "cache", "version",
 )
 
 

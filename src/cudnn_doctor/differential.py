@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .model import Candidate, Finding, Signature
+from .model import Candidate, Finding, Signature, localized
 
 # The generic status signatures on the RNN path: they report that a cuDNN RNN call returned a status (or
 # that a wrapper's cuDNN RNN call failed) without saying why. Each must carry a differential of at least
@@ -129,7 +129,7 @@ def candidates(
 
     for cs in causes.get(sig.id, ()):
         assert cs.cause is not None
-        check = cs.cause.check_zh if lang == "zh" and cs.cause.check_zh else cs.cause.check
+        check = localized(cs.cause, "check", lang)
         own = set(sig.context.require_any)
         add(Candidate(cause=cs.text("title", lang) or cs.title, check=check, id=cs.id, family=cs.cause.family,
                       rnn=cs.scope == "rnn", threads=cs.cause.threads, applies=cs.applies, fixed_in=cs.fixed_in,
@@ -145,8 +145,8 @@ def candidates(
             continue
         family = target.cause.family if target is not None and target.cause is not None else ""
         add(Candidate(
-            cause=e.cause_zh if lang == "zh" and e.cause_zh else e.cause,
-            check=e.check_zh if lang == "zh" and e.check_zh else e.check,
+            cause=localized(e, "cause", lang),
+            check=localized(e, "check", lang),
             id=e.signature, family=family, rnn=e.rnn, threads=e.threads,
             applies=e.applies + (target.applies if target is not None else ()),
             fixed_in=target.fixed_in if target is not None else (),
@@ -453,7 +453,7 @@ def attach(
 
 
 def candidate_record(c: Candidate) -> dict[str, Any]:
-    """A candidate as the JSON record shows it (render/record.py)."""
+    """A candidate as the JSON record shows it (report.py; records.CandidateRecord)."""
     return {
         "id": c.id or None,
         "cause": c.cause,

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if args is None:
         return EXIT_ERROR
     if args == ["--version"]:
-        from ._version import __version__
+        from .version import __version__
 
         sys.stdout.write(f"cudnn-doctor {__version__}\n")
         return EXIT_OK
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     except (CommandExit, DoctorError, KeyboardInterrupt, BrokenPipeError) as exc:
         return _exit_code(exc)
     except Exception as exc:
-        from ._version import __version__
+        from .version import __version__
 
         err(f"internal error ({type(exc).__name__}: {exc}); please report it with cudnn-doctor {__version__} and the command you ran")
         if os.environ.get("CUDNN_DOCTOR_DEBUG"):

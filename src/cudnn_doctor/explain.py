@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from .conditions import Predicate, compile_condition, fill
-from .model import Case, Signature
+from .model import Case, Signature, localized
 
 
 @lru_cache(maxsize=2048)
@@ -55,7 +55,7 @@ def explanation(sig: Signature, captures: Mapping[str, str | None], lang: str = 
     for case in sig.explain:
         if not _holds(case, values):
             continue
-        template = case.text_zh if lang == "zh" and case.text_zh else case.text
+        template = localized(case, "text", lang)
         got = fill(template, values)
         if got is None and template is not case.text:
             got = fill(case.text, values)
@@ -69,7 +69,7 @@ def check_messages(sig: Signature, captures: Mapping[str, str | None], lang: str
     out = []
     for case in sig.checks:
         if _holds(case, values):
-            template = case.text_zh if lang == "zh" and case.text_zh else case.text
+            template = localized(case, "text", lang)
             got = fill(template, values) or fill(case.text, values)
             if got:
                 out.append(got)

@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import sys
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .records import Report
 
 AUTO_ENV = "CUDNN_DOCTOR_AUTO"
 
@@ -42,17 +45,17 @@ def exception_text(exc: BaseException) -> str:
     return "\n".join(parts)
 
 
-def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> dict[str, Any]:
+def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> Report:
     """The JSON record (docs/output-format.md) of a text; the catalog is loaded once per process."""
     global _catalog
     from .compiled import load_catalog
     from .pipeline import diagnose
-    from .render.record import to_record
+    from .report import build_report
 
     catalog = _catalog if reuse_catalog and _catalog is not None else load_catalog()
     if reuse_catalog:
         _catalog = catalog
-    return to_record(diagnose(text, catalog=catalog, source=source))
+    return build_report(diagnose(text, catalog=catalog, source=source))
 
 
 def brief_report(text: str, source: str = "<exception>", width: int = 100) -> str:

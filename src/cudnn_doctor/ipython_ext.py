@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import sys
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .records import Report
 
 MAGIC = "cudnn_doctor"
 _saved: dict[int, tuple[tuple[type[BaseException], ...], Any]] = {}  # shell id -> its handler before ours
@@ -20,7 +23,7 @@ _saved: dict[int, tuple[tuple[type[BaseException], ...], Any]] = {}  # shell id 
 class DiagnosisView:
     """A diagnosis as IPython displays it: ``_repr_html_`` in a notebook, plain text in a terminal."""
 
-    def __init__(self, record: dict[str, Any]) -> None:
+    def __init__(self, record: Report) -> None:
         self.record = record
 
     def _text(self) -> str:

@@ -30,7 +30,7 @@ from .catalog import Catalog
 from .input import Block
 from .model import Signature
 from .normalize import normalize_line
-from .patterns import Lazy, compile_pattern
+from .patterns import Lazy, compile_pattern, derived
 
 MATCH_TIMEOUT_S = 1.0
 # the CPU time one signature's regex may spend over a whole run (all its searches; CPU, not wall time, so
@@ -123,12 +123,11 @@ _NL_CATEGORIES = {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "
                   "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD", "CATEGORY_UNI_LINEBREAK"}
 
 
-@lru_cache(maxsize=4096)  # a pure function of its arguments, asked again by every Matcher
 def line_local(pattern: str, flags: Sequence[str] = ()) -> bool:
-    return _line_local(pattern, tuple(flags))
+    # per pattern, not per Matcher (triage builds one Matcher per log), and kept in the catalog cache
+    return derived("line_local", (pattern, tuple(flags)), _line_local)  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=8192)  # per pattern, not per Matcher: triage builds one Matcher per log
 def _line_local(pattern: str, flags: tuple[str, ...]) -> bool:
     """True when no match of ``pattern`` can contain a newline (then it needs only its own line).
 
@@ -203,7 +202,7 @@ def _class_has_newline(items: list[Any]) -> bool:
     return has != negate
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: pickled with the catalog cache, which 3.10 cannot do for frozen slots
 class Confirm:
     r"""Words every match of a signature holds, checked in the raw bytes before a candidate line costs anything.
 
@@ -224,10 +223,9 @@ _WORD = re.compile(rf"[A-Za-z0-9_]{{{MIN_CONFIRM_WORD},}}")
 
 
 def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[str] = ()) -> Confirm | None:
-    return _confirm_words(pattern, tuple(flags), tuple(prefilter))
+    return derived("confirm", (pattern, tuple(flags), tuple(prefilter)), _confirm_words)  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=8192)
 def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, ...]) -> Confirm | None:
     """The Confirm of a regex, or None when some alternative has no word beyond what every prefilter literal
     already holds (then the check could not drop a candidate), or when the standard parser cannot read it."""
@@ -535,8 +533,11 @@ class Prefilter:
     ``CUDNN_DOCTOR_NO_HYPERSCAN=1`` to force the pure-Python path (the benchmark compares both).
     """
 
-    def __init__(self, literals: Iterable[str]) -> None:
+    def __init__(self, literals: Iterable[str], words: Iterable[tuple[bytes, bool]] = ()) -> None:
         self.literals = sorted({lit.lower() for lit in literals if lit}, key=lambda s: (-len(s), s))
+        # confirmation words (match.Confirm), (word, ignore case): hyperscan reports whether each is in the
+        # scanned range at all (its first occurrence only), in the same pass as the literals
+        self.words = tuple(sorted(set(words)))
         self._bytes = [lit.encode("utf-8") for lit in self.literals]
         self._hs: Any = None
         self._re: Any = None
@@ -554,10 +555,12 @@ class Prefilter:
         self._short = any(len(raw) < 2 for raw in self._bytes)
 
     @staticmethod
-    def shared(literals: Iterable[str]) -> Prefilter:
+    def shared(literals: Iterable[str], words: Iterable[tuple[bytes, bool]] = ()) -> Prefilter:
         """One Prefilter per set of literals in a process (it keeps no state of a scan): the Matchers of
         many small logs (triage) share its compiled hyperscan database and trie."""
-        return _shared_prefilter(tuple(sorted({lit.lower() for lit in literals if lit})), threading.get_ident())
+        return _shared_prefilter(
+            tuple(sorted({lit.lower() for lit in literals if lit})), tuple(sorted(set(words))), threading.get_ident()
+        )
 
     def _load_hyperscan(self) -> Any:
         """The compiled hyperscan database, made on the first big scan: importing hyperscan and compiling
@@ -569,10 +572,11 @@ class Prefilter:
                     import hyperscan  # type: ignore[import-not-found]
 
                     db = hyperscan.Database()
+                    single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
                     db.compile(
-                        expressions=[_hs_literal(lit) for lit in self._bytes],
-                        ids=list(range(len(self.literals))),
-                        flags=[hyperscan.HS_FLAG_CASELESS] * len(self.literals),
+                        expressions=[_hs_literal(lit) for lit in self._bytes] + [_hs_literal(w) for w, _ in self.words],
+                        ids=list(range(len(self.literals) + len(self.words))),
+                        flags=[caseless] * len(self.literals) + [single | (caseless if i else 0) for _, i in self.words],
                     )
                     self._hs = db
                 except Exception:
@@ -588,23 +592,47 @@ class Prefilter:
         """{line start offset: literals on that line} for the lines of data[start:end] holding a literal.
 
         Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
+        return self.scan_words(data, start, end)[0]
+
+    def scan_words(
+        self, data: bytes | str, start: int = 0, end: int | None = None
+    ) -> tuple[dict[int, list[str]], set[tuple[bytes, bool]] | None]:
+        """``scan``, and the confirmation words found in data[start:end] (None: not known, the scan did not
+        run on hyperscan; look them up)."""
         data = _as_bytes(data)
         end = len(data) if end is None else end
-        if self._re is None or start >= end:
-            return {}
-        out: dict[int, list[str]] = {}
-        chunk = data[start:end] if start or end != len(data) else data
-        if end - start <= SMALL_TEXT and self._hs is None and not self._re.compiled:
-            return self._scan_small(chunk.lower(), start)
+        if (self._re is None and not self.words) or start >= end:
+            return {}, None
+
+        def chunk() -> bytes:
+            return data[start:end] if start or end != len(data) else data
+
+        if end - start <= SMALL_TEXT and self._hs is None and (self._re is None or not self._re.compiled):
+            return (self._scan_small(chunk().lower(), start) if self._re is not None else {}), None
         if self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
+            present: set[tuple[bytes, bool]] = set()
+            n_lit, words = len(self.literals), self.words
 
             def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
-                found.append((to, lit_id))
+                if lit_id < n_lit:
+                    if start < to <= end:  # data[start - 1] is a newline: no literal starts before start
+                        found.append((to, lit_id))
+                else:
+                    present.add(words[lit_id - n_lit])
 
-            self._hs.scan(chunk, match_event_handler=on_match)
-            if not found:
-                return out
+            # the whole of data (the lines carried over from the blocks around too): the words are looked for
+            # wherever a match's window may reach; the literals only count in data[start:end]
+            self._hs.scan(data, match_event_handler=on_match)
+            return self._lines_of(data, 0, found), present
+        if self._re is None:
+            return {}, None
+        return self._scan_re(chunk(), start), None
+
+    def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
+        """Group hyperscan's (end offset, literal id) hits by line."""
+        out: dict[int, list[str]] = {}
+        if found:
             found.sort()
             line_end = -1
             lits: list[str] = []
@@ -618,7 +646,11 @@ class Prefilter:
                 lit = literals[lit_id]
                 if lit not in lits:
                     lits.append(lit)
-            return out
+        return out
+
+    def _scan_re(self, chunk: bytes, start: int) -> dict[int, list[str]]:
+        """The pure-Python path: the trie-shaped alternation over the lower-cased bytes."""
+        out: dict[int, list[str]] = {}
         low = chunk.lower()  # ASCII only: same length, same offsets
         search = self._re.search
         pos, n = 0, len(low)
@@ -661,9 +693,9 @@ class Prefilter:
 
 
 @lru_cache(maxsize=64)
-def _shared_prefilter(literals: tuple[str, ...], _thread: int) -> Prefilter:
+def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool], ...], _thread: int) -> Prefilter:
     # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
-    return Prefilter(literals)
+    return Prefilter(literals, words)
 
 
 def _hs_literal(lit: bytes) -> bytes:
@@ -678,6 +710,8 @@ class Matcher:
         """Compile every pattern this matcher may need (so that the catalog cache can keep them)."""
         for sig in self.sigs:
             compile_pattern(sig.regex, sig.flags)
+            line_local(sig.regex, sig.flags)
+            confirm_words(sig.regex, sig.flags, sig.prefilter)
             for item in (*sig.context.require_any, *sig.context.exclude_any, *sig.context.support_any):
                 self.evidence.pattern(item)
 
@@ -689,6 +723,7 @@ class Matcher:
         self.full_scan: list[int] = []
         self.sigs = list(catalog.signatures)
         self.confirms: dict[int, Confirm | None] = {}  # made for the signatures a big input gives candidates
+        self._words: tuple[tuple[bytes, bool], ...] | None = None  # every Confirm's words, from the first big window
         self.disabled: dict[str, str] = {}
         self.warnings: list[str] = []
         self.budget = max(timeout, SIGNATURE_BUDGET_S)
@@ -775,9 +810,14 @@ class Matcher:
         seen: dict[tuple[int, int, int], int],
         missed: dict[int, int],
     ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+        if len(lines.data) >= CONFIRM_FROM and self._words is None:
+            self._confirm_all()
         if self._next_prefilter is not None:
             self.prefilter, self._next_prefilter = self._next_prefilter, None
-        hits = self.prefilter.scan(lines.data, core_start, core_end)
+        hits, present = self.prefilter.scan_words(lines.data, core_start, core_end)
+        if not self.prefilter.words:  # a prefilter made before the first big window: it knows no words
+            present = None
+        lines.memo["present"] = present
         if not hits and not self.full_scan:
             return
         cand: dict[int, list[int]] = {}
@@ -801,11 +841,23 @@ class Matcher:
         data = lines.data
         line_at = lines.line_at
         by_literal, probe_by_literal = self.by_literal, self.probe_by_literal
+        # a big window: a literal's signatures whose message cannot be in it (no alternative of their Confirm
+        # has all its words in the window) are dropped on the literal's first hit, so thousands of CudnnRNNV3 op
+        # traces cost no line lookup at all; each owes one near miss, at its first hit
+        narrow = present is not None and len(data) >= CONFIRM_FROM
+        window_literals: dict[str, list[int]] = {}
+        possible: dict[int, bool] = {}
+        first_hit: dict[int, int] = {}
         for off, lits in hits.items():
             li = -1
             pidxs: tuple[int, ...] = ()
             for lit in lits:
                 idxs = by_literal.get(lit)
+                if idxs and narrow:
+                    got = window_literals.get(lit)
+                    if got is None:
+                        got = window_literals[lit] = self._possible(idxs, lines, possible, first_hit, off)
+                    idxs = got
                 if idxs:
                     if li < 0:
                         li = line_at(off)
@@ -848,6 +900,10 @@ class Matcher:
                     wanted.append(pidx)
             if shape is not None:
                 shapes[shape] = tuple(wanted)
+        for idx, off in first_hit.items():
+            if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG and self.sigs[idx].id not in self.disabled:
+                missed[idx] = missed.get(idx, 0) + 1
+                yield None, self._unconfirmed(idx, first_line + line_at(off), source)
         if cand:
             yield from self._confirm(cand, lines, first_line, source, missed)
         for idx in self.full_scan:
@@ -885,23 +941,56 @@ class Matcher:
             if local is None:
                 local = self._local[idx] = line_local(sig.regex, sig.flags)
             before, after = (0, 0) if local else (sig.window_before, sig.window_after)
-            kept = [li for li in cand[idx] if self._confirmed(conf, li - before, li + after, lines)]
+            branches = _branches_present(conf, lines)
+            kept = [li for li in cand[idx] if self._confirmed(branches, conf.icase, li - before, li + after, lines)] if branches else []
             if len(kept) == len(cand[idx]):
                 continue
             if not kept:
                 first = min(cand.pop(idx))
                 if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG and sig.id not in self.disabled:
                     missed[idx] = missed.get(idx, 0) + 1
-                    words = " / ".join(b"+".join(b).decode() for b in conf.branches)
-                    yield None, Miss(sig, source, first_line + first, f"a line holds its literal but not the words of its message ({words})")
+                    yield None, self._unconfirmed(idx, first_line + first, source)
                 continue
             cand[idx] = kept
 
+    def _unconfirmed(self, idx: int, line: int, source: str) -> Miss:
+        conf = self.confirms.get(idx)
+        words = " / ".join(b"+".join(b).decode() for b in conf.branches) if conf else ""
+        return Miss(self.sigs[idx], source, line, f"a line holds its literal but not the words of its message ({words})")
+
+    def _possible(
+        self, idxs: list[int], lines: _Lines, possible: dict[int, bool], first_hit: dict[int, int], off: int
+    ) -> list[int]:
+        """Those of a literal's signatures (``idxs``) whose message may be in this window (see _scan_window)."""
+        keep: list[int] = []
+        for idx in idxs:
+            ok = possible.get(idx)
+            if ok is None:
+                conf = self.confirms.get(idx)
+                ok = possible[idx] = conf is None or bool(_branches_present(conf, lines))
+                if not ok:
+                    first_hit.setdefault(idx, off)
+            if ok:
+                keep.append(idx)
+        return keep
+
+    def _confirm_all(self) -> None:
+        """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
+        words: set[tuple[bytes, bool]] = set()
+        for idx, sig in enumerate(self.sigs):
+            conf = self.confirms.get(idx, _UNSET)
+            if conf is _UNSET:
+                conf = self.confirms[idx] = confirm_words(sig.regex, sig.flags, sig.prefilter)
+            if conf is not None:
+                words.update((w, conf.icase) for branch in conf.branches for w in branch)
+        self._words = tuple(sorted(words))
+        self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
+
     @staticmethod
-    def _confirmed(conf: Confirm, lo: int, hi: int, lines: _Lines) -> bool:
-        for words in conf.branches:
+    def _confirmed(branches: list[tuple[bytes, ...]], icase: bool, lo: int, hi: int, lines: _Lines) -> bool:
+        for words in branches:
             for word in words:
-                at = _word_lines(word, conf.icase, lines)
+                at = _word_lines(word, icase, lines)
                 i = bisect.bisect_left(at, lo)
                 if i == len(at) or at[i] > hi:
                     break
@@ -919,7 +1008,7 @@ class Matcher:
         self._shapes.clear()
         literals = {*self.by_literal, *self.probe_by_literal}
         if len(literals) < len(self.prefilter.literals):  # a literal only it needed: scan for the others
-            self._next_prefilter = Prefilter.shared(literals)
+            self._next_prefilter = Prefilter.shared(literals, self._words or ())
 
     def _scan_run(  # noqa: C901, PLR0912, PLR0913, PLR0915 - split in the match/ package step
         self,
@@ -1097,17 +1186,40 @@ class Matcher:
             )
 
 
+def _window_data(icase: bool, lines: _Lines) -> bytes:
+    if not icase:
+        return lines.data
+    data = lines.memo.get("lower")
+    if data is None:
+        data = lines.memo["lower"] = lines.data.lower()  # ASCII only: same offsets
+    return data
+
+
+def _has_word(word: bytes, icase: bool, lines: _Lines) -> bool:
+    """Whether ``word`` is anywhere in the window (the prefilter's hyperscan pass says so, or one find)."""
+    key = ("has", word, icase)
+    got = lines.memo.get(key)
+    if got is None:
+        present = lines.memo.get("present")
+        got = (word, icase) in present if present is not None else _window_data(icase, lines).find(word) >= 0
+        lines.memo[key] = got
+    return got
+
+
+def _branches_present(conf: Confirm, lines: _Lines) -> list[tuple[bytes, ...]]:
+    """The alternatives of ``conf`` whose every word is somewhere in the window (a word on every line of a
+    dense log, such as 'device', is located line by line only when the other words of its alternative are
+    there too)."""
+    return [words for words in conf.branches if all(_has_word(w, conf.icase, lines) for w in words)]
+
+
 def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
     """The sorted indexes of the window's lines holding ``word`` (found once per window, in C)."""
     key = ("word", word, icase)
     got = lines.memo.get(key)
     if got is not None:
         return got
-    data = lines.data
-    if icase:
-        data = lines.memo.get("lower")
-        if data is None:
-            data = lines.memo["lower"] = lines.data.lower()  # ASCII only: same offsets
+    data = _window_data(icase, lines)
     found: list[int] = []
     li, prev = 0, 0
     pos = data.find(word)

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ._version import __version__
 from .errors import DoctorError, MissingExtraError
+from .version import __version__
 
 INSTALL_HINT = "pip install 'cudnn-doctor[mcp]'"
 URI_INDEX = "cudnn-doctor://signatures"
@@ -99,7 +99,7 @@ def diagnose(log: str = "", path: str = "", lang: str = "en", env: dict[str, str
     """
     from .input import sources_from_args, text_source
     from .pipeline import Options, diagnose_sources
-    from .render.record import to_record
+    from .report import build_report
 
     if lang not in ("en", "zh"):
         _fail(f"lang must be en or zh, not {lang!r}")
@@ -116,7 +116,7 @@ def diagnose(log: str = "", path: str = "", lang: str = "en", env: dict[str, str
         result = diagnose_sources(sources, catalog=_catalog(), options=Options(lang=lang, env=pairs))
     except DoctorError as exc:  # an unreadable file: binary data, permission denied
         _fail(str(exc))
-    return to_record(result, lang)
+    return build_report(result, lang)
 
 
 def show(id: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ unpickling slotted dataclasses goes through a slow __setstate__ (it doubled the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,21 @@ TIER_TEXT = {
     "estimated": "estimate",
     "ai_generated": "estimate (AI-generated record)",
 }
+
+
+def localized(obj: object, name: str, lang: str = "en") -> str:
+    """The one localisation rule: field ``<name>_<lang>`` when it holds text, else the English ``<name>``.
+
+    ``obj`` is a record as written (a mapping: ``Signature.raw``) or a model object (``DeadEnd``,
+    ``Workaround``, ``Case``, ``Cause``, ``DifferentialEntry``: their ``action_zh``, ``text_zh``... fields).
+    Each field falls back on its own, so a half-translated signature shows what it has."""
+    get = obj.get if isinstance(obj, Mapping) else lambda key: getattr(obj, key, None)
+    if lang != "en":
+        value = get(f"{name}_{lang}")
+        if isinstance(value, str) and value.strip():
+            return value
+    value = get(name)
+    return value if isinstance(value, str) else ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,13 +172,8 @@ class Signature:
     differential: tuple[DifferentialEntry, ...] = ()
 
     def text(self, key: str, lang: str = "en") -> str:
-        """A text field in ``lang`` ('zh' falls back to English per field)."""
-        if lang != "en":
-            value = self.raw.get(f"{key}_{lang}")
-            if isinstance(value, str) and value.strip():
-                return value
-        value = self.raw.get(key)
-        return value if isinstance(value, str) else ""
+        """A text field in ``lang`` ('zh' falls back to English per field; see ``localized``)."""
+        return localized(self.raw, key, lang)
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,31 +250,3 @@ class NearMiss:
     source: str
     line: int
     reason: str
-
-
-@dataclass
-class Diagnosis:
-    findings: list[Finding] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-    lines_read: int = 0
-    bytes_read: int = 0
-    error_lines: list[tuple[str, int, str]] = field(default_factory=list)
-    near_misses: list[NearMiss] = field(default_factory=list)
-    below_threshold: list[Finding] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    environment: dict[str, Any] = field(default_factory=dict)
-    input_errors: list[str] = field(default_factory=list)
-    threshold: float = 0.5  # the confidence a finding needed (--threshold)
-
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
-        """The report as plain data: exactly what ``--format json`` prints (documented in
-        docs/output-format.md, described by ``cudnn-doctor schema output``); ``lang`` 'en' or 'zh'."""
-        from .render.record import to_record  # the renderers build on the model, not the other way
-
-        return to_record(self, lang)
-
-    def to_json(self, lang: str = "en", indent: int | None = 2) -> str:
-        """``to_dict()`` as JSON text (UTF-8 characters kept)."""
-        import json
-
-        return json.dumps(self.to_dict(lang), indent=indent, ensure_ascii=False)

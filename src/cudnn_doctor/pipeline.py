@@ -16,7 +16,7 @@ from .errors import InputError
 from .explain import check_messages, explanation
 from .input import Block, ReadStats, Source, read_blocks, read_range, text_source
 from .match import MAX_NEAR_MISSES_PER_SIG, Matcher, RawMatch
-from .model import Diagnosis, Finding, NearMiss
+from .model import Finding, NearMiss
 from .normalize import normalize_line
 from .rank import (
     CONFIDENCE_THRESHOLD,
@@ -28,6 +28,7 @@ from .rank import (
     order,
 )
 from .reading import Reader
+from .report import Diagnosis
 from .tracebacks import user_frame
 
 # what makes a line look like an error (``FooError`` is found by its end), searched in the raw bytes; the

@@ -103,7 +103,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                     seen.setdefault((rep.nodeid, str(value)), "")
     if not seen:
         return
-    from .render.terminal import safe
+    from .textsafe import terminal_safe as safe
 
     if not all(seen.values()):  # the titles of diagnoses made in pytest-xdist workers
         try:

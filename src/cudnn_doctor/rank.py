@@ -11,15 +11,24 @@
 * Findings are ordered errors first, then by scope (RNN-specific first), priority, confidence, position.
 * Confidence comes from the evidence: the full pattern matched, required/supporting context found, versions
   agree. Versions outside a signature's ``applies`` or past its ``fixed_in`` demote it, with the reason.
+* What a report shows is decided here too, so the renderers only lay it out: the order of dead ends and
+  workarounds, which workarounds are hidden for the detected versions (``plan_workarounds``), and how much of
+  each list every view shows (``View``: the causes of a differential, near misses, references...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
-from .match import RawMatch
-from .model import Finding, Occurrence, Signature
+from .model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
+
+if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
+    from .match import RawMatch
+    from .records import CandidateRecord, DeadEndRecord, FindingRecord, WorkaroundRecord
+
+T = TypeVar("T")
 
 CLUSTER_GAP = 4
 CONFIDENCE_THRESHOLD = 0.5
@@ -229,27 +238,36 @@ def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | N
             if id(cause) in folded:
                 continue
             cause_ids = {cause.signature.id, *cause.related}
-            leads = {e.id for e in cause.signature.leads_to}
-            if lookup is not None:
-                for rid in cause.related:
-                    rsig = lookup(rid)
-                    if rsig is not None:
-                        leads |= {e.id for e in rsig.leads_to}
+            leads = _leads_of(cause, lookup)
             for effect in group[i + 1 :]:
-                if id(effect) in folded or effect is cause:
-                    continue
-                if cause.signature.severity == "warning" and effect.signature.severity == "error":
-                    continue  # a warning is never shown as the root cause of an error
-                back = {e.id for e in effect.signature.preceded_by}
-                # a specific cause already explains the chain it took as evidence: only its own edges fold it
-                via_related = effect.signature.cause is None and bool(leads & set(effect.related))
-                if effect.signature.id in leads or via_related or (back & cause_ids):
+                if id(effect) not in folded and effect is not cause and _folds(cause, cause_ids, leads, effect):
                     cause.consequences.append(effect)
                     folded.add(id(effect))
     for f in findings:
         if id(f) not in folded:
             top.append(f)
     return top
+
+
+def _leads_of(cause: Finding, lookup: Callable[[str], Signature | None] | None) -> set[str]:
+    """What the cause's error leads to: its winner's edges and those of the signatures it beat."""
+    leads = {e.id for e in cause.signature.leads_to}
+    if lookup is not None:
+        for rid in cause.related:
+            rsig = lookup(rid)
+            if rsig is not None:
+                leads |= {e.id for e in rsig.leads_to}
+    return leads
+
+
+def _folds(cause: Finding, cause_ids: set[str], leads: set[str], effect: Finding) -> bool:
+    """Whether ``effect`` is folded under ``cause`` as its consequence."""
+    if cause.signature.severity == "warning" and effect.signature.severity == "error":
+        return False  # a warning is never shown as the root cause of an error
+    back = {e.id for e in effect.signature.preceded_by}
+    # a specific cause already explains the chain it took as evidence: only its own edges fold it
+    via_related = effect.signature.cause is None and bool(leads & set(effect.related))
+    return effect.signature.id in leads or via_related or bool(back & cause_ids)
 
 
 def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> list[Finding]:
@@ -268,14 +286,80 @@ def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> l
     )
 
 
-def sort_workarounds(sig: Signature) -> list[Any]:
-    from .model import EFFORT_ORDER
-
+def sort_workarounds(sig: Signature) -> list[Workaround]:
+    """Most successful first, then least effort."""
     return sorted(
         sig.workarounds,
         key=lambda w: (-(w.success_rate if w.success_rate is not None else -1), EFFORT_ORDER.get(w.effort, 1)),
     )
 
 
-def sort_dead_ends(sig: Signature) -> list[Any]:
+def sort_dead_ends(sig: Signature) -> list[DeadEnd]:
+    """The attempts that fail most often first."""
     return sorted(sig.dead_ends, key=lambda d: -(d.fail_rate if d.fail_rate is not None else -1))
+
+
+def plan_workarounds(
+    sig: Signature, versions: dict[str, str]
+) -> tuple[list[Workaround], list[tuple[Workaround, str]]]:
+    """(the workarounds to show, ranked; those hidden because the detected versions are outside their
+    ``applies``, each with the reason)."""
+    shown: list[Workaround] = []
+    hidden: list[tuple[Workaround, str]] = []
+    for w in sort_workarounds(sig):
+        reason = workaround_hidden_reason(w.applies, versions)
+        if reason:
+            hidden.append((w, reason))
+        else:
+            shown.append(w)
+    return shown, hidden
+
+
+# ------------------------------------------------------------------ how much each view of a report shows
+
+MAX_NEAR_MISSES = 10  # in the record (JSON) when no signature matched
+MAX_DIFFERENTIAL = 8  # causes listed by the full views; JSON lists all
+
+
+@dataclass(frozen=True)
+class View:
+    """How much of a report one view shows (None: all of it). A view that is cut says how much it left out."""
+
+    causes: int | None = MAX_DIFFERENTIAL  # possible causes, and ruled-out ones, of a differential
+    near_misses: int | None = None
+    confused_with: int | None = None
+    references: int | None = None
+    findings: int | None = None  # findings shown in full; the rest are named
+    also_found: int | None = None  # the other findings named by id
+
+
+TERMINAL = View(near_misses=5, confused_with=3, references=3)
+DOCUMENT = View(causes=None)  # Markdown: everything (its size limit is a layout matter)
+TEST_REPORT = View()  # JUnit
+ANNOTATION = View(causes=5)  # one CI annotation (GitHub, SARIF)
+ONE_LINE = View(causes=3)  # one line per finding (GitLab Code Quality)
+SUMMARY = View(causes=2, also_found=5)  # the record's one-paragraph summary
+BRIEF = View(findings=3)  # under a traceback (pytest, IPython, the excepthook)
+
+
+def head(items: Sequence[T], limit: int | None) -> tuple[list[T], int]:
+    """(the first ``limit`` items, how many are left out)."""
+    if limit is None or len(items) <= limit:
+        return list(items), 0
+    return list(items[:limit]), len(items) - limit
+
+
+def split_differential(f: FindingRecord) -> tuple[list[CandidateRecord], list[CandidateRecord]]:
+    """(possible, ruled out) causes of a finding, each most-confirmed first."""
+    cands = f.get("differential") or []
+    return [c for c in cands if not c.get("ruled_out")], [c for c in cands if c.get("ruled_out")]
+
+
+def warn_first(f: FindingRecord) -> DeadEndRecord | None:
+    """The dead end a short report warns about: the most often failing one that names an attempt."""
+    return next((d for d in f["dead_ends"] if d.get("action")), None)
+
+
+def try_first(f: FindingRecord) -> WorkaroundRecord | None:
+    """The workaround a short report shows: the best ranked of those that apply."""
+    return f["workarounds"][0] if f["workarounds"] else None

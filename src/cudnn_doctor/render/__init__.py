@@ -1,9 +1,13 @@
-"""Renderers: one module per output format, all fed by the same record (record.py)."""
+"""Renderers: one module per output format, all fed by the same typed report (records.Report, built once
+in report.py). They lay out; what to show was decided in rank.py."""
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..records import Report
 
 
 class Format(str, Enum):
@@ -16,8 +20,8 @@ class Format(str, Enum):
     gitlab = "gitlab"
 
 
-def render(fmt: Format, record: dict[str, Any], *, color: bool | None = None, width: int | None = None) -> str:
-    """Render a diagnosis record (record.to_record) in ``fmt``; every Format member has a module."""
+def render(fmt: Format, record: Report, *, color: bool | None = None, width: int | None = None) -> str:
+    """Render a report (report.build_report) in ``fmt``; every Format member has a module."""
     from importlib import import_module
 
     if fmt is Format.terminal:

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import html
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..rank import BRIEF, head, try_first, warn_first
+from ..textsafe import terminal_safe as safe
 from .summary import first_sentence
-from .terminal import _Out, safe
+from .terminal import _Out
 
-MAX_FINDINGS = 3
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
+
+MAX_FINDINGS = BRIEF.findings
 
 
-def _parts(f: dict[str, Any]) -> dict[str, Any]:
+def _parts(f: FindingRecord) -> dict[str, Any]:
     """What a brief report says about one finding (shared by the text and the HTML forms)."""
-    dead = next((d for d in f["dead_ends"] if d.get("action")), None)
-    top = f["workarounds"][0] if f["workarounds"] else None
+    dead = warn_first(f)
+    top = try_first(f)
     frame = f.get("user_frame")
     where = f"{f['source']}:{f['line']}"
     if frame:
@@ -40,13 +45,13 @@ def _relative(path: str) -> str:
     return path[len(here):] if path.startswith(here) else path
 
 
-def render_brief(record: dict[str, Any], *, width: int = 100, max_findings: int = MAX_FINDINGS) -> str:
+def render_brief(record: Report, *, width: int = 100, max_findings: int | None = MAX_FINDINGS) -> str:
     """Plain text (no colour, control characters removed); '' when there is no finding."""
-    findings = record["findings"]
+    findings, _ = head(record["findings"], max_findings)
     if not findings:
         return ""
     out = _Out(width)
-    for i, f in enumerate(findings[:max_findings]):
+    for i, f in enumerate(findings):
         if i:
             out.print()
         p = _parts(f)
@@ -62,7 +67,7 @@ def render_brief(record: dict[str, Any], *, width: int = 100, max_findings: int 
             for code in p["top"][1].splitlines():  # not folded: code stays copyable
                 out.lines.append([("    " + safe(code), "")])
         out.lines.append([("  Every workaround and source: " + safe(p["more"]), "")])  # one line: copyable
-    rest = findings[max_findings:]
+    rest = record["findings"][len(findings):]
     if rest:
         out.line(f"cudnn-doctor: also {', '.join(f['id'] for f in rest)}")
     return out.render(False)
@@ -72,13 +77,13 @@ def _e(text: str) -> str:
     return html.escape(safe(text), quote=True)
 
 
-def render_brief_html(record: dict[str, Any], *, max_findings: int = MAX_FINDINGS) -> str:
+def render_brief_html(record: Report, *, max_findings: int | None = MAX_FINDINGS) -> str:
     """A self-contained HTML fragment for a notebook output ('' when there is no finding)."""
-    findings = record["findings"]
+    findings, _ = head(record["findings"], max_findings)
     if not findings:
         return ""
     rows: list[str] = []
-    for f in findings[:max_findings]:
+    for f in findings:
         p = _parts(f)
         items = []
         if p["explanation"]:
@@ -95,7 +100,7 @@ def render_brief_html(record: dict[str, Any], *, max_findings: int = MAX_FINDING
             f"<b>cudnn-doctor: {_e(p['head'])}</b><br><small>{_e(p['meta'])}</small>"
             f"<ul style='margin:4px 0'>{''.join(items)}</ul></div>"
         )
-    rest = findings[max_findings:]
+    rest = record["findings"][len(findings):]
     if rest:
         rows.append(f"<div>cudnn-doctor: also {_e(', '.join(f['id'] for f in rest))}</div>")
     return (

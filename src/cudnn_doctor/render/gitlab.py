@@ -9,36 +9,40 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..rank import ONE_LINE, try_first
+from ..textsafe import clean, cut, deep_clean
 from . import causes
-from .github import clean, deep_clean
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 SEVERITY = {"error": "critical", "warning": "minor"}  # Code Quality: blocker, critical, major, minor, info
 MAX_DESCRIPTION = 2000
 
 
 def _one_line(value: object, limit: int) -> str:
-    s = " ".join(clean(value).split())
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return cut(" ".join(clean(value).split()), limit)
 
 
-def fingerprint(f: dict[str, Any]) -> str:
+def fingerprint(f: FindingRecord) -> str:
     data = "\0".join([str(f["id"]), str(f["source"]), str(f["line"]), str(f.get("match") or "")])
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _issue(f: dict[str, Any]) -> dict[str, Any]:
-    frame = f.get("user_frame") or {}
-    if frame.get("file") and frame.get("line"):
+def _issue(f: FindingRecord) -> dict[str, Any]:
+    frame = f.get("user_frame")
+    if frame and frame.get("file") and frame.get("line"):
         path, line = str(frame["file"]), int(frame["line"])
     else:
         path, line = str(f["source"]), int(f["line"])
     description = f"{f['title']}: {f.get('explanation') or f.get('root_cause') or ''}"
     if f.get("differential"):
-        description += " " + causes.one_line(f)
-    if f.get("workarounds"):
-        description += f" Fix: {f['workarounds'][0]['action']}"
+        description += " " + causes.one_line(f, ONE_LINE.causes)
+    w = try_first(f)
+    if w:
+        description += f" Fix: {w['action']}"
     description += f" (log {f['source']}:{f['line']})"
     return {
         "type": "issue",
@@ -51,7 +55,7 @@ def _issue(f: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def render_gitlab(record: dict[str, Any]) -> str:
+def render_gitlab(record: Report) -> str:
     issues = []
     seen: set[str] = set()
     for f in record["findings"]:

@@ -1,16 +1,17 @@
-"""``--format json``: the diagnosis record as documented in docs/output-format.md."""
+"""``--format json``: the report as documented in docs/output-format.md (records.Report, as is)."""
 
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
+from typing import TYPE_CHECKING
 
-# C1 controls (\x9b is a one-byte CSI), zero-width and bidi-override characters: valid JSON as they are, but a
-# terminal or viewer showing the JSON would act on them. They are written as \\u escapes instead.
-_INVISIBLE = re.compile(r"[\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+from ..textsafe import json_escape_invisible
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import Report
 
 
-def render_json(record: dict[str, Any]) -> str:
-    text = json.dumps(record, indent=2, ensure_ascii=False)
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text) + "\n"
+def render_json(record: Report) -> str:
+    # C1 controls, zero-width and bidi characters are valid JSON as they are, but a terminal or viewer
+    # showing the JSON would act on them: they are written as \u escapes instead
+    return json_escape_invisible(json.dumps(record, indent=2, ensure_ascii=False)) + "\n"

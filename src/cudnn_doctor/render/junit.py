@@ -7,27 +7,27 @@ empty. Built with ElementTree (which escapes) after removing characters XML 1.0 
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..rank import TEST_REPORT
+from ..textsafe import xml_text as _xml_text
 from . import causes
-from .github import clean
-from .record import cut_note
+from .phrases import cut_note
 
-# Characters XML 1.0 forbids (C0 controls except TAB/LF/CR, surrogates, U+FFFE/U+FFFF).
-_ILLEGAL_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
+
 MAX_TEXT = 64 << 10
 SUITE = "cudnn-doctor"
 
 
 def xml_text(value: object, limit: int = MAX_TEXT) -> str:
     """Text that is legal in XML 1.0, without terminal escapes, at most ``limit`` characters."""
-    s = _ILLEGAL_XML.sub("", clean(value))
-    return s if len(s) <= limit else s[: limit - 1] + "…"
+    return _xml_text(value, limit)
 
 
-def report_text(f: dict[str, Any]) -> str:
+def report_text(f: FindingRecord) -> str:
     """The plain-text body of a failure: where, what, why, what not to do, what to do."""
     lines = [
         f"{f['title']}",
@@ -52,7 +52,7 @@ def report_text(f: dict[str, Any]) -> str:
     if f.get("root_cause"):
         lines += ["", f"Root cause: {f['root_cause']}"]
     if f.get("differential"):
-        lines += ["", *causes.lines(f)]
+        lines += ["", *causes.lines(f, TEST_REPORT.causes)]
     if f.get("dead_ends"):
         lines += ["", "Dead ends (known not to work):"]
         lines += [f"  x {d['action']} - fails {d['rate_basis']}: {d['why_fails']}" for d in f["dead_ends"]]
@@ -66,7 +66,7 @@ def report_text(f: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_junit(record: dict[str, Any]) -> str:
+def render_junit(record: Report) -> str:
     findings = record["findings"]
     n = len(findings)
     counts = {"tests": str(max(n, 1)), "failures": str(n), "errors": "0", "skipped": "0", "time": "0"}
@@ -75,6 +75,7 @@ def render_junit(record: dict[str, Any]) -> str:
     )
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, **counts})
     for f in findings:
+        frame = f.get("user_frame")
         case = ET.SubElement(
             suite,
             "testcase",
@@ -83,8 +84,8 @@ def render_junit(record: dict[str, Any]) -> str:
                     f"{f.get('framework') or 'unknown'}.{f.get('scope') or 'unknown'}", 200
                 ),
                 "name": xml_text(f["id"], 200),
-                "file": xml_text((f.get("user_frame") or {}).get("file") or f["source"], 1000),
-                "line": str((f.get("user_frame") or {}).get("line") or f["line"]),
+                "file": xml_text((frame and frame.get("file")) or f["source"], 1000),
+                "line": str((frame and frame.get("line")) or f["line"]),
                 "time": "0",
             },
         )

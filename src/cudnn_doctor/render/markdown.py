@@ -10,53 +10,24 @@ stays under 1 MiB (GitHub's step-summary limit); findings past that are cut with
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from ..rank import DOCUMENT, head
+from ..textsafe import MAX_BLOCK, WJ, clean
+from ..textsafe import md_block as block
+from ..textsafe import md_code as code
+from ..textsafe import md_text as text
 from . import causes
-from .github import clean
-from .record import cut_note
+from .phrases import cut_note, scope_text
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 MAX_BYTES = 1 << 20
 _RESERVE = 4 << 10  # room for the truncation note
-MAX_BLOCK = 8 << 10  # characters of one code block
-WJ = "\u2060"  # WORD JOINER: invisible, stops GitHub's @mention and #reference autolinks
 
-_SPECIAL = re.compile(r"([\\`*_\[\]|~])")  # ( ) ! only matter next to [ ], which are escaped
-_MENTION = re.compile(r"([@#])(?=[\w-])")
-_SCOPE = {"rnn": "RNN-specific", "cudnn": "general cuDNN", "cuda": "general CUDA"}
-
-
-def text(value: object) -> str:
-    """Escape one line of prose (newlines become spaces) so it renders literally, also inside a table cell."""
-    s = " ".join(clean(value).split())
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = _SPECIAL.sub(r"\\\1", s)
-    s = _MENTION.sub(lambda m: m.group(1) + WJ, s)
-    if s[:1] in "#+-=>":
-        s = "\\" + s
-    return re.sub(r"^(\d+)\.(?=\s|$)", r"\1\\.", s)
-
-
-def code(value: object, *, table: bool = False) -> str:
-    """An inline code span (one line) with a delimiter longer than any backtick run inside."""
-    s = " ".join(clean(value).split())
-    if table:  # GFM splits cells on | before parsing code spans
-        s = s.replace("|", "\\|")
-    if not s:
-        return ""
-    ticks = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") else ""
-    return f"{ticks}{pad}{s}{pad}{ticks}"
-
-
-def block(value: object, lang: str = "text") -> str:
-    """A fenced code block whose fence is longer than any backtick run in the text."""
-    s = clean(value).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
-    if len(s) > MAX_BLOCK:
-        s = s[:MAX_BLOCK] + f"\n[... {len(s) - MAX_BLOCK} characters cut ...]"
-    fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
-    return f"{fence}{lang}\n{s}\n{fence}\n"
+__all__ = ["MAX_BLOCK", "WJ", "block", "code", "link", "render_markdown", "text"]
 
 
 def link(title: object, url: object) -> str:
@@ -66,21 +37,30 @@ def link(title: object, url: object) -> str:
     return f"[{text(title)}](<{quote(u, safe=':/?#[]@!$&*+,;=%~-._')}>)"
 
 
-def _where(f: dict[str, Any]) -> str:
+def _where(f: FindingRecord) -> str:
     s = f"{code(f['source'])} line {f['line']}"
     if f.get("count", 1) > 1:
         s += f" (x{f['count']}, last at line {f['last_line']})"
     return s
 
 
-def _finding(i: int, f: dict[str, Any]) -> str:
+def _finding(i: int, f: FindingRecord) -> str:
     out = [f"### {i}. {text(f['title'])}\n\n"]
-    scope = _SCOPE.get(f.get("scope", ""), f.get("scope", ""))
+    scope = scope_text(f.get("scope", ""))
     out.append(
         f"{code(f['id'])} · {text(f.get('framework', ''))} · {text(scope)} · **{text(f['severity'])}** · "
         f"confidence {f['confidence']:.2f}\n\n"
     )
     out.append(f"**Where:** {_where(f)}\n\n")
+    out += _evidence(f)
+    out += _knowledge(f)
+    out += _links(f)
+    return "".join(out)
+
+
+def _evidence(f: FindingRecord) -> list[str]:
+    """What the log shows: the matched lines, the user's frame, the explanation and checks, the cause."""
+    out: list[str] = []
     if f.get("match"):
         out.append(block(f["match"]) + "\n")
     if f.get("cut"):
@@ -100,6 +80,12 @@ def _finding(i: int, f: dict[str, Any]) -> str:
         out.append(f"**Root cause:** {text(f['root_cause'])}\n\n")
     if f.get("differential"):
         out.append(_differential(f))
+    return out
+
+
+def _knowledge(f: FindingRecord) -> list[str]:
+    """What not to do and what to do."""
+    out: list[str] = []
     if f.get("dead_ends"):
         out.append("**Dead ends** (known not to work):\n\n")
         for d in f["dead_ends"]:
@@ -120,6 +106,12 @@ def _finding(i: int, f: dict[str, Any]) -> str:
     if f.get("hidden_workarounds"):
         hidden = "; ".join(f"{text(h['action'])} ({text(h['reason'])})" for h in f["hidden_workarounds"])
         out.append(f"Not shown for your versions: {hidden}\n\n")
+    return out
+
+
+def _links(f: FindingRecord) -> list[str]:
+    """Confusable signatures, consequences and references."""
+    out: list[str] = []
     for c in f.get("confused_with") or []:
         out.append(f"Not to confuse with {code(c['id'])}: {text(c['how_to_tell'])}\n\n")
     if f.get("consequences"):
@@ -134,12 +126,14 @@ def _finding(i: int, f: dict[str, Any]) -> str:
             + "".join(f"- {link(r.get('title') or r['url'], r['url'])}\n" for r in f["references"])
             + "\n"
         )
-    return "".join(out)
+    return out
 
 
-def _differential(f: dict[str, Any]) -> str:
+def _differential(f: FindingRecord) -> str:
     """The causes a generic status could be, each with its check; those the log rules out struck through."""
     possible, ruled_out = causes.split(f)
+    possible, _ = head(possible, DOCUMENT.causes)
+    ruled_out, _ = head(ruled_out, DOCUMENT.causes)
     both = causes.mixed(f)
     out = [f"**{causes.HEADING}:**\n\n"]
     for i, c in enumerate(possible, 1):
@@ -157,7 +151,7 @@ def _indent(s: str, n: int) -> str:
     return "".join(pad + line if line.strip() else line for line in s.splitlines(keepends=True))
 
 
-def _table(findings: list[dict[str, Any]]) -> str:
+def _table(findings: list[FindingRecord]) -> str:
     rows = ["| # | Severity | Finding | Where | Confidence |\n", "|---|---|---|---|---|\n"]
     for i, f in enumerate(findings, 1):
         frame = f.get("user_frame")
@@ -171,7 +165,7 @@ def _table(findings: list[dict[str, Any]]) -> str:
     return "".join(rows) + "\n"
 
 
-def _abstain(record: dict[str, Any], sources: str) -> str:
+def _abstain(record: Report, sources: str) -> str:
     out = [f"## cudnn-doctor: no known cuDNN RNN error in {sources}\n\n"]
     out.append(f"Read {record['lines_read']} lines. No signature matched with enough confidence.\n\n")
     if record.get("below_threshold"):
@@ -197,7 +191,7 @@ def _abstain(record: dict[str, Any], sources: str) -> str:
     return "".join(out)
 
 
-def _footer(record: dict[str, Any]) -> str:
+def _footer(record: Report) -> str:
     out = [f"> Warning: {text(w)}\n" for w in record.get("warnings") or []]
     out += [f"> Input error: {text(e)}\n" for e in record.get("input_errors") or []]
     tool = record.get("tool") or {}
@@ -205,7 +199,7 @@ def _footer(record: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def render_markdown(record: dict[str, Any]) -> str:
+def render_markdown(record: Report) -> str:
     findings = record["findings"]
     sources = ", ".join(code(s) for s in record["sources"]) or "the input"
     if not findings:

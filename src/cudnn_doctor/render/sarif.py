@@ -10,12 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from ..rank import ANNOTATION, try_first
+from ..textsafe import clean, cut, deep_clean
 from . import causes
-from .github import clean, deep_clean
-from .record import cut_note
+from .phrases import cut_note
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/cudnn-doctor/"
@@ -39,8 +43,7 @@ def artifact_uri(path: str) -> str:
 
 
 def _text(value: object) -> str:
-    s = clean(value).replace("\r\n", "\n").replace("\r", "\n")
-    return s if len(s) <= MAX_TEXT else s[: MAX_TEXT - 1] + "…"
+    return cut(clean(value).replace("\r\n", "\n").replace("\r", "\n"), MAX_TEXT)
 
 
 def _rule_name(sig_id: str) -> str:
@@ -51,11 +54,11 @@ def _rule_name(sig_id: str) -> str:
     )
 
 
-def _level(f: dict[str, Any]) -> str:
+def _level(f: FindingRecord) -> str:
     return "warning" if f.get("severity") == "warning" else "error"
 
 
-def _rule(f: dict[str, Any]) -> dict[str, Any]:
+def _rule(f: FindingRecord) -> dict[str, Any]:
     rule: dict[str, Any] = {
         "id": f["id"],
         "name": _rule_name(f["id"]),
@@ -89,31 +92,31 @@ def _location(uri: str, start: int, end: int | None, message: str | None = None)
     return loc
 
 
-def fingerprint(f: dict[str, Any]) -> str:
+def fingerprint(f: FindingRecord) -> str:
     """Stable across runs and line shifts: the signature id and the matched text."""
     data = "\0".join([f["id"], " ".join(str(f.get("match") or "").split())])
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _message(f: dict[str, Any]) -> str:
+def _message(f: FindingRecord) -> str:
     parts = [str(f.get("explanation") or f.get("root_cause") or f["title"])]
     if f.get("cut"):
         parts.append(cut_note(f["cut"]))
     if f.get("differential"):
-        parts.append(causes.text(f, limit=5))
-    if f.get("workarounds"):
-        w = f["workarounds"][0]
+        parts.append(causes.text(f, ANNOTATION.causes))
+    w = try_first(f)
+    if w:
         parts.append(f"Fix: {w['action']}" + (f"\n{str(w['how']).rstrip()}" if w.get("how") else ""))
     parts.append(f"Log: {f['source']}:{f['line']}: {str(f.get('match') or '')[:300]}")
     return _text("\n\n".join(parts))
 
 
-def _result(f: dict[str, Any], index: int) -> dict[str, Any]:
+def _result(f: FindingRecord, index: int) -> dict[str, Any]:
     log = _location(f["source"], f["line"], f.get("end_line"), "log line")
-    frame = f.get("user_frame") or {}
+    frame = f.get("user_frame")
     locations = [log]
     related: list[dict[str, Any]] = []
-    if frame.get("file") and frame.get("line"):
+    if frame and frame.get("file") and frame.get("line"):
         locations = [_location(str(frame["file"]), frame["line"], frame["line"], "your code")]
         related = [{"id": 1, **log}]
     result: dict[str, Any] = {
@@ -140,7 +143,7 @@ def _result(f: dict[str, Any], index: int) -> dict[str, Any]:
     return result
 
 
-def sarif_log(record: dict[str, Any]) -> dict[str, Any]:
+def sarif_log(record: Report) -> dict[str, Any]:
     """The SARIF log as a dict."""
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
@@ -179,5 +182,5 @@ def sarif_log(record: dict[str, Any]) -> dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def render_sarif(record: dict[str, Any]) -> str:
+def render_sarif(record: Report) -> str:
     return json.dumps(deep_clean(sarif_log(record)), indent=2, ensure_ascii=False) + "\n"

@@ -11,8 +11,8 @@ from rich.text import Text
 
 from ..model import Candidate, Signature
 from ..rank import sort_dead_ends, sort_workarounds
-from .record import rate_text
-from .terminal import safe
+from ..textsafe import terminal_safe as safe
+from .phrases import rate_text
 
 
 def _console(buf: io.StringIO, color: bool) -> Console:
@@ -25,7 +25,7 @@ def render_list(sigs: Sequence[Signature], color: bool = False, terminal: bool =
     row is one line, whole, so ``| grep ID`` and ``| cut`` work."""
     columns = ("id", "framework", "scope", "severity", "title")
     if not terminal and not color:
-        rows = [columns, *((s.id, s.framework, s.scope, s.severity, s.title) for s in sigs)]
+        rows: list[tuple[str, ...]] = [columns, *((s.id, s.framework, s.scope, s.severity, s.title) for s in sigs)]
         rows = [tuple(safe(v) for v in row) for row in rows]
         widths = [max(len(row[i]) for row in rows) for i in range(len(columns) - 1)]
         out = ["  ".join([*(v.ljust(w) for v, w in zip(row[:-1], widths, strict=True)), row[-1]]).rstrip() + "\n" for row in rows]
@@ -41,16 +41,37 @@ def render_list(sigs: Sequence[Signature], color: bool = False, terminal: bool =
     return buf.getvalue()
 
 
-def render_signature(sig: Signature, color: bool = False, differential: Sequence[Candidate] = ()) -> str:
-    buf = io.StringIO()
-    c = _console(buf, color)
+class _Page:
+    """Labelled lines on a rich console; values are shown literally, control characters removed."""
 
-    def line(label: str, value: str, style: str = "bold") -> None:
+    def __init__(self, buf: io.StringIO, color: bool) -> None:
+        self.c = _console(buf, color)
+
+    def line(self, label: str, value: str, style: str = "bold") -> None:
         t = Text()
         t.append(label, style=style)
         t.append(safe(value))
-        c.print(t)
+        self.c.print(t)
 
+    def heading(self, text: str, style: str) -> None:
+        self.c.print(Text(text, style=style))
+
+    def verbatim(self, text: str) -> None:
+        self.c.print(Text(safe(text)))
+
+
+def render_signature(sig: Signature, color: bool = False, differential: Sequence[Candidate] = ()) -> str:
+    buf = io.StringIO()
+    page = _Page(buf, color)
+    _identity(page, sig)
+    _knowledge(page, sig)
+    _graph(page, sig, differential)
+    _sources(page, sig)
+    return buf.getvalue()
+
+
+def _identity(page: _Page, sig: Signature) -> None:
+    line = page.line
     line("", sig.title)
     line("id: ", sig.id, "dim")
     line("framework / scope / severity / priority: ", f"{sig.framework} / {sig.scope} / {sig.severity} / {sig.priority}", "dim")
@@ -62,20 +83,29 @@ def render_signature(sig: Signature, color: bool = False, differential: Sequence
     if sig.prefilter:
         line("prefilter: ", ", ".join(sig.prefilter))
     line("root cause: ", sig.root_cause)
+
+
+def _knowledge(page: _Page, sig: Signature) -> None:
+    """Dead ends and workarounds, in rank's order, and where they apply."""
     if sig.dead_ends:
-        c.print(Text("dead ends:", style="bold red"))
+        page.heading("dead ends:", "bold red")
         for d in sort_dead_ends(sig):
-            line("  x ", f"{d.action or '(unnamed)'} - fails {rate_text(d.fail_rate, d.verification_tier)}: {d.why_fails}", "red")
+            page.line("  x ", f"{d.action or '(unnamed)'} - fails {rate_text(d.fail_rate, d.verification_tier)}: {d.why_fails}", "red")
     if sig.workarounds:
-        c.print(Text("workarounds:", style="bold green"))
+        page.heading("workarounds:", "bold green")
         for i, w in enumerate(sort_workarounds(sig), 1):
-            line(f"  {i}. ", f"{w.action} - works {rate_text(w.success_rate, w.verification_tier)}", "green")
+            page.line(f"  {i}. ", f"{w.action} - works {rate_text(w.success_rate, w.verification_tier)}", "green")
             for h in w.how.rstrip().splitlines():
-                c.print(Text("       " + safe(h)))
+                page.verbatim("       " + h)
     if sig.applies:
-        line("applies: ", ", ".join(f"{k} {v}" for k, v in sig.applies))
+        page.line("applies: ", ", ".join(f"{k} {v}" for k, v in sig.applies))
     if sig.fixed_in:
-        line("fixed in: ", ", ".join(f"{k} {v}" for k, v in sig.fixed_in))
+        page.line("fixed in: ", ", ".join(f"{k} {v}" for k, v in sig.fixed_in))
+
+
+def _graph(page: _Page, sig: Signature, differential: Sequence[Candidate]) -> None:
+    """Edges to other signatures, what this one is a cause of, and the causes it could have."""
+    line = page.line
     for name, edges in (("leads to", sig.leads_to), ("preceded by", sig.preceded_by), ("confused with", sig.confused_with)):
         for e in edges:
             line(f"{name}: ", e.id + (f" - {e.how_to_tell}" if e.how_to_tell else ""))
@@ -86,12 +116,16 @@ def render_signature(sig: Signature, color: bool = False, differential: Sequence
         for t in sig.cause.threads:
             line("thread: ", t, "dim")
     if differential:
-        c.print(Text("differential (candidate causes, most-confirmed first):", style="bold"))
+        page.heading("differential (candidate causes, most-confirmed first):", "bold")
         for i, cand in enumerate(differential, 1):
             kind = "" if cand.rnn is None else (" [RNN]" if cand.rnn else " [non-RNN]")
             ident = f" ({cand.id})" if cand.id else ""
             line(f"  {i}. ", f"{cand.cause}{ident}{kind} - {len(cand.threads)} thread(s)")
-            c.print(Text("       check: " + safe(cand.check)))
+            page.verbatim("       check: " + cand.check)
+
+
+def _sources(page: _Page, sig: Signature) -> None:
+    line = page.line
     for r in sig.references:
         line("reference: ", f"{r.title} {r.url}".strip(), "dim")
     wordings = sig.raw.get("wordings") or []
@@ -101,4 +135,3 @@ def render_signature(sig: Signature, color: bool = False, differential: Sequence
             line("  - ", f"{w.get('releases', '')}: {w.get('text', '')}".replace("\n", " / ")[:200], "dim")
     line("verification: ", sig.verification_tier or "not stated", "dim")
     line("examples: ", f"{len(sig.examples)}, counter-examples: {len(sig.counter_examples)}", "dim")
-    return buf.getvalue()

@@ -7,7 +7,13 @@ log shows, why it happens, the dead end to avoid and the workaround to try first
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
+
+from ..rank import SUMMARY, head, try_first, warn_first
+from .causes import one_line
+
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<=[.!?])\s+(?=[A-Z(`'\"])")
 _SPACES = re.compile(r"\s+")
@@ -34,7 +40,7 @@ def _end(text: str) -> str:
     return text if text.endswith((".", "!", "?", "...")) else text + "."
 
 
-def finding_summary(f: dict[str, Any]) -> str:
+def finding_summary(f: FindingRecord) -> str:
     """One finding in one paragraph: cause, the dead end to avoid, the fix to try first."""
     parts = [f"{f['title']} ({f['id']}, {f['source']}:{f['line']}, confidence {f['confidence']:.2f})."]
     if f.get("explanation"):
@@ -42,18 +48,15 @@ def finding_summary(f: dict[str, Any]) -> str:
     if f.get("root_cause"):
         parts.append("Cause: " + _end(first_sentence(f["root_cause"], 240)))
     if f.get("differential"):  # a generic status: the causes it could be (render/causes.py)
-        from .causes import one_line
-
-        parts.append(one_line(f, limit=2))
-    dead = [d for d in f.get("dead_ends", []) if d.get("action")]
-    if dead:
-        d = dead[0]
+        parts.append(one_line(f, SUMMARY.causes))
+    d = warn_first(f)
+    if d:
         why = first_sentence(d["why_fails"], 140) if d.get("why_fails") else ""
         if why[:2].istitle():  # "The check runs..." -> "the check runs..." after the colon
             why = why[0].lower() + why[1:]
         parts.append(f"Dead end: {d['action']} fails {d['rate_basis']}" + (f": {_end(why)}" if why else "."))
-    if f.get("workarounds"):
-        w = f["workarounds"][0]
+    w = try_first(f)
+    if w:
         when = f" ({w['condition']})" if w.get("condition") else ""
         parts.append(f"Try first: {w['action']}{when}, works {w['rate_basis']}.")
     elif f.get("hidden_workarounds"):
@@ -61,14 +64,14 @@ def finding_summary(f: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def record_summary(record: dict[str, Any]) -> str:
+def record_summary(record: Report) -> str:
     """The whole diagnosis in one paragraph: the best finding's summary, or why there is no diagnosis."""
     findings = record["findings"]
     if findings:
-        text = findings[0]["summary"] if "summary" in findings[0] else finding_summary(findings[0])
-        others = [f["id"] for f in findings[1:]]
+        text = findings[0].get("summary") or finding_summary(findings[0])
+        others, more = head([f["id"] for f in findings[1:]], SUMMARY.also_found)
         if others:
-            text += f" Also found: {', '.join(others[:5])}" + (f" and {len(others) - 5} more." if len(others) > 5 else ".")
+            text += f" Also found: {', '.join(others)}" + (f" and {more} more." if more else ".")
         return text
     n = record["lines_read"]
     text = f"No known cuDNN RNN error signature matched ({n} line{'' if n == 1 else 's'} read); no diagnosis is given."

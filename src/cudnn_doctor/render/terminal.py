@@ -9,16 +9,16 @@ without colour; rich is only imported when there is colour to render.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .record import cut_note
+from ..rank import TERMINAL, head
+from ..textsafe import terminal_safe as safe
+from .phrases import cut_note, plural, scope_text, sources_text
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from ..records import FindingRecord, Report
 
-
-def safe(value: object) -> str:
-    """Text with control characters (ESC, CSI, bidi overrides...) removed."""
-    return _UNSAFE.sub("", str(value))
+__all__ = ["plural", "render_terminal", "safe", "sources_text"]
 
 
 class _Out:
@@ -118,21 +118,7 @@ def _stdout_is_terminal() -> bool:
     return bool(getattr(sys.stdout, "isatty", None) and sys.stdout.isatty())
 
 
-def plural(n: int, word: str) -> str:
-    """'1 line', '2 lines'."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def sources_text(sources: list[str], most: int = 3) -> str:
-    """The inputs for a header: every name up to ``most``, else a count and the first names."""
-    if not sources:
-        return "input"
-    if len(sources) <= most:
-        return ", ".join(sources)
-    return f"{len(sources)} files ({', '.join(sources[:most])}, ...)"
-
-
-def render_terminal(record: dict[str, Any], *, color: bool | None = None, width: int | None = None,
+def render_terminal(record: Report, *, color: bool | None = None, width: int | None = None,
                     fold: bool | None = None) -> str:
     """The report; ``fold`` (default: when stdout is a terminal) folds code and log lines at the width."""
     console = _Out(width or _width(), _stdout_is_terminal() if fold is None else fold)
@@ -150,9 +136,9 @@ def render_terminal(record: dict[str, Any], *, color: bool | None = None, width:
     return console.render(bool(color))
 
 
-def _finding(console: _Out, i: int, f: dict[str, Any]) -> None:
+def _finding(console: _Out, i: int, f: FindingRecord) -> None:
     sev_style = "bold red" if f["severity"] == "error" else "bold yellow"
-    scope = {"rnn": "RNN-specific", "cudnn": "general cuDNN", "cuda": "general CUDA"}.get(f["scope"], f["scope"])
+    scope = scope_text(f["scope"])
     _line(console, (f"{i}. ", "bold"), (f"[{f['severity']}] ", sev_style), (f["title"], "bold"))
     _line(console, (f"{f['id']} · {f['framework']} · {scope} · confidence {f['confidence']:.2f}", "dim"), indent=3)
     where = f"{f['source']}:{f['line']}"
@@ -161,6 +147,13 @@ def _finding(console: _Out, i: int, f: dict[str, Any]) -> None:
         in_files = f" in {f['files']} files" if f.get("files", 1) > 1 else ""
         where += f" (x{f['count']}{in_files}, last at {last})"
     _line(console, ("Where: ", "bold"), where, indent=3)
+    _evidence(console, f)
+    _knowledge(console, f)
+    _links(console, f)
+
+
+def _evidence(console: _Out, f: FindingRecord) -> None:
+    """What the log shows: the matched lines, the user's frame, the explanation and checks, the cause."""
     _block(console, _shorten(f["match"]), 5, "cyan")
     if f.get("cut"):
         _line(console, ("Cut: ", "bold yellow"), cut_note(f["cut"]), indent=3)
@@ -181,6 +174,10 @@ def _finding(console: _Out, i: int, f: dict[str, Any]) -> None:
     _line(console, ("Root cause: ", "bold"), f["root_cause"], indent=3)
     if f.get("differential"):
         _differential(console, f)
+
+
+def _knowledge(console: _Out, f: FindingRecord) -> None:
+    """What not to do and what to do."""
     if f["dead_ends"]:
         _line(console, ("Dead ends (known not to work):", "bold red"), indent=3)
         for d in f["dead_ends"]:
@@ -197,35 +194,41 @@ def _finding(console: _Out, i: int, f: dict[str, Any]) -> None:
                 _block(console, w["how"].rstrip(), 8, "green")
     for h in f["hidden_workarounds"]:
         _line(console, ("hidden: ", "dim"), f"{h['action']} ({h['reason']})", indent=5)
+
+
+def _links(console: _Out, f: FindingRecord) -> None:
+    """Consequences, other matches, confusable signatures and references (as many as rank.TERMINAL says)."""
     for c in f["consequences"]:
         _line(console, ("Leads to: ", "bold"), f"{c['title']} ({c['id']}) at line {c['line']}" + (f" x{c['count']}" if c["count"] > 1 else ""), indent=3)
     if f["related"]:
         _line(console, ("Also matched: ", "dim"), ", ".join(f["related"]), indent=3)
-    for e in f["confused_with"][:3]:
+    for e in head(f["confused_with"], TERMINAL.confused_with)[0]:
         if e["how_to_tell"]:
             _line(console, ("Not to confuse with ", "dim"), f"{e['id']}: {e['how_to_tell']}", indent=3)
-    refs = [r["url"] for r in f["references"] if r["url"]][:3]
+    refs = head([r["url"] for r in f["references"] if r["url"]], TERMINAL.references)[0]
     if refs:
         _line(console, ("References: ", "dim"), "  ".join(refs), indent=3)
 
 
-def _differential(console: _Out, f: dict[str, Any], limit: int = 8) -> None:
+def _differential(console: _Out, f: FindingRecord) -> None:
     from .causes import HEADING, label, mixed, split
 
     possible, ruled_out = split(f)
     both = mixed(f)
     _line(console, (f"{HEADING}:", "bold"), indent=3)
-    for i, c in enumerate(possible[:limit], 1):
+    shown, more = head(possible, TERMINAL.causes)
+    for i, c in enumerate(shown, 1):
         _line(console, (f"{i}. ", "bold"), (label(c, both), "bold"), indent=5)
         _line(console, ("check: ", "dim"), c.get("check") or "", indent=8)
         if c.get("note"):
             _line(console, ("note: ", "dim"), c["note"], indent=8)
-    if len(possible) > limit:
-        _line(console, (f"... {len(possible) - limit} more (--format json lists all)", "dim"), indent=5)
-    for c in ruled_out[:limit]:
+    if more:
+        _line(console, (f"... {more} more (--format json lists all)", "dim"), indent=5)
+    shown, more = head(ruled_out, TERMINAL.causes)
+    for c in shown:
         _line(console, ("ruled out: ", "dim"), (label(c, both), "dim"), f" - {c.get('ruled_out_reason') or ''}", indent=5)
-    if len(ruled_out) > limit:
-        _line(console, (f"... {len(ruled_out) - limit} more ruled out", "dim"), indent=5)
+    if more:
+        _line(console, (f"... {more} more ruled out", "dim"), indent=5)
 
 
 def _shorten(text: str, max_lines: int = 6) -> str:
@@ -235,7 +238,7 @@ def _shorten(text: str, max_lines: int = 6) -> str:
     return "\n".join(line if len(line) <= 300 or not _stdout_is_terminal() else line[:297] + "..." for line in lines)
 
 
-def _abstain(console: _Out, record: dict[str, Any], sources: str) -> None:
+def _abstain(console: _Out, record: Report, sources: str) -> None:
     n = record["lines_read"]
     read = "the input was empty" if not record["bytes_read"] else f"{plural(n, 'line')} read"
     _line(console, ("cudnn-doctor", "bold"), f": no known signature matched in {sources} ({read}).")
@@ -253,12 +256,12 @@ def _abstain(console: _Out, record: dict[str, Any], sources: str) -> None:
     if record["near_misses"]:
         console.print()
         _line(console, ("Nearest signatures, and why they did not match:", "bold"))
-        for n in record["near_misses"][:5]:
-            _line(console, (n["id"], "bold"), f" ({n['source']}:{n['line']}): {n['reason']}", indent=2)
+        for miss in head(record["near_misses"], TERMINAL.near_misses)[0]:
+            _line(console, (miss["id"], "bold"), f" ({miss['source']}:{miss['line']}): {miss['reason']}", indent=2)
     _footer(console, record)
 
 
-def _footer(console: _Out, record: dict[str, Any]) -> None:
+def _footer(console: _Out, record: Report) -> None:
     env = record["environment"]
     if env:
         console.print()
