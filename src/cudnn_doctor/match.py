@@ -31,6 +31,7 @@ from .input import Block
 from .model import Signature
 from .normalize import normalize_line
 from .patterns import Lazy, compile_pattern, derived
+from .textsafe import NORMALIZE_DELETES_BYTES
 
 MATCH_TIMEOUT_S = 1.0
 # the CPU time one signature's regex may spend over a whole run (all its searches; CPU, not wall time, so
@@ -229,29 +230,17 @@ def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[s
 def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, ...]) -> Confirm | None:
     """The Confirm of a regex, or None when some alternative has no word beyond what every prefilter literal
     already holds (then the check could not drop a candidate), or when the standard parser cannot read it."""
-    from .compat import sre_parse
-
-    bits = 0
-    for name in flags:
-        bits |= {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}.get(name, 0)
-    try:
-        tree = sre_parse.parse(pattern, bits)
-    except Exception:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
         return None
-    icase_all = bool(tree.state.flags & re.IGNORECASE)
-    items = list(tree)
-    while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
-        items = list(items[0][1][3])  # (?:A|B|C): the alternatives are the top level
-    if len(items) == 1 and str(items[0][0]) == "BRANCH":
-        alternatives = [list(b) for b in items[0][1][1]]
-    else:
-        alternatives = [items]
+    alternatives, icase_all = parsed
     lits = [p.lower() for p in prefilter]
     icase = icase_all
     branches: list[tuple[bytes, ...]] = []
     for alt in alternatives:
-        words, alt_icase = _required_words(alt, icase_all)
+        runs, alt_icase = _required_runs(alt, icase_all)
         icase = icase or alt_icase
+        words = {w for run in runs for w in _WORD.findall(run)}
         useful = sorted(
             {w for w in words if not (lits and all(w.lower() in lit for lit in lits))}, key=lambda w: (-len(w), w)
         )[:2]
@@ -263,15 +252,63 @@ def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, .
     return Confirm(tuple(branches), icase)
 
 
-def _required_words(items: list[Any], icase: bool) -> tuple[set[str], bool]:
-    """Words every match of the sequence ``items`` holds, and whether any of them is matched ignoring case."""
-    words: set[str] = set()
+def alternative_literals(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...] | None:
+    """One literal per top-level alternative of ``pattern`` (its longest required literal run, ASCII, at least
+    3 characters, lower-cased): every match holds one of them. None when an alternative has none."""
+    return derived("alternative_literals", (pattern, tuple(flags)), _alternative_literals)  # type: ignore[no-any-return]
+
+
+def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ...] | None:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
+        return None
+    out: list[str] = []
+    for alt in parsed[0]:
+        # a run found in the lower-cased bytes: ASCII, or characters without case (CJK), 3 bytes at least
+        runs = [
+            r for r in _required_runs(alt, parsed[1])[0]
+            if all(c.isascii() or c.lower() == c.upper() for c in r) and len(r.strip().encode()) >= 3
+        ]
+        if not runs:
+            return None
+        out.append(max(runs, key=lambda r: (len(r), r)).lower())
+    return tuple(dict.fromkeys(out))
+
+
+def _alternatives(pattern: str, flags: tuple[str, ...]) -> tuple[list[list[Any]], bool] | None:
+    """The top-level alternatives of a regex as the standard parser reads it (``(?:A|B)`` and ``A|B`` alike), and
+    whether it ignores case throughout; None when the parser cannot read it."""
+    from .compat import sre_parse
+
+    bits = 0
+    for name in flags:
+        bits |= {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}.get(name, 0)
+    try:
+        tree = sre_parse.parse(pattern, bits)
+    except Exception:
+        return None
+    icase = bool(tree.state.flags & re.IGNORECASE)
+    items = list(tree)
+    while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
+        items = list(items[0][1][3])  # (?:A|B|C): the alternatives are the top level
+    # the parser hoists what every alternative starts with (``\bA|\bB`` -> \b, (A|B)): one branch among
+    # plain items is still one alternative per branch, each with the hoisted items around it
+    at = [i for i, (op, _) in enumerate(items) if str(op) in ("BRANCH", "SUBPATTERN", "MAX_REPEAT", "MIN_REPEAT")]
+    if len(at) == 1 and str(items[at[0]][0]) == "BRANCH":
+        k = at[0]
+        return [[*items[:k], *b, *items[k + 1 :]] for b in items[k][1][1]], icase
+    return [items], icase
+
+
+def _required_runs(items: list[Any], icase: bool) -> tuple[set[str], bool]:
+    """Literal runs every match of the sequence ``items`` holds, and whether any is matched ignoring case."""
+    runs: set[str] = set()
     run: list[str] = []
     any_icase = False
 
     def flush() -> None:
         if run:
-            words.update(_WORD.findall("".join(run)))
+            runs.add("".join(run))
             run.clear()
 
     for op, av in items:
@@ -281,27 +318,24 @@ def _required_words(items: list[Any], icase: bool) -> tuple[set[str], bool]:
             any_icase = any_icase or icase
             continue
         flush()
+        got: set[str] = set()
+        got_icase = False
         if name == "SUBPATTERN":
             add, remove = av[1] or 0, av[2] or 0
             sub_icase = (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
-            got, got_icase = _required_words(list(av[3]), sub_icase)
-            words |= got
-            any_icase = any_icase or got_icase
+            got, got_icase = _required_runs(list(av[3]), sub_icase)
         elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
-            got, got_icase = _required_words(list(av[2]), icase)
-            words |= got
-            any_icase = any_icase or got_icase
-        elif name == "BRANCH":  # inside a sequence: only the words every alternative holds
-            alts = [_required_words(list(b), icase) for b in av[1]]
-            common = set.intersection(*(w for w, _ in alts)) if alts else set()
-            words |= common
-            any_icase = any_icase or (bool(common) and any(i for _, i in alts))
+            got, got_icase = _required_runs(list(av[2]), icase)
+        elif name == "BRANCH":  # inside a sequence: only the runs every alternative holds
+            alts = [_required_runs(list(b), icase) for b in av[1]]
+            got = set.intersection(*(w for w, _ in alts)) if alts else set()
+            got_icase = bool(got) and any(i for _, i in alts)
         elif name == "ATOMIC_GROUP":
-            got, got_icase = _required_words(list(av), icase)
-            words |= got
-            any_icase = any_icase or got_icase
+            got, got_icase = _required_runs(list(av), icase)
+        runs |= got
+        any_icase = any_icase or got_icase
     flush()
-    return words, any_icase
+    return runs, any_icase
 
 
 @dataclass(slots=True)
@@ -346,21 +380,60 @@ class Probe:
 RETIRE = -1  # what a Probe's handle returns when it wants no more lines at all
 
 
+def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
+    """Lines lo..hi as lower-cased raw bytes, without what normalize_line deletes from inside a line (ANSI
+    colours, control characters), so a literal of the normalized text is in them (kept per window)."""
+    key = ("region", lo, hi)
+    got = lines.memo.get(key)
+    if got is None:
+        start = lines.start(lo)
+        end = lines.data.find(b"\n", lines.start(hi))
+        region = lines.data[start : len(lines.data) if end < 0 else end]
+        if _has_joinable(region):  # colours first (one literal byte to look for), then anything else
+            region = _CSI.sub(b"", region)
+            if _has_joinable(region):
+                region = NORMALIZE_DELETES_BYTES.sub(b"", region)
+        got = lines.memo[key] = region.lower()
+    return got  # type: ignore[no-any-return]
+
+
+def _has_joinable(data: bytes) -> bool:
+    return len(data.translate(None, _JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
+
+
+_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+@lru_cache(maxsize=4096)
+def _absence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    """Lower-cased literals such that every match of any of ``parts`` (IGNORECASE) holds one; None when some
+    part has none (it may match without a literal, or the parser cannot read it)."""
+    out: list[bytes] = []
+    for part in parts:
+        lits = alternative_literals(part, ("IGNORECASE",))
+        if not lits:
+            return None
+        out += (x.encode() for x in lits)
+    return tuple(dict.fromkeys(out))
+
+
+_CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
+
+
 @lru_cache(maxsize=4096)
 def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     """See _Evidence.literals (cached per set of patterns, not per Matcher)."""
     out: list[bytes] = []
     for part in parts:
-        lit = derive_literal(part)
-        if (
-            lit is None
-            or not lit.isascii()
-            or any(a in part for a in ("^", "$", "\\A", "\\Z", "(?<"))
-            or not line_local(part, ("IGNORECASE",))
-        ):
+        bare = _CLASS.sub("", part)  # '^' negating a class ([^\n)]) is no anchor
+        if any(a in bare for a in ("^", "$", "\\A", "\\Z", "(?<")) or not line_local(part, ("IGNORECASE",)):
             return None
-        out.append(lit.lower().encode())
-    return tuple(out)
+        lit = derive_literal(part)
+        lits = (lit,) if lit is not None and lit.isascii() else alternative_literals(part, ("IGNORECASE",))
+        if not lits:  # an alternation: one literal per alternative ('DataParallel|data_parallel\.py')
+            return None
+        out += (x.lower().encode() for x in lits)
+    return tuple(dict.fromkeys(out))
 
 
 class _Evidence:
@@ -438,6 +511,25 @@ class _Evidence:
             if not found or found[-1] != li:
                 found.append(li)
         return found
+
+    def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
+        """True when no item can match in lines lo..hi: each item needs one of its literals (one per alternative)
+        and none is in those lines' raw bytes once what normalization deletes (ANSI colours) is deleted.
+        A necessary condition only, so it holds for items that span lines too: an error repeated 10,000 times
+        then costs no normalization of the 100 lines around each occurrence when its evidence is not there."""
+        parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+        lits = _absence_literals(parts)
+        if lits is None:
+            return False
+        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        if hi < lo:
+            return True
+        key = ("absent", lits, lo, hi)
+        got = lines.memo.get(key)
+        if got is None:
+            low = _clean_region(lines, lo, hi)
+            got = lines.memo[key] = not any(lit in low for lit in lits)
+        return got
 
     def find(self, items: Sequence[str], text: str, memo: dict[Any, Any] | None = None) -> str | None:
         """The first evidence text found, or None (remembered in ``memo`` for the same items and text)."""
@@ -1120,9 +1212,20 @@ class Matcher:
                     # (a CRNN) does not make it a convolution error
                     exclude = tuple(e for e in exclude if e != NON_RNN)
                 c_lo, c_hi = li_s - ctx.lines_before, li_e + ctx.lines_after
-                only = None if stream else self.evidence.lines_with((*exclude, *ctx.require_any, *ctx.support_any), index, c_lo, c_hi)
+                # which groups can match at all there (their literals in the raw lines): one that cannot needs no
+                # normalized context (an error repeated 10,000 times without its cause's evidence nearby)
+                absent = self.evidence.absent
+                no_exclude = not exclude or absent(exclude, index, c_lo, c_hi)
+                no_require = bool(ctx.require_any) and absent(ctx.require_any, index, c_lo, c_hi)
+                no_support = not ctx.support_any or absent(ctx.support_any, index, c_lo, c_hi)
+                if no_exclude and (no_require or (not ctx.require_any and no_support)):
+                    only: list[int] | None = []
+                else:
+                    only = None if stream else self.evidence.lines_with((*exclude, *ctx.require_any, *ctx.support_any), index, c_lo, c_hi)
                 if only is None:
                     context_text = "\n".join(around(c_lo, c_hi))
+                elif not only:
+                    context_text = ""
                 else:
                     text_key = ("context", *only)
                     got = index.memo.get(text_key)
@@ -1210,7 +1313,19 @@ def _branches_present(conf: Confirm, lines: _Lines) -> list[tuple[bytes, ...]]:
     """The alternatives of ``conf`` whose every word is somewhere in the window (a word on every line of a
     dense log, such as 'device', is located line by line only when the other words of its alternative are
     there too)."""
-    return [words for words in conf.branches if all(_has_word(w, conf.icase, lines) for w in words)]
+    return [
+        tuple(sorted(words, key=lambda w: _word_count(w, conf.icase, lines)))  # rarest first: checked first
+        for words in conf.branches
+        if all(_has_word(w, conf.icase, lines) for w in words)
+    ]
+
+
+def _word_count(word: bytes, icase: bool, lines: _Lines) -> int:
+    key = ("count", word, icase)
+    got = lines.memo.get(key)
+    if got is None:
+        got = lines.memo[key] = _window_data(icase, lines).count(word)
+    return got  # type: ignore[no-any-return]
 
 
 def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
