@@ -16,7 +16,7 @@ import pytest
 
 from cudnn_doctor import diagnose
 from cudnn_doctor import match as match_mod
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, confirm_words
 from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)

@@ -61,7 +61,7 @@ def derive_literal(pattern: str, flags: Sequence[str] = ()) -> str | None:
 
 
 @lru_cache(maxsize=8192)
-def _derive_literal(pattern: str, flags: tuple[str, ...]) -> str | None:
+def _derive_literal(pattern: str, flags: tuple[str, ...]) -> str | None:  # noqa: C901 - split in the match/ package step
     """The longest literal every match of ``pattern`` must contain, when that is easy to see.
 
     Used for signatures without a ``prefilter`` (e.g. a deadends.dev record). Conservative: gives up on
@@ -147,7 +147,7 @@ def _line_local(pattern: str, flags: tuple[str, ...]) -> bool:
     return not _may_match_newline(list(tree), bool(tree.state.flags & re.DOTALL))
 
 
-def _may_match_newline(items: list[Any], dotall: bool) -> bool:
+def _may_match_newline(items: list[Any], dotall: bool) -> bool:  # noqa: C901, PLR0911, PLR0912 - split in the match/ package step
     for op, av in items:
         name = str(op)
         if name == "LITERAL":
@@ -900,7 +900,7 @@ class Matcher:
 
     # ------------------------------------------------------------------ internals
 
-    def _scan_window(
+    def _scan_window(  # noqa: C901, PLR0912, PLR0913, PLR0915 - split in the match/ package step
         self,
         lines: _Lines,
         core_start: int,
@@ -1167,7 +1167,7 @@ class Matcher:
         if len(literals) < len(self.prefilter.literals):  # a literal only it needed: scan for the others
             self._next_prefilter = Prefilter.shared(literals, self._words or ())
 
-    def _scan_run(
+    def _scan_run(  # noqa: C901, PLR0912, PLR0913, PLR0915 - split in the match/ package step
         self,
         sig: Signature,
         idx: int,

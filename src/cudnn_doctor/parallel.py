@@ -105,7 +105,7 @@ def _quiet_cut(fh: Any, lo: int, size: int, matcher: Matcher, quiet: int) -> int
     return None
 
 
-def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:
+def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:  # noqa: C901 - split in the match/ package step
     """Run ``work(start, end, progress)`` for each range in a forked process; results in range order, or
     None when a worker failed (the caller then scans in this process)."""
     import multiprocessing as mp

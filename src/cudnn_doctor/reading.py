@@ -233,7 +233,7 @@ class Reader:
                 return None
         return None
 
-    def _match(
+    def _match(  # noqa: PLR0913 - split in the match/ package step
         self, sig: Signature, m: Any, source: str, line: int, end_line: int, stream: str, context: str,
         before: list[str], lines: list[str],
     ) -> RawMatch:
@@ -276,7 +276,7 @@ class Reader:
                 out.append(i)
         return out
 
-    def _read_line(
+    def _read_line(  # noqa: C901, PLR0911, PLR0912, PLR0915 - split in the match/ package step
         self, block: _Seen, seen: list[_Seen], li: int, source: str, at_end: bool, covered: set[int]
     ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
         lines = block.lines()
