@@ -175,11 +175,11 @@ def show(
     if fmt == "json":
         import json
 
-        _write(json.dumps(sig.raw, indent=2, ensure_ascii=False) + "\n", None)
+        _write(json.dumps(dict(sig.raw), indent=2, ensure_ascii=False) + "\n", None)
     elif fmt == "yaml":
         import yaml
 
-        _write(yaml.safe_dump(sig.raw, sort_keys=False, allow_unicode=True, width=110), None)
+        _write(yaml.safe_dump(dict(sig.raw), sort_keys=False, allow_unicode=True, width=110), None)
     elif fmt == "terminal":
         from .differential import candidates, causes_of
         from .render.show import render_signature

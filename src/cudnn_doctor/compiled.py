@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import SCHEMA_PATH, Catalog, catalog_roots, evidence_path, read_catalog, root_files
+from .model import LazyRecord
 from .version import __version__
 
 _CACHE_FORMAT = 9
@@ -84,7 +85,7 @@ def _lean(catalog: Catalog) -> Catalog:
     import dataclasses
 
     def strip(sig: Any) -> Any:
-        raw = {k: v for k, v in sig.raw.items() if k not in ("examples", "counter_examples")}
+        raw = LazyRecord({k: v for k, v in sig.raw.items() if k not in ("examples", "counter_examples")})
         return dataclasses.replace(sig, examples=(), counter_examples=(), raw=raw)
 
     return Catalog(signatures=[strip(s) for s in catalog.signatures], evidence=catalog.evidence, warnings=catalog.warnings)

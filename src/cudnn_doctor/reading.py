@@ -257,12 +257,12 @@ class Reader:
         if _looks_cut(line, []):
             return True
         low = line.rstrip()[-self.cut._longest :].lower()
-        return any(low[-k:] in self.cut._by_prefix for k in range(MIN_LITERAL, len(low) + 1))
+        return any(self.cut.begins_literal(low[-k:]) for k in range(MIN_LITERAL, len(low) + 1))
 
     def _line_ends(self, block: _Seen) -> list[int]:
         """Lines of a paste whose end may be a cut message: it ends with the beginning of a literal or an ellipsis."""
         out: list[int] = []
-        by_prefix = self.cut._by_prefix
+        begins = self.cut.begins_literal
         longest = self.cut._longest
         for i, t in enumerate(block.lines()):
             s = t.rstrip()
@@ -272,7 +272,7 @@ class Reader:
                 out.append(i)
                 continue
             low = s[-longest:].lower()
-            if any(low[-k:] in by_prefix for k in range(MIN_LITERAL, min(longest, len(low)) + 1)):
+            if any(begins(low[-k:]) for k in range(MIN_LITERAL, min(longest, len(low)) + 1)):
                 out.append(i)
         return out
 
