@@ -1,0 +1,143 @@
+"""The shape the README promises, checked on the source: no import circle (counting the imports made inside
+functions too, which only postpone a circle), and data flowing one way, input -> normalize -> match -> rank ->
+render: the model imports no step, the steps import no renderer, and the renderers import no step above them.
+``python tests/test_architecture.py`` prints the graph (docs/architecture.md shows it)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "cudnn_doctor"
+
+
+def modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _targets(mods: dict[str, Path], module: str, node: ast.Import | ast.ImportFrom) -> list[str]:
+    package = module if mods[module].name == "__init__.py" else module.rsplit(".", 1)[0]
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = node.module or ""
+    if node.level:
+        base = package
+        for _ in range(node.level - 1):
+            base = base.rsplit(".", 1)[0]
+        base = f"{base}.{node.module}" if node.module else base
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+
+
+def graph() -> dict[str, set[str]]:
+    """module -> the package modules it imports, at module level or inside a function (not under
+    ``if TYPE_CHECKING:``, which never runs)."""
+    mods = modules()
+    edges: dict[str, set[str]] = {m: set() for m in mods}
+    for module, path in mods.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(n)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for stmt in block.body
+            for n in ast.walk(stmt)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in typing_only:
+                edges[module].update(t for t in _targets(mods, module, node) if t in mods and t != module)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(edges[nxt]))))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def reaches(edges: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in edges[todo.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_no_import_circle() -> None:
+    assert cycles(graph()) == []
+
+
+def test_the_model_imports_no_step() -> None:
+    edges = graph()
+    assert reaches(edges, "cudnn_doctor.model") <= {"cudnn_doctor.textsafe"}, reaches(edges, "cudnn_doctor.model")
+
+
+def test_steps_import_no_renderer_and_renderers_no_pipeline() -> None:
+    edges = graph()
+    steps = ["cudnn_doctor.input", "cudnn_doctor.normalize", "cudnn_doctor.present", "cudnn_doctor.match", "cudnn_doctor.rank"]
+    for step in steps:
+        above = reaches(edges, step)
+        assert not any(m.startswith("cudnn_doctor.render") for m in above), (step, sorted(above))
+        assert "cudnn_doctor.pipeline" not in above, step
+    for module in edges:
+        if module.startswith("cudnn_doctor.render"):
+            assert not reaches(edges, module) & {"cudnn_doctor.pipeline", "cudnn_doctor.commands", "cudnn_doctor.cli"}, module
+
+
+def main() -> None:
+    edges = graph()
+    print(f"{len(edges)} modules, {sum(map(len, edges.values()))} imports, circles: {cycles(edges) or 'none'}")
+    for module in sorted(edges):
+        short = module.removeprefix("cudnn_doctor.")
+        print(f"{short:24} -> {', '.join(sorted(t.removeprefix('cudnn_doctor.') for t in edges[module])) or '-'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
