@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor import match as match_mod
 from cudnn_doctor.catalog import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, confirm_words
+from cudnn_doctor.match import matcher as match_mod  # the module that reads CONFIRM_FROM
 from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = load_catalog(use_cache=False, use_env=False)

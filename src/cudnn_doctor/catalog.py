@@ -450,7 +450,7 @@ def _placeholder_problems(sig: Signature, names: set[str]) -> list[str]:
 
 
 # the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
-_SHAPING_MODULES = ("catalog", "model", "patterns", "match", "environment", "tracebacks", "conditions", "cache")
+_SHAPING_MODULES = ("catalog", "model", "patterns", *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "evidence", "results", "matcher")), "environment", "tracebacks", "conditions", "cache")
 
 
 def _fingerprint(files: Sequence[Path], extra: Sequence[Path]) -> str:

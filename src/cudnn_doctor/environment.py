@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from .localenv import HOW_TAGS, cudnn_int_text
-from .match import RETIRE, Probe
+from .model import RETIRE, Probe
 from .normalize import normalize_line
 from .patterns import compile_pattern
 
