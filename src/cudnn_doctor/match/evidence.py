@@ -10,12 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..catalog import Catalog
 from ..patterns import Lazy, compile_pattern
 from .lines import _Lines
 from .regexinfo import derive_literal, line_local
+
+if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
+    from ..catalog import Catalog
 
 MATCH_TIMEOUT_S = 1.0
 NON_RNN = "@non_rnn"

@@ -21,11 +21,10 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
-from ..catalog import Catalog
 from ..input import Block
 from ..model import RETIRE, Probe, Signature
 from ..normalize import normalize_line
@@ -35,6 +34,9 @@ from .lines import LazyLines, _branches_present, _head_lines, _Lines, _runs, _ta
 from .prefilter import Prefilter, _as_block
 from .regexinfo import Confirm, confirm_words, derive_literal, line_local
 from .results import Miss, RawMatch
+
+if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
+    from ..catalog import Catalog
 
 # the CPU time one signature's regex may spend over a whole run (all its searches; CPU, not wall time, so
 # that a busy machine does not drop signatures): past
