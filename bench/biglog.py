@@ -275,6 +275,18 @@ def _case(name: str) -> str:
     return FALLBACK.get(name, FALLBACK["001"])
 
 
+def _plant_offset(where: str | float, size: int) -> int:
+    """The byte offset a plant is written at: a fraction of the log, its end, or astride a block edge."""
+    if where == "edge":
+        from cudnn_doctor.input import BLOCK_BYTES as BLOCK
+
+        at = (size // 2 // BLOCK) * BLOCK or BLOCK
+        return max(0, at - 200)  # starts ~200 bytes before a block edge: its lines straddle it
+    if where == "end":
+        return size - 4000
+    return int(size * float(where))
+
+
 def generate(path: Path, size: int, seed: int, dense: bool = False) -> tuple[list[Plant], dict[str, object]]:
     """Write the log; return the plants (with their first line) and the repeated warning's lines.
 
@@ -283,20 +295,8 @@ def generate(path: Path, size: int, seed: int, dense: bool = False) -> tuple[lis
     repeats = 0 if dense else REPEATS
     rng = random.Random(seed)
     plants: list[Plant] = []
-    targets: list[tuple[int, str]] = []
+    targets = sorted((_plant_offset(where, size), name) for name, where in (DENSE_PLANTS if dense else PLANTS))
     noise = _dense_noise if dense else _noise
-    for name, where in DENSE_PLANTS if dense else PLANTS:
-        if where == "edge":
-            from cudnn_doctor.input import BLOCK_BYTES as BLOCK
-
-            at = (size // 2 // BLOCK) * BLOCK or BLOCK
-            at = max(0, at - 200)  # starts ~200 bytes before a block edge: its lines straddle it
-        elif where == "end":
-            at = size - 4000
-        else:
-            at = int(size * float(where))
-        targets.append((at, name))
-    targets.sort()
     every = max(1, (size - 45000 * len(targets)) // (repeats + 1))  # the repeated warning: one every `every` bytes
     next_warn = every // 2
     warn_lines: list[int] = []
@@ -439,7 +439,7 @@ def _class(p: str, i: int, icase: bool) -> tuple[str | None, int]:
     return "[" + ("^" if neg else "") + ("]" if close_first else "") + body + ("-" if dash else "") + "]", i + 1
 
 
-def to_ere(pattern: str, flags: tuple[str, ...]) -> tuple[str | None, str]:
+def to_ere(pattern: str, flags: tuple[str, ...]) -> tuple[str | None, str]:  # noqa: C901, PLR0912, PLR0915 - a regex translator of the benchmark, one case per syntax
     """(ERE, '') or (None, why it cannot be converted)."""
     verbose = "VERBOSE" in flags or pattern.startswith("(?x")
     p = _strip_verbose(pattern) if verbose else pattern
@@ -664,7 +664,7 @@ def check(report: dict[str, object], plants: list[Plant], info: dict[str, object
     return problems
 
 
-def main() -> int:
+def main() -> int:  # noqa: PLR0915 - the benchmark's script, one step after the other
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=parse_size, default=1 << 30, help="log size, e.g. 64MiB or 1GiB (default)")
     ap.add_argument("--seed", type=int, default=5)
@@ -691,7 +691,7 @@ def main() -> int:
     say(f"generated {log} ({info['bytes'] / 2**20:.0f} MiB, {info['lines']} lines) in {time.perf_counter() - t0:.0f}s")
     expectations(plants)
 
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     env = dict(os.environ, NO_COLOR="1", LC_ALL="C", CUDNN_DOCTOR_CACHE_DIR=str(out_dir / "cache"))
     doctor = [args.python, "-m", "cudnn_doctor", "diagnose", "--format", "json", "--exit-zero"]

@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, Prefilter
 

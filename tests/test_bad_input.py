@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import load_catalog
 from cudnn_doctor.cli import app
+from cudnn_doctor.compiled import load_catalog
 
 runner = CliRunner()
 HIDDEN = b"RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"

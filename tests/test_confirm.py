@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, confirm_words
 from cudnn_doctor.match import matcher as match_mod  # the module that reads CONFIRM_FROM
@@ -150,3 +150,42 @@ def test_corpus_same_with_confirmation(monkeypatch: pytest.MonkeyPatch) -> None:
     plain = [[f.id for f in diagnose(log, catalog=CATALOG).findings] for log in logs]
     monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
     assert [[f.id for f in diagnose(log, catalog=CATALOG).findings] for log in logs] == plain
+
+
+# ------------------------------------------------------------------------------------ absent context evidence
+
+
+def test_alternative_literals_read_hoisted_prefixes_and_cjk() -> None:
+    from cudnn_doctor.match import alternative_literals
+
+    assert alternative_literals(r"\btch(?:-rs)?\b|\btch::nn\b|\bcargo (?:run|test)\b", ("IGNORECASE",)) == ("tch", "tch::nn", "cargo ")
+    assert alternative_literals(r"torch[/\\]jit[/\\]_script\.py|torch[/\\]jit[/\\]_recursive\.py", ("IGNORECASE",)) == ("_script.py", "_recursive.py")
+    assert alternative_literals("多卡", ("IGNORECASE",)) == ("多卡",)
+    assert alternative_literals(r"\d+\s*MB|GPU", ("IGNORECASE",)) is None  # an alternative without a literal
+
+
+def test_absent_sees_through_colours() -> None:
+    """A literal split by colour codes in the raw bytes is in the normalized text: never called absent."""
+    from cudnn_doctor.match.lines import _Lines
+
+    m = Matcher(CATALOG)
+    data = "\n".join(["noise line"] * 5 + ["model = nn.\x1b[1;34mData\x1b[0mParallel(model)", "noise"]).encode()
+    lines = _Lines(data, data.count(b"\n") + 1)
+    assert not m.evidence.absent((r"\bnn\.DataParallel\b",), lines, 0, 6)
+    assert m.evidence.absent((r"\bnn\.DataParallel\b",), lines, 0, 4)
+    assert m.evidence.absent((r"\bWeightDrop\b|weight_drop\.py",), lines, 0, 6)
+
+
+def test_whole_base_same_without_the_absent_shortcut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Context groups said absent change nothing: every example, counter-example and corpus log gives the same
+    findings when every group is searched in the normalized lines."""
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+
+    def ids() -> list[list[str]]:
+        return [[f.id for f in diagnose(t, catalog=CATALOG).findings] for t in texts]
+
+    fast = ids()
+    monkeypatch.setattr(match_mod._Evidence, "absent", lambda self, items, lines, lo, hi: False)
+    monkeypatch.setattr(match_mod.Matcher, "_group_absent", lambda self, items, lines, lo, hi: False)
+    assert ids() == fast

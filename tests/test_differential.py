@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import cudnn_doctor
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.differential import (
     GENERIC_RNN_STATUS,
     GENERIC_STATUS,

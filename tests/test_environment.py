@@ -411,7 +411,7 @@ SIG = textwrap.dedent(
 
 @pytest.fixture()
 def widget_catalog(tmp_path):  # type: ignore[no-untyped-def]
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     (tmp_path / "widget.yaml").write_text(SIG, encoding="utf-8")
     return load_catalog([str(tmp_path)], builtin=False, use_cache=False)

@@ -67,7 +67,7 @@ def test_import_and_install_import_nothing_heavy() -> None:
     assert proc.returncode == 0, proc.stderr
     loaded = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", proc.stderr, re.M)}
     assert "cudnn_doctor.hook" in loaded
-    heavy = {"cudnn_doctor.catalog", "cudnn_doctor.pipeline", "cudnn_doctor.match", "cudnn_doctor.render",
+    heavy = {"cudnn_doctor.catalog", "cudnn_doctor.compiled", "cudnn_doctor.pipeline", "cudnn_doctor.match", "cudnn_doctor.render",
              "regex", "yaml", "rich", "typer", "jsonschema", "packaging", "pickle", "traceback"}
     assert not heavy & loaded, heavy & loaded
 

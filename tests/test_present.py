@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.present import present, unwrap, wrap_width
 from cudnn_doctor.report import build_report

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("nbformat")  # the notebook presentation (a test extra; absent in the lowest-dependency run)
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.cut import shortest_prefix
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.normalize import clean_text

@@ -107,7 +107,7 @@ SARIF_SCHEMA = ROOT.parent / "shared" / "reference" / "sarif-schema-2.1.0.json"
 
 
 def _finding_of_each_scope() -> dict[str, str]:
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     texts: dict[str, str] = {}
     for sig in load_catalog(use_cache=False).signatures:
@@ -194,7 +194,7 @@ def test_schema_command_prints_the_schema_with_a_real_id() -> None:
 
 
 def test_piped_list_keeps_every_id_whole_on_one_line() -> None:
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     result = cli("list", env={"COLUMNS": "60"})
     assert result.returncode == 0
@@ -272,7 +272,7 @@ def test_explain_zh_is_read() -> None:
 
 
 def test_window_default_in_the_docs_is_the_code_default() -> None:
-    from cudnn_doctor.catalog import _default_window
+    from cudnn_doctor.build import default_window as _default_window
 
     assert _default_window(r"Expected hidden\[0\] size") == (2, 2)
     assert _default_window(r"foo\nbar") == (30, 30)
@@ -374,7 +374,7 @@ def _user_sigs(tmp_path: Path) -> Path:
 
 
 def test_cache_miss_and_hit_return_the_same_catalog(fresh_cache: Path) -> None:
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     miss = load_catalog()
     hit = load_catalog()
@@ -387,16 +387,16 @@ def test_cache_miss_and_hit_return_the_same_catalog(fresh_cache: Path) -> None:
 
 def test_cache_entries_per_key_do_not_evict_each_other(fresh_cache: Path, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from cudnn_doctor import catalog as catalog_mod
+    from cudnn_doctor import compiled
 
     mine = _user_sigs(tmp_path)
-    catalog_mod.load_catalog()
-    catalog_mod.load_catalog([mine])
+    compiled.load_catalog()
+    compiled.load_catalog([mine])
     assert len(list(fresh_cache.glob("catalog-*"))) == 2
     builds = []
-    monkeypatch.setattr(catalog_mod, "load_dir", lambda *a: builds.append(a) or ([], {}, []))
-    catalog_mod.load_catalog()
-    catalog_mod.load_catalog([mine])
+    monkeypatch.setattr(compiled, "read_catalog", lambda *a: builds.append(a))
+    compiled.load_catalog()
+    compiled.load_catalog([mine])
     assert builds == []  # both were hits
 
 
@@ -404,14 +404,16 @@ def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.Monkey
     import regex
 
     from cudnn_doctor import catalog as catalog_mod
+    from cudnn_doctor import compiled
 
-    keys = {catalog_mod._fingerprint([], [])}
+    keys = {compiled._fingerprint([], [])}
     monkeypatch.setattr(regex, "__version__", "0.0.0-other")
-    keys.add(catalog_mod._fingerprint([], []))
+    keys.add(compiled._fingerprint([], []))
     monkeypatch.setattr(sys, "version", sys.version + " other build")
-    keys.add(catalog_mod._fingerprint([], []))
+    keys.add(compiled._fingerprint([], []))
     assert len(keys) == 3
-    assert str(Path(catalog_mod.__file__).resolve()) in catalog_mod._fingerprint([], [])
+    for module in (catalog_mod, compiled):
+        assert str(Path(module.__file__).resolve()) in compiled._fingerprint([], [])
 
 
 def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:
@@ -433,7 +435,7 @@ def test_a_planted_cache_is_never_unpickled(fresh_cache: Path, tmp_path: Path, m
     import pickle
 
     from cudnn_doctor import cache
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
 
     load_catalog()  # a genuine entry and this user's key
     (entry,) = fresh_cache.glob("catalog-*.cache")
@@ -472,7 +474,7 @@ examples:
 def test_a_slow_signature_is_dropped_past_its_budget_naming_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from cudnn_doctor.catalog import load_catalog
+    from cudnn_doctor.compiled import load_catalog
     from cudnn_doctor.match import matcher as match  # the module that reads SIGNATURE_BUDGET_S
     from cudnn_doctor.pipeline import diagnose
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.validate import validate_paths
 
 SEED = Path(__file__).resolve().parents[1] / "docs" / "examples" / "seed-record.json"

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import builtin_dir, load_catalog
+from cudnn_doctor.catalog import builtin_dir
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.validate import example_problems, quality_problems, validate_paths
 
 _CATALOG = load_catalog(use_cache=False, use_env=False)

@@ -14,7 +14,7 @@ import dataclasses
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import load_catalog
+from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.patterns import compile_pattern
 from cudnn_doctor.validate import wording_problems
 

@@ -14,7 +14,7 @@ from .version import __version__
 __all__ = ["__version__", "auto", "diagnose", "install", "load_catalog", "uninstall"]
 
 if TYPE_CHECKING:
-    from .catalog import load_catalog
+    from .compiled import load_catalog
     from .hook import auto, install, uninstall
     from .pipeline import diagnose
 
@@ -25,7 +25,7 @@ def __getattr__(name: str) -> Any:  # lazy: keep `import cudnn_doctor` cheap for
 
         return diagnose
     if name == "load_catalog":
-        from .catalog import load_catalog
+        from .compiled import load_catalog
 
         return load_catalog
     if name in ("install", "uninstall", "auto"):  # the excepthooks (hook.py): cheap until an exception

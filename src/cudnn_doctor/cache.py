@@ -111,32 +111,41 @@ def load(key: str) -> Any:
     if base is None:
         return None
     path = _file(base, key)
-    try:
-        if not _private(os.stat(base)):
-            return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not _private(st):
-                return None
-            data = fh.read()
-    except OSError:
+    found = _read_private(base, path)
+    payload = _verified(key, found[0]) if found is not None else None
+    if found is None or payload is None:
         return None
-    if not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _DIGEST:
-        return None
-    secret = _secret(create=False)
-    if secret is None:
-        return None
-    mac, payload = data[len(_MAGIC) : len(_MAGIC) + _DIGEST], data[len(_MAGIC) + _DIGEST :]
-    if not _same(mac, _sign(secret, key, payload)):
-        return None
-    if time.time() - st.st_mtime > 3600:  # most recently used (to the hour): kept when older ones are pruned;
+    if time.time() - found[1] > 3600:  # most recently used (to the hour): kept when older ones are pruned;
         with contextlib.suppress(OSError):  # not on every run: a write would cost a pasted traceback's start-up
             os.utime(path)
     try:
         return pickle.loads(payload)  # signed with this user's key (see the module docstring)
     except Exception:
         return None
+
+
+def _read_private(base: Path, path: Path) -> tuple[bytes, float] | None:
+    """The file's bytes and mtime, if the directory and the file are this user's alone (else None)."""
+    try:
+        if not _private(os.stat(base)):
+            return None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            return (fh.read(), st.st_mtime) if _private(st) else None
+    except OSError:
+        return None
+
+
+def _verified(key: str, data: bytes) -> bytes | None:
+    """The payload of a cache file whose MAC verifies with this user's secret for ``key`` (else None)."""
+    if not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _DIGEST:
+        return None
+    secret = _secret(create=False)
+    if secret is None:
+        return None
+    mac, payload = data[len(_MAGIC) : len(_MAGIC) + _DIGEST], data[len(_MAGIC) + _DIGEST :]
+    return payload if _same(mac, _sign(secret, key, payload)) else None
 
 
 def store(key: str, value: Any) -> None:

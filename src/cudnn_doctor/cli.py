@@ -166,7 +166,8 @@ def show(
         close = [s.id for s in catalog.signatures if sig_id.split("/")[-1] in s.id][:5]
         hint = f" (did you mean: {', '.join(close)}?)" if close else " (see `cudnn-doctor list`)"
         raise UsageError(f"no signature with id {sig_id!r}{hint}")
-    from .catalog import build_signature, read_record
+    from .build import build_signature
+    from .catalog import read_record
 
     record = read_record(Path(sig.path))  # the file as written (the cached catalog has no examples)
     if isinstance(record, dict):
@@ -174,11 +175,11 @@ def show(
     if fmt == "json":
         import json
 
-        _write(json.dumps(sig.raw, indent=2, ensure_ascii=False) + "\n", None)
+        _write(json.dumps(dict(sig.raw), indent=2, ensure_ascii=False) + "\n", None)
     elif fmt == "yaml":
         import yaml
 
-        _write(yaml.safe_dump(sig.raw, sort_keys=False, allow_unicode=True, width=110), None)
+        _write(yaml.safe_dump(dict(sig.raw), sort_keys=False, allow_unicode=True, width=110), None)
     elif fmt == "terminal":
         from .differential import candidates, causes_of
         from .render.show import render_signature
@@ -234,7 +235,7 @@ def search(
     no_builtin: bool = NoBuiltinOpt,
 ) -> None:
     """Find signatures by text (all words must occur)."""
-    from .catalog import load_catalog
+    from .compiled import load_catalog
     from .render.show import render_list
     from .search import search_signatures
 

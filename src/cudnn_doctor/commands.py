@@ -12,11 +12,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .cliopts import DiagnoseArgs, RunArgs
 from .errors import DoctorError, SignatureError, UsageError
 from .render import Format
+
+if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up)
+    from .catalog import Catalog
+    from .input import Source
+    from .report import Diagnosis
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -59,7 +64,7 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
 
 def load_catalog_or_report(signatures: list[Path] | None, no_builtin: bool) -> Any:
     """The catalog in force; every signature problem is printed (at most 200 lines) and Reported raised."""
-    from .catalog import load_catalog
+    from .compiled import load_catalog
 
     try:
         return load_catalog([str(p) for p in signatures or []], builtin=not no_builtin)
@@ -150,38 +155,11 @@ def _read_paste() -> bytes:
 
 def run_diagnose(args: DiagnoseArgs) -> int:
     """The diagnose command, for both the typer command and the console script's start-up path."""
-    from .input import Source, sources_from_args, text_source
-    from .pipeline import Options, diagnose_sources
-
-    files = list(args.files)
-    sources: list[Source]
-    problems: list[str] = []
-    if not files:
-        if sys.stdin is None:
-            raise UsageError("no input: give a log file or pipe one in")
-        if sys.stdin.isatty():
-            sources = [text_source(_read_paste(), "<paste>")]
-        else:
-            files = ["-"]
-    if files:
-        sources, problems = sources_from_args(files, getattr(sys.stdin, "buffer", None))
-        for p in problems:
-            err(p)
-        if problems and not sources:
-            return EXIT_ERROR
+    sources, problems = _sources(list(args.files))
+    if problems and not sources:
+        return EXIT_ERROR
     catalog = load_catalog_or_report(args.signatures, args.no_builtin)
-    progress = _progress(sources)
-    try:
-        result = diagnose_sources(
-            sources,
-            catalog=catalog,
-            options=Options(lang=args.lang, env=args.env, threshold=args.threshold, max_gzip_ratio=args.max_gzip_ratio),
-            on_bytes=progress.advance if progress else None,
-            strict_input=False,
-        )
-    finally:
-        if progress:
-            progress.stop()
+    result = _diagnose(sources, catalog, args)
     if args.fmt == "terminal" and result.input_errors and not result.sources:
         for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
             err(problem)
@@ -192,6 +170,41 @@ def run_diagnose(args: DiagnoseArgs) -> int:
     if problems or result.input_errors:
         return EXIT_ERROR
     return EXIT_FOUND if record["findings"] and not args.exit_zero else EXIT_OK
+
+
+def _sources(files: list[str]) -> tuple[list[Source], list[str]]:
+    """The inputs: the files given, else stdin (piped), else what is pasted at the terminal; the problems
+    with the files are reported here and returned."""
+    from .input import sources_from_args, text_source
+
+    if not files:
+        if sys.stdin is None:
+            raise UsageError("no input: give a log file or pipe one in")
+        if sys.stdin.isatty():
+            return [text_source(_read_paste(), "<paste>")], []
+        files = ["-"]
+    sources, problems = sources_from_args(files, getattr(sys.stdin, "buffer", None))
+    for p in problems:
+        err(p)
+    return sources, problems
+
+
+def _diagnose(sources: list[Source], catalog: Catalog, args: DiagnoseArgs) -> Diagnosis:
+    """Diagnose the sources with a progress bar on stderr for big inputs."""
+    from .pipeline import Options, diagnose_sources
+
+    progress = _progress(sources)
+    try:
+        return diagnose_sources(
+            sources,
+            catalog=catalog,
+            options=Options(lang=args.lang, env=args.env, threshold=args.threshold, max_gzip_ratio=args.max_gzip_ratio),
+            on_bytes=progress.advance if progress else None,
+            strict_input=False,
+        )
+    finally:
+        if progress:
+            progress.stop()
 
 
 def run_command(args: RunArgs) -> int:

@@ -18,6 +18,7 @@ from which on every longer cut is read as that signature alone; ``cudnn-doctor v
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,7 +81,11 @@ class CutReader:
 
     def __init__(self, sigs: Sequence[Signature]) -> None:
         self.sigs = list(sigs)
-        self._by_prefix: dict[str, list[tuple[int, str]]] = {}
+        # every literal, sorted (a cut line's end is looked up by bisection among those it begins), and the
+        # first MIN_LITERAL characters of each: most line ends begin none (no index of every prefix to build,
+        # ~9 ms of each start for the built-in base)
+        self._sorted: list[tuple[str, int, int]] = []  # (literal, order of appearance, signature index)
+        self._heads: set[str] = set()
         self._whole: list[tuple[str, int]] = []
         self._used: dict[str, frozenset[str]] = {}
         self._index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
@@ -89,9 +94,11 @@ class CutReader:
             for lit in sig.prefilter:
                 low = lit.lower()
                 self._whole.append((low, idx))
-                for k in range(min(MIN_LITERAL, len(low)), len(low)):
-                    self._by_prefix.setdefault(low[:k], []).append((idx, low[k:]))
-        self._longest = max((len(p) for p in self._by_prefix), default=0)
+                if len(low) > MIN_LITERAL:
+                    self._sorted.append((low, len(self._sorted), idx))
+                    self._heads.add(low[:MIN_LITERAL])
+        self._sorted.sort()
+        self._longest = max((len(lit) - 1 for lit, _, _ in self._sorted), default=0)
 
     def triggers(self, low: str, line_start: int) -> dict[int, tuple[str, int, int]]:
         """Signatures with a literal whole in the cut line or begun at its very end:
@@ -99,7 +106,7 @@ class CutReader:
         out: dict[int, tuple[str, int, int]] = {}
         n = len(low)
         for k in range(min(self._longest, n - line_start), MIN_LITERAL - 1, -1):
-            for idx, rest in self._by_prefix.get(low[n - k :], ()):
+            for idx, rest in self._begun(low[n - k :]):
                 if idx not in out:
                     out[idx] = (rest, n - k, k)
         for lit, idx in self._whole:
@@ -107,6 +114,33 @@ class CutReader:
             if pos >= 0 and (idx not in out or out[idx][0]):
                 out[idx] = ("", pos, len(lit))
         return out
+
+    def begins_literal(self, text: str) -> bool:
+        """Whether ``text`` (lower-case, at least MIN_LITERAL characters) is how a literal of the base begins."""
+        if text[:MIN_LITERAL] not in self._heads:
+            return False
+        lits = self._sorted
+        i = bisect.bisect_left(lits, (text,))
+        while i < len(lits) and lits[i][0].startswith(text):
+            if len(lits[i][0]) > len(text):
+                return True
+            i += 1
+        return False
+
+    def _begun(self, begun: str) -> list[tuple[int, str]]:
+        """(signature index, rest) for each literal longer than ``begun`` that starts with it, in the order
+        the literals appear in the signatures."""
+        if begun[:MIN_LITERAL] not in self._heads:
+            return []
+        lits = self._sorted
+        i = bisect.bisect_left(lits, (begun,))
+        found: list[tuple[int, int, str]] = []
+        while i < len(lits) and lits[i][0].startswith(begun):
+            lit, order, idx = lits[i]
+            if len(lit) > len(begun):
+                found.append((order, idx, lit[len(begun) :]))
+            i += 1
+        return [(idx, rest) for _, idx, rest in sorted(found)]
 
     def read(
         self, text: str, line_start: int, allowed: Iterable[int] | None = None, keep: Callable[[CutRead], bool] | None = None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .model import Candidate, Finding, Signature, localized
 
@@ -281,47 +281,77 @@ def assess(
     ``context``: the lines up to and including the error (its traceback); ``failing_call``: the cuDNN call
     the status line names (the generic's ``api`` capture), if any; ``frameworks``: those the error shows (a
     cause of another framework is ruled out). Ruled-out candidates go last."""
-    error_fws = set(frameworks)
     text = "\n".join(context)
-    full = whole_traceback(context)
     # a non-RNN cuDNN call right at the error (the tail of its traceback) rules the RNN causes out
     tail = "\n".join(context[-NON_RNN_TAIL:])
     non_rnn = _search(("@non_rnn",), tail, evidence) if generic.scope != "rnn" and "non_rnn" in evidence else None
+    log = _Log(versions, text, whole_traceback(context), evidence, failing_call, set(frameworks), non_rnn)
     for c in found:
-        reason = _version_reason(c.applies, c.fixed_in, versions)
-        if not reason and c.ruled_out_by:
-            hit = _search(c.ruled_out_by, text, evidence)
-            if hit:
-                reason = f"the log shows {hit[:120]!r}"
-        if not reason and error_fws and c.framework not in _GENERAL and not any(same_run(c.framework, f) for f in error_fws):
-            reason = f"a {c.framework} cause; the error comes from {', '.join(sorted(error_fws))}"
-        if not reason and failing_call and c.apis and not any(_same_call(failing_call, a) for a in c.apis):
-            reason = f"the log names {failing_call} as the failing call; this cause is in {', '.join(c.apis[:3])}"
-        if not reason and c.rnn and non_rnn:
-            reason = f"the error comes from a non-RNN cuDNN call ({non_rnn[:80]!r})"
-        seen = _search(c.needs, text, evidence) if not reason and c.needs else None
-        if seen is not None:
-            c.note = f"its evidence is in this log ({seen[:80]!r})"
-        elif not reason and c.needs:
-            shown = ", ".join(c.needs)[:160]
-            in_traceback = all(frame_like(x) for x in c.needs)
-            if full == "forward" and in_traceback:
-                reason = f"the whole traceback is in the log and shows none of its evidence ({shown})"
-            elif full == "backward" and in_traceback:
-                c.note = f"its evidence ({shown}) is in the forward pass, which this backward traceback does not show"
-            elif in_traceback:
-                c.note = f"its evidence ({shown}) would be in the full traceback, which this log does not hold"
-            else:
-                c.note = f"its evidence ({shown}) is not in the lines up to the error; look for it in the whole log"
+        reason = _decisive_reason(c, log)
+        if not reason and c.needs:
+            reason = _evidence_verdict(c, log)
         if not reason and not c.note:
-            unknown = sorted({comp for comp, _ in c.applies + c.fixed_in if comp not in versions})
-            if unknown:
-                ranges = "; ".join(f"{comp} {spec}" for comp, spec in c.applies) or "; ".join(
-                    f"{comp} < {v}" for comp, v in c.fixed_in
-                )
-                c.note = f"it depends on the version ({ranges}), which the log does not show"
+            c.note = _version_note(c, versions)
         c.ruled_out = reason
     return sorted(found, key=lambda c: bool(c.ruled_out))
+
+
+class _Log(NamedTuple):
+    """What a log shows that rules candidate causes in or out (``assess``)."""
+
+    versions: Mapping[str, str]
+    text: str  # the lines up to the error
+    full: str  # whole_traceback of those lines
+    evidence: Mapping[str, tuple[str, ...]]
+    failing_call: str
+    frameworks: set[str]
+    non_rnn: str | None  # a non-RNN cuDNN call at the error
+
+
+def _decisive_reason(c: Candidate, log: _Log) -> str:
+    """Why the log rules ``c`` out by what it shows ('' when nothing it shows does)."""
+    reason = _version_reason(c.applies, c.fixed_in, log.versions)
+    if not reason and c.ruled_out_by:
+        hit = _search(c.ruled_out_by, log.text, log.evidence)
+        if hit:
+            reason = f"the log shows {hit[:120]!r}"
+    fws = log.frameworks
+    if not reason and fws and c.framework not in _GENERAL and not any(same_run(c.framework, f) for f in fws):
+        reason = f"a {c.framework} cause; the error comes from {', '.join(sorted(fws))}"
+    if not reason and log.failing_call and c.apis and not any(_same_call(log.failing_call, a) for a in c.apis):
+        reason = f"the log names {log.failing_call} as the failing call; this cause is in {', '.join(c.apis[:3])}"
+    if not reason and c.rnn and log.non_rnn:
+        reason = f"the error comes from a non-RNN cuDNN call ({log.non_rnn[:80]!r})"
+    return reason
+
+
+def _evidence_verdict(c: Candidate, log: _Log) -> str:
+    """For a cause that needs evidence: a note on where it is (or would be), or the reason it is ruled out (the
+    whole forward traceback is in the log without it)."""
+    seen = _search(c.needs, log.text, log.evidence)
+    if seen is not None:
+        c.note = f"its evidence is in this log ({seen[:80]!r})"
+        return ""
+    shown = ", ".join(c.needs)[:160]
+    in_traceback = all(frame_like(x) for x in c.needs)
+    if log.full == "forward" and in_traceback:
+        return f"the whole traceback is in the log and shows none of its evidence ({shown})"
+    if log.full == "backward" and in_traceback:
+        c.note = f"its evidence ({shown}) is in the forward pass, which this backward traceback does not show"
+    elif in_traceback:
+        c.note = f"its evidence ({shown}) would be in the full traceback, which this log does not hold"
+    else:
+        c.note = f"its evidence ({shown}) is not in the lines up to the error; look for it in the whole log"
+    return ""
+
+
+def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:
+    """A cause told apart by versions the log does not show: says so ('' otherwise)."""
+    unknown = sorted({comp for comp, _ in c.applies + c.fixed_in if comp not in versions})
+    if not unknown:
+        return ""
+    ranges = "; ".join(f"{comp} {spec}" for comp, spec in c.applies) or "; ".join(f"{comp} < {v}" for comp, v in c.fixed_in)
+    return f"it depends on the version ({ranges}), which the log does not show"
 
 
 def version_only(sig: Signature, lookup: Mapping[str, Signature]) -> bool:

@@ -62,43 +62,55 @@ def _mistyped_command(word: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point. ``cudnn-doctor train.log`` is short for ``cudnn-doctor diagnose train.log``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in COMMANDS and args[0] not in ("diagnose", "run") and os.path.isfile(args[0]) and len(args) == 1:
-        note(f"{args[0]!r} is the {args[0]} command; to diagnose the file of that name write ./{args[0]}")
-    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
-        if args and _mistyped_command(args[0]):
-            return EXIT_ERROR
-        args = ["diagnose", *args]
+    args = _command_line(list(sys.argv[1:] if argv is None else argv))
+    if args is None:
+        return EXIT_ERROR
     if args == ["--version"]:
-        from . import __version__
+        from .version import __version__
 
         sys.stdout.write(f"cudnn-doctor {__version__}\n")
         return EXIT_OK
     try:
         fast = _fast(args)
-        if fast is not None:
-            return fast
-        from .cli import run_app
+        if fast is None:
+            from .cli import run_app
 
-        return run_app(args)
-    except CommandExit as exc:
-        return exc.code
-    except Reported:
-        return EXIT_ERROR
-    except DoctorError as exc:
-        err(str(exc))
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        err("interrupted")
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
-        return EXIT_OK
+            fast = run_app(args)
+        return fast
+    except (CommandExit, DoctorError, KeyboardInterrupt, BrokenPipeError) as exc:
+        return _exit_code(exc)
     except Exception as exc:
-        from . import __version__
+        from .version import __version__
 
         err(f"internal error ({type(exc).__name__}: {exc}); please report it with cudnn-doctor {__version__} and the command you ran")
         if os.environ.get("CUDNN_DOCTOR_DEBUG"):
             raise
         return EXIT_INTERNAL
+
+
+def _command_line(args: list[str]) -> list[str] | None:
+    """The arguments with the command first (``diagnose`` when the first word names none); None when the
+    first word looks like a mistyped command (said on stderr)."""
+    if args and args[0] in COMMANDS and args[0] not in ("diagnose", "run") and os.path.isfile(args[0]) and len(args) == 1:
+        note(f"{args[0]!r} is the {args[0]} command; to diagnose the file of that name write ./{args[0]}")
+    if not args or (args[0] not in COMMANDS and args[0] not in ("-h", "--help", "--version")):
+        if args and _mistyped_command(args[0]):
+            return None
+        args = ["diagnose", *args]
+    return args
+
+
+def _exit_code(exc: BaseException) -> int:
+    """The exit code of an expected way out, its message said on stderr (one line)."""
+    if isinstance(exc, CommandExit):
+        return exc.code
+    if isinstance(exc, KeyboardInterrupt):
+        err("interrupted")
+        return EXIT_INTERRUPTED
+    if isinstance(exc, BrokenPipeError):  # the reader left (`| head`): nothing more to say
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return EXIT_OK
+    if not isinstance(exc, Reported):  # Reported: its messages were printed already
+        err(str(exc))
+    return EXIT_ERROR

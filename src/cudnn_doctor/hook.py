@@ -48,7 +48,7 @@ def exception_text(exc: BaseException) -> str:
 def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> Report:
     """The JSON record (docs/output-format.md) of a text; the catalog is loaded once per process."""
     global _catalog
-    from .catalog import load_catalog
+    from .compiled import load_catalog
     from .pipeline import diagnose
     from .report import build_report
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
 from .errors import DoctorError, MissingExtraError
+from .version import __version__
 
 INSTALL_HINT = "pip install 'cudnn-doctor[mcp]'"
 URI_INDEX = "cudnn-doctor://signatures"
@@ -66,7 +66,7 @@ def _fail(message: str) -> NoReturn:
 
 def _catalog(**kwargs: Any) -> Any:
     """The catalog, from the cache; a signature file edited while the server runs is picked up."""
-    from .catalog import load_catalog
+    from .compiled import load_catalog
 
     try:
         return load_catalog(**kwargs)

@@ -25,6 +25,44 @@ TIER_TEXT = {
 }
 
 
+class LazyRecord(Mapping[str, Any]):
+    """A signature's record as written (``Signature.raw``), kept as pickled bytes in the catalog cache and
+    unpickled on its first read: the records are most of the cache (1.3 of 1.5 MB for the built-in base), and a
+    diagnosis reads those of a few signatures. Use ``dict(raw)`` where a real dict is needed (JSON, YAML)."""
+
+    __slots__ = ("_blob", "_data")
+
+    def __init__(self, data: Mapping[str, Any] | None = None, blob: bytes | None = None) -> None:
+        self._data = dict(data) if data is not None else None
+        self._blob = blob
+
+    def _get(self) -> dict[str, Any]:
+        if self._data is None:
+            import pickle
+
+            self._data = pickle.loads(self._blob or pickle.dumps({}))  # written by __reduce__ below, our own cache
+            self._blob = None
+        return self._data
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        import pickle
+
+        blob = self._blob if self._data is None else pickle.dumps(self._data, protocol=pickle.HIGHEST_PROTOCOL)
+        return (LazyRecord, (None, blob))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return f"LazyRecord({self._get()!r})"
+
+
 def localized(obj: object, name: str, lang: str = "en") -> str:
     """The one localisation rule: field ``<name>_<lang>`` when it holds text, else the English ``<name>``.
 
@@ -167,7 +205,7 @@ class Signature:
     counter_examples: tuple[Example, ...]
     path: str
     builtin: bool
-    raw: dict[str, Any] = field(compare=False, repr=False)
+    raw: Mapping[str, Any] = field(compare=False, repr=False)
     cause: Cause | None = None
     differential: tuple[DifferentialEntry, ...] = ()
 

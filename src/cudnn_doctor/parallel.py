@@ -73,7 +73,6 @@ def plan(path: str, matcher: Matcher, jobs: int) -> list[tuple[int, int]] | None
 
 def _quiet_cut(fh: Any, lo: int, size: int, matcher: Matcher, quiet: int) -> int | None:
     """The start of a line at or after ``lo`` with ``quiet`` lines free of signature literals on each side."""
-    sig_literals = matcher.by_literal
     pos = lo
     while pos < min(size, lo + MAX_SEARCH):
         fh.seek(pos)
@@ -84,7 +83,7 @@ def _quiet_cut(fh: Any, lo: int, size: int, matcher: Matcher, quiet: int) -> int
             pos += len(data) or SEARCH_BYTES
             continue
         window = data[first:last]
-        hits = [off for off, lits in matcher.prefilter.scan(window).items() if any(lit in sig_literals for lit in lits)]
+        hits = matcher.signature_hits(window)
         # line indexes of the hits, then the first gap of 2 * quiet lines between them (or the edges)
         marks = [-1]
         prev, li = 0, 0
@@ -106,7 +105,7 @@ def _quiet_cut(fh: Any, lo: int, size: int, matcher: Matcher, quiet: int) -> int
     return None
 
 
-def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:
+def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:  # noqa: C901 - split in the match/ package step
     """Run ``work(start, end, progress)`` for each range in a forked process; results in range order, or
     None when a worker failed (the caller then scans in this process)."""
     import multiprocessing as mp

@@ -7,12 +7,21 @@ every compiled pattern the knowledge base needs, and a plain diagnose compiles n
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import regex
 
+_PATTERN = type(regex.compile(""))
 _FLAG_BITS = {"IGNORECASE": regex.IGNORECASE, "DOTALL": regex.DOTALL, "VERBOSE": regex.VERBOSE}
 _CACHE: dict[tuple[str, tuple[str, ...]], Any] = {}
+# compiled patterns restored from the cache, still pickled: one is unpickled when first used (a pasted traceback
+# needs a few dozen of the ~700; unpickling them all cost ~16 ms of every start)
+_PICKLED: dict[tuple[str, tuple[str, ...]], bytes] = {}
+
+
+class _Pickled(bytes):
+    """A compiled pattern's pickle inside the snapshot (told apart from a derived value that is bytes)."""
 
 
 def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
@@ -20,6 +29,10 @@ def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
     key = (pattern, tuple(flags))
     got = _CACHE.get(key)
     if got is None:
+        blob = _PICKLED.pop(key, None)
+        if blob is not None:
+            got = _CACHE[key] = pickle.loads(blob)  # our own signed cache (cache.py)
+            return got
         bits = regex.MULTILINE
         for name in flags:
             bits |= _FLAG_BITS[name]
@@ -39,11 +52,20 @@ def derived(kind: str, args: tuple[Any, ...], compute: Any) -> Any:
 
 
 def snapshot() -> dict[tuple[str, tuple[str, ...]], Any]:
-    return dict(_CACHE)
+    """What the catalog cache keeps: derived values as they are, compiled patterns each pickled apart."""
+    out: dict[tuple[str, tuple[str, ...]], Any] = {k: _Pickled(v) for k, v in _PICKLED.items()}
+    for key, value in _CACHE.items():
+        out[key] = _Pickled(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(value, _PATTERN) else value
+    return out
 
 
 def restore(saved: dict[tuple[str, tuple[str, ...]], Any]) -> None:
-    _CACHE.update(saved)
+    for key, value in saved.items():
+        if isinstance(value, _Pickled):
+            if key not in _CACHE:
+                _PICKLED[key] = value
+        else:
+            _CACHE.setdefault(key, value)
 
 
 class Lazy:

@@ -107,7 +107,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
     if not all(seen.values()):  # the titles of diagnoses made in pytest-xdist workers
         try:
-            from .catalog import load_catalog
+            from .compiled import load_catalog
 
             catalog = load_catalog()
             seen = {k: v or getattr(catalog.get(k[1]), "title", "") for k, v in seen.items()}

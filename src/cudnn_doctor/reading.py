@@ -233,7 +233,7 @@ class Reader:
                 return None
         return None
 
-    def _match(
+    def _match(  # noqa: PLR0913 - split in the match/ package step
         self, sig: Signature, m: Any, source: str, line: int, end_line: int, stream: str, context: str,
         before: list[str], lines: list[str],
     ) -> RawMatch:
@@ -257,12 +257,12 @@ class Reader:
         if _looks_cut(line, []):
             return True
         low = line.rstrip()[-self.cut._longest :].lower()
-        return any(low[-k:] in self.cut._by_prefix for k in range(MIN_LITERAL, len(low) + 1))
+        return any(self.cut.begins_literal(low[-k:]) for k in range(MIN_LITERAL, len(low) + 1))
 
     def _line_ends(self, block: _Seen) -> list[int]:
         """Lines of a paste whose end may be a cut message: it ends with the beginning of a literal or an ellipsis."""
         out: list[int] = []
-        by_prefix = self.cut._by_prefix
+        begins = self.cut.begins_literal
         longest = self.cut._longest
         for i, t in enumerate(block.lines()):
             s = t.rstrip()
@@ -272,11 +272,11 @@ class Reader:
                 out.append(i)
                 continue
             low = s[-longest:].lower()
-            if any(low[-k:] in by_prefix for k in range(MIN_LITERAL, min(longest, len(low)) + 1)):
+            if any(begins(low[-k:]) for k in range(MIN_LITERAL, min(longest, len(low)) + 1)):
                 out.append(i)
         return out
 
-    def _read_line(
+    def _read_line(  # noqa: C901, PLR0911, PLR0912, PLR0915 - split in the match/ package step
         self, block: _Seen, seen: list[_Seen], li: int, source: str, at_end: bool, covered: set[int]
     ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
         lines = block.lines()

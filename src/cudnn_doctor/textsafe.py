@@ -39,6 +39,11 @@ BOM = "\ufeff"
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
 NORMALIZE_CONTROLS = re.compile(f"[{C0_BUT_TAB_LF}{DEL}]")
+# what normalization deletes from inside a line, as UTF-8 bytes (the one-byte CSI is \xc2\x9b there): the
+# matcher looks for literals in raw bytes with these deleted
+NORMALIZE_DELETES_BYTES = re.compile(
+    (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF}{DEL}]").encode("latin-1")
+)
 _TERMINAL = re.compile(f"[{C0_BUT_TAB_LF}{DEL_C1}{ZERO_WIDTH}{BIDI}]")
 _LATER = {
     "ci": f"[{C0_BUT_TAB_LF_CR}{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{SURROGATES}]",

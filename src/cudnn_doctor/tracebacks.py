@@ -126,14 +126,8 @@ def _arrow_code(lines: Sequence[str], i: int) -> tuple[int | None, str]:
 def _sections(lines: Sequence[str]) -> tuple[list[_Raw], str]:
     """Frames of the last traceback section (outermost first) and the last TF node name seen."""
     out: list[_Raw] = []
-    julia: list[_Raw] = []
+    julia: list[_Raw] = []  # Julia prints the innermost frame first: reversed when its listing ends
     node = ""
-
-    def flush_julia() -> None:
-        if julia:
-            out.extend(reversed(julia))  # Julia prints the innermost frame first
-            julia.clear()
-
     for i, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
@@ -142,69 +136,120 @@ def _sections(lines: Sequence[str]) -> tuple[list[_Raw], str]:
             out, node = [], ""
             julia.clear()
             continue
-        for rx in _NODE:
-            nm = rx.search(line)
-            if nm:
-                node = nm.group("node")
-                break
-        if "defined at" in line:
-            d = _TF_DEFINED_AT.search(line)
-            if d:
-                out.append(_Raw(d.group("file"), int(d.group("line")), ""))
-                continue
-        m = _PY_FRAME.match(line)
-        if m:
-            flush_julia()
-            func = (m.group("func") or "").strip()
-            out.append(_Raw(m.group("file"), int(m.group("line")), func, _code_after(lines, i)))
+        node = _node_name(line) or node
+        parsed = _parse_frame(lines, i)
+        if parsed is None:
             continue
-        m = _IPY_CELL.match(line)
-        if m:
-            _, code = _arrow_code(lines, i)
-            func = (m.group("func") or "").strip()
-            out.append(_Raw(m.group("file"), int(m.group("line")), func, code, library=False))
-            continue
-        m = _IPY_INPUT.match(line) or _IPY7_FRAME.match(line)
-        if m:
-            num, code = _arrow_code(lines, i)
-            if num is not None:
-                out.append(_Raw(m.group("file"), num, m.group("func").strip(), code))
-            continue
-        m = _IPY8_FRAME.match(line)
-        if m:
-            num, code = _arrow_code(lines, i)
-            out.append(_Raw(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), code))
-            continue
-        m = _RICH_FRAME.match(line)
-        if m:
-            code = ""
-            for j in range(i + 1, min(len(lines), i + 15)):
-                a = _RICH_ARROW.match(lines[j])
-                if a:
-                    code = a.group("code").strip()[:300]
-                    break
-                if _RICH_FRAME.match(lines[j]):
-                    break
-            out.append(_Raw(m.group("file"), int(m.group("line")), m.group("func") or "", code))
-            continue
-        m = _PYTEST_FRAME.match(line)
-        if m:
-            out.append(_Raw(m.group("file"), int(m.group("line")), m.group("func"), _code_after(lines, i)))
-            continue
-        m = _JULIA_OLD.match(line)
-        if m:
-            julia.append(_Raw(m.group("file"), int(m.group("line")), m.group("func").strip()))
-            continue
-        m = _JULIA_AT.match(line)
-        if m and i > 0:
-            head = _JULIA_HEAD.match(lines[i - 1])
-            if head:
-                module = m.group("module") or ""
-                lib = True if module in _JULIA_LIBRARY_MODULES else None
-                julia.append(_Raw(m.group("file"), int(m.group("line")), head.group("func"), library=lib))
-            continue
-    flush_julia()
+        kind, raw = parsed
+        if kind == _PYTHON:
+            out.extend(reversed(julia))
+            julia.clear()
+        if raw is not None:
+            (julia if kind == _JULIA else out).append(raw)
+    out.extend(reversed(julia))
     return out, node
+
+
+def _node_name(line: str) -> str:
+    """The TensorFlow graph node a line names ('' if none)."""
+    for rx in _NODE:
+        nm = rx.search(line)
+        if nm:
+            return nm.group("node")
+    return ""
+
+
+# what a frame line is: a Python frame (ends a Julia listing), a Julia frame, any other frame
+_PYTHON, _JULIA, _OTHER = "python", "julia", "other"
+_Parsed = tuple[str, "_Raw | None"]  # (kind, the frame; None: a frame header that yields no frame)
+
+
+def _parse_frame(lines: Sequence[str], i: int) -> _Parsed | None:
+    """Line ``i`` read as a frame of the first format that recognises it, or None."""
+    for parse in _FRAME_FORMATS:
+        got = parse(lines, i)
+        if got is not None:
+            return got
+    return None
+
+
+def _tf_defined_at(lines: Sequence[str], i: int) -> _Parsed | None:
+    d = _TF_DEFINED_AT.search(lines[i]) if "defined at" in lines[i] else None
+    return (_OTHER, _Raw(d.group("file"), int(d.group("line")), "")) if d else None
+
+
+def _python_frame(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _PY_FRAME.match(lines[i])
+    if not m:
+        return None
+    return _PYTHON, _Raw(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), _code_after(lines, i))
+
+
+def _ipython_cell(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _IPY_CELL.match(lines[i])
+    if not m:
+        return None
+    _, code = _arrow_code(lines, i)
+    return _OTHER, _Raw(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), code, library=False)
+
+
+def _ipython_input(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _IPY_INPUT.match(lines[i]) or _IPY7_FRAME.match(lines[i])
+    if not m:
+        return None
+    num, code = _arrow_code(lines, i)
+    return _OTHER, (_Raw(m.group("file"), num, m.group("func").strip(), code) if num is not None else None)
+
+
+def _ipython8_frame(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _IPY8_FRAME.match(lines[i])
+    if not m:
+        return None
+    _, code = _arrow_code(lines, i)
+    return _OTHER, _Raw(m.group("file"), int(m.group("line")), (m.group("func") or "").strip(), code)
+
+
+def _rich_frame(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _RICH_FRAME.match(lines[i])
+    if not m:
+        return None
+    code = ""
+    for j in range(i + 1, min(len(lines), i + 15)):
+        a = _RICH_ARROW.match(lines[j])
+        if a:
+            code = a.group("code").strip()[:300]
+            break
+        if _RICH_FRAME.match(lines[j]):
+            break
+    return _OTHER, _Raw(m.group("file"), int(m.group("line")), m.group("func") or "", code)
+
+
+def _pytest_frame(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _PYTEST_FRAME.match(lines[i])
+    return (_OTHER, _Raw(m.group("file"), int(m.group("line")), m.group("func"), _code_after(lines, i))) if m else None
+
+
+def _julia_old(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _JULIA_OLD.match(lines[i])
+    return (_JULIA, _Raw(m.group("file"), int(m.group("line")), m.group("func").strip())) if m else None
+
+
+def _julia_at(lines: Sequence[str], i: int) -> _Parsed | None:
+    m = _JULIA_AT.match(lines[i])
+    if not m or i == 0:
+        return None
+    head = _JULIA_HEAD.match(lines[i - 1])
+    if not head:
+        return _JULIA, None
+    lib = True if (m.group("module") or "") in _JULIA_LIBRARY_MODULES else None
+    return _JULIA, _Raw(m.group("file"), int(m.group("line")), head.group("func"), library=lib)
+
+
+# in the order they are tried: a line is the first format's that recognises it
+_FRAME_FORMATS = (
+    _tf_defined_at, _python_frame, _ipython_cell, _ipython_input, _ipython8_frame, _rich_frame, _pytest_frame,
+    _julia_old, _julia_at,
+)
 
 
 def frames(lines: Sequence[str]) -> list[Frame]:

@@ -52,7 +52,7 @@ def worker_catalog(spec: CatalogSpec = CatalogSpec()) -> Any:
         with _lock:
             got = _catalogs.get(spec)
             if got is None:
-                from .catalog import load_catalog
+                from .compiled import load_catalog
 
                 got = _catalogs[spec] = load_catalog(list(spec.signatures), builtin=spec.builtin)
                 from .environment import EnvironmentCollector

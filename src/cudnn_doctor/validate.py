@@ -6,11 +6,12 @@ import contextlib
 from pathlib import Path
 
 from .catalog import (
+    NO_FILES,
     Catalog,
-    _load_evidence,
     builtin_dir,
-    load_file,
-    semantic_problems,
+    duplicate_problem,
+    iter_signatures,
+    load_evidence,
     signature_files,
 )
 from .errors import SignatureError
@@ -18,6 +19,7 @@ from .match import Matcher
 from .model import Signature
 from .patterns import compile_pattern
 from .regexcheck import backtracking_problem
+from .semantic import semantic_problems
 
 STRICT_FIELDS = ("title", "framework", "scope", "prefilter", "references", "verification_tier", "root_cause")
 
@@ -72,11 +74,18 @@ def _norm(value: object) -> object:
 
 def quality_problems(sig: Signature, root: Path | None) -> list[str]:
     """Rules for the built-in knowledge base (docs/signature-format.md)."""
-    out = []
-    raw = sig.raw
-    for field in STRICT_FIELDS:
-        if not raw.get(field):
-            out.append(f"{sig.path}: $.{field}: required for the knowledge base (--strict)")
+    out = _missing_parts(sig) + _prefilter_coverage(sig)
+    place = _place_problem(sig, root) if root is not None else ""
+    if place:
+        out.append(place)
+    if sig.scope == "rnn" and sig.context.require_any == () and sig.priority < 40:
+        out.append(f"{sig.path}: $.context.require_any: a low-priority rnn-scope signature needs RNN evidence ('@rnn')")
+    return out
+
+
+def _missing_parts(sig: Signature) -> list[str]:
+    """The fields, examples, dead ends, workarounds and rate sources every built-in signature has."""
+    out = [f"{sig.path}: $.{field}: required for the knowledge base (--strict)" for field in STRICT_FIELDS if not sig.raw.get(field)]
     if len(sig.examples) < 2:
         out.append(f"{sig.path}: $.examples: at least 2 examples needed, found {len(sig.examples)}")
     if len(sig.counter_examples) < 1:
@@ -86,29 +95,35 @@ def quality_problems(sig: Signature, root: Path | None) -> list[str]:
     if not sig.workarounds:
         out.append(f"{sig.path}: $.workarounds: at least 1 workaround needed")
     for key, items in (("dead_ends", sig.dead_ends), ("workarounds", sig.workarounds)):
-        for i, item in enumerate(items):
-            if not item.verification_tier:
-                out.append(f"{sig.path}: $.{key}[{i}].verification_tier: say where the rate comes from")
-    if sig.prefilter:
-        for i, ex in enumerate(sig.examples):
-            low = ex.text.lower()
-            if not any(lit.lower() in low for lit in sig.prefilter):
-                out.append(f"{sig.path}: $.examples[{i}]: contains none of the prefilter literals {list(sig.prefilter)}")
-        for i, w in enumerate(sig.raw.get("wordings") or []):
-            low = w.get("text", "").lower()
-            if not any(lit.lower() in low for lit in sig.prefilter):
-                out.append(f"{sig.path}: $.wordings[{i}]: contains none of the prefilter literals {list(sig.prefilter)}")
-    if root is not None:
-        try:
-            rel = Path(sig.path).resolve().relative_to(root.resolve())
-            expected = rel.with_suffix("").as_posix()
-            if expected != sig.id:
-                out.append(f"{sig.path}: $.id: {sig.id!r} must match the file's place {expected!r} (signatures/<domain>/<slug>.yaml)")
-        except ValueError:
-            pass
-    if sig.scope == "rnn" and sig.context.require_any == () and sig.priority < 40:
-        out.append(f"{sig.path}: $.context.require_any: a low-priority rnn-scope signature needs RNN evidence ('@rnn')")
+        out += [f"{sig.path}: $.{key}[{i}].verification_tier: say where the rate comes from"
+                for i, item in enumerate(items) if not item.verification_tier]
     return out
+
+
+def _prefilter_coverage(sig: Signature) -> list[str]:
+    """Every example and every release wording holds one of the prefilter literals."""
+    if not sig.prefilter:
+        return []
+    literals = [lit.lower() for lit in sig.prefilter]
+    texts = [(f"examples[{i}]", ex.text) for i, ex in enumerate(sig.examples)]
+    texts += [(f"wordings[{i}]", w.get("text", "")) for i, w in enumerate(sig.raw.get("wordings") or [])]
+    return [
+        f"{sig.path}: $.{where}: contains none of the prefilter literals {list(sig.prefilter)}"
+        for where, text in texts
+        if not any(lit in text.lower() for lit in literals)
+    ]
+
+
+def _place_problem(sig: Signature, root: Path) -> str:
+    """A built-in signature's id is its place: signatures/<domain>/<slug>.yaml ('' when it is)."""
+    try:
+        rel = Path(sig.path).resolve().relative_to(root.resolve())
+    except ValueError:
+        return ""
+    expected = rel.with_suffix("").as_posix()
+    if expected == sig.id:
+        return ""
+    return f"{sig.path}: $.id: {sig.id!r} must match the file's place {expected!r} (signatures/<domain>/<slug>.yaml)"
 
 
 def _refines(cause: Signature, generic: Signature, evidence: dict[str, tuple[str, ...]]) -> str:
@@ -137,41 +152,46 @@ def differential_problems(
 ) -> list[str]:
     """Rules for causes and differentials (issue 10), across signatures: ``checked`` are the signatures
     being validated, ``known`` every signature they may name (the built-in base included)."""
-    from .differential import (
-        GENERIC_STATUS,
-        MIN_RNN_CAUSES,
-        candidates,
-        causes_of,
-        is_generic_rnn_status,
-        is_generic_status,
-    )
-
     out: list[str] = []
     for sig in checked:
-        c = sig.cause
-        if c is None:
-            continue
-        refs = {r.url.rstrip("/") for r in sig.references}
-        for i, url in enumerate(c.threads):
-            if url.rstrip("/") not in refs:
-                out.append(f"{sig.path}: $.cause.threads[{i}]: {url} must also be in references")
-        if not c.evidence.strip():
-            out.append(f"{sig.path}: $.cause.evidence: say what in a log tells this cause apart")
-        for i, gid in enumerate(c.of):
-            generic = known.get(gid)
-            if generic is None:
-                out.append(f"{sig.path}: $.cause.of[{i}]: no signature {gid!r}")
-            elif not is_generic_status(generic):
-                what = "is itself a cause" if generic.cause is not None else "is not a generic status signature"
-                out.append(f"{sig.path}: $.cause.of[{i}]: {gid} {what} (see differential.GENERIC_STATUS)")
-            else:
-                why = _refines(sig, generic, evidence)
-                if why:
-                    out.append(f"{sig.path}: $.cause: {why}")
+        out += _cause_problems(sig, known, evidence)
     for sig in checked:
-        for i, e in enumerate(sig.differential):
-            if e.signature and e.signature not in known:
-                out.append(f"{sig.path}: $.differential[{i}].signature: no signature {e.signature!r}")
+        out += [f"{sig.path}: $.differential[{i}].signature: no signature {e.signature!r}"
+                for i, e in enumerate(sig.differential) if e.signature and e.signature not in known]
+    return out + _candidate_count_problems(checked, known) + _generic_status_problems(checked, known)
+
+
+def _cause_problems(sig: Signature, known: dict[str, Signature], evidence: dict[str, tuple[str, ...]]) -> list[str]:
+    """A cause cites its threads in references, says its evidence, and refines real generic statuses."""
+    from .differential import is_generic_status
+
+    c = sig.cause
+    if c is None:
+        return []
+    refs = {r.url.rstrip("/") for r in sig.references}
+    out = [f"{sig.path}: $.cause.threads[{i}]: {url} must also be in references"
+           for i, url in enumerate(c.threads) if url.rstrip("/") not in refs]
+    if not c.evidence.strip():
+        out.append(f"{sig.path}: $.cause.evidence: say what in a log tells this cause apart")
+    for i, gid in enumerate(c.of):
+        generic = known.get(gid)
+        if generic is None:
+            out.append(f"{sig.path}: $.cause.of[{i}]: no signature {gid!r}")
+        elif not is_generic_status(generic):
+            what = "is itself a cause" if generic.cause is not None else "is not a generic status signature"
+            out.append(f"{sig.path}: $.cause.of[{i}]: {gid} {what} (see differential.GENERIC_STATUS)")
+        else:
+            why = _refines(sig, generic, evidence)
+            if why:
+                out.append(f"{sig.path}: $.cause: {why}")
+    return out
+
+
+def _candidate_count_problems(checked: list[Signature], known: dict[str, Signature]) -> list[str]:
+    """Every generic RNN status has at least MIN_RNN_CAUSES candidate causes."""
+    from .differential import MIN_RNN_CAUSES, candidates, causes_of, is_generic_rnn_status
+
+    out = []
     causes = causes_of(known.values())
     for sig in checked:
         if is_generic_rnn_status(sig):
@@ -181,13 +201,19 @@ def differential_problems(
                     f"{sig.path}: $.differential: a generic RNN status signature needs at least {MIN_RNN_CAUSES} "
                     f"candidate causes (differential entries + cause signatures naming it), found {n}"
                 )
+    return out
+
+
+def _generic_status_problems(checked: list[Signature], known: dict[str, Signature]) -> list[str]:
+    """With the built-in base: differential.GENERIC_STATUS names existing signatures, none of them a cause."""
+    from .differential import GENERIC_STATUS
+
+    if not any(s.builtin or Path(s.path).resolve().is_relative_to(builtin_dir().resolve()) for s in checked):
+        return []
+    out = [f"differential.GENERIC_STATUS: {gid!r} names no signature" for gid in sorted(GENERIC_STATUS - set(known))]
     checked_ids = {s.id for s in checked}
-    if any(s.builtin or Path(s.path).resolve().is_relative_to(builtin_dir().resolve()) for s in checked):
-        for gid in sorted(GENERIC_STATUS - set(known)):
-            out.append(f"differential.GENERIC_STATUS: {gid!r} names no signature")
-        for gid in sorted(GENERIC_STATUS & checked_ids):
-            if known[gid].cause is not None:
-                out.append(f"{known[gid].path}: $.cause: {gid} is listed as a generic status and cannot be a cause")
+    out += [f"{known[gid].path}: $.cause: {gid} is listed as a generic status and cannot be a cause"
+            for gid in sorted(GENERIC_STATUS & checked_ids) if known[gid].cause is not None]
     return out
 
 
@@ -199,9 +225,33 @@ def validate_paths(
     roots = [Path(p) for p in paths] if paths else [builtin_dir()]
     problems: list[str] = []
     warnings: list[str] = []
+    sigs, evidence = _read_roots(roots, problems)
+    seen: dict[str, str] = {}
+    for sig, base in sigs:
+        duplicate = duplicate_problem(sig, seen)
+        if duplicate:
+            problems.append(duplicate)
+        found, quality = _signature_problems(sig, base, evidence)
+        problems += found
+        if strict:
+            problems += quality
+        elif len(quality) <= 3:
+            warnings += quality
+        else:
+            warnings += [*quality[:2], f"{sig.path}: ... {len(quality) - 2} more quality notes (--strict shows all)"]
+    if strict:
+        problems += differential_problems([s for s, _ in sigs], _known(sigs, roots), evidence)
+    if prefixes is not None and not problems:
+        prefixes += prefix_report([sig for sig, _ in sigs], evidence)
+    return problems, warnings, len(sigs)
+
+
+def _read_roots(roots: list[Path], problems: list[str]) -> tuple[list[tuple[Signature, Path | None]], dict[str, tuple[str, ...]]]:
+    """Every signature under ``roots`` (through the loader's loop) with the directory its id is relative to,
+    and the evidence sets (the built-in ones, then each root's)."""
     evidence: dict[str, tuple[str, ...]] = {}
     with contextlib.suppress(SignatureError):
-        evidence.update(_load_evidence(builtin_dir(), problems))
+        evidence.update(load_evidence(builtin_dir(), problems))
     sigs: list[tuple[Signature, Path | None]] = []
     for root in roots:
         try:
@@ -210,40 +260,27 @@ def validate_paths(
             problems += exc.problems
             continue
         if not files:
-            problems.append(f"{root}: no signature files here (*.yaml, *.yml, *.json; names starting with '_' or '.' are skipped)")
+            problems.append(f"{root}: {NO_FILES}")
         if root.is_dir():
-            evidence.update(_load_evidence(root, problems))
+            evidence.update(load_evidence(root, problems))
         base = root if root.is_dir() else None
         if base is not None and base.resolve() != builtin_dir().resolve() and (base.parent / "_evidence.yaml").exists():
             base = base.parent  # validating signatures/<domain>: ids are relative to signatures/
-        for path in files:
-            sig = load_file(path, False, problems)
-            if sig is not None:
-                sigs.append((sig, base))
-    seen: dict[str, str] = {}
-    for sig, base in sigs:
-        if sig.id in seen:
-            problems.append(f"{sig.path}: $.id: duplicate id {sig.id!r} (also in {seen[sig.id]})")
-        seen.setdefault(sig.id, sig.path)
-        sem = semantic_problems(sig, evidence)
-        problems += sem
-        if sem:
-            continue
-        problems += example_problems(sig, evidence)
-        slow = backtracking_problem(compile_pattern(sig.regex, sig.flags), sig.regex, sig.flags, [ex.text for ex in sig.examples])
-        if slow:
-            problems.append(f"{sig.path}: $.regex: {slow}")
-        problems += wording_problems(sig)
-        quality = quality_problems(sig, base)
-        if strict:
-            problems += quality
-        else:
-            warnings += quality[:3] if len(quality) <= 3 else [*quality[:2], f"{sig.path}: ... {len(quality) - 2} more quality notes (--strict shows all)"]
-    if strict:
-        problems += differential_problems([s for s, _ in sigs], _known(sigs, roots), evidence)
-    if prefixes is not None and not problems:
-        prefixes += prefix_report([sig for sig, _ in sigs], evidence)
-    return problems, warnings, len(sigs)
+        sigs += [(sig, base) for sig in iter_signatures(files, False, problems)]
+    return sigs, evidence
+
+
+def _signature_problems(sig: Signature, base: Path | None, evidence: dict[str, tuple[str, ...]]) -> tuple[list[str], list[str]]:
+    """(problems, quality notes) of one signature: the loader's semantic checks, then, when they pass, its
+    examples, regex run time and wordings; the quality rules are problems only with --strict."""
+    sem = semantic_problems(sig, evidence)
+    if sem:
+        return sem, []
+    problems = example_problems(sig, evidence)
+    slow = backtracking_problem(compile_pattern(sig.regex, sig.flags), sig.regex, sig.flags, [ex.text for ex in sig.examples])
+    if slow:
+        problems.append(f"{sig.path}: $.regex: {slow}")
+    return problems + wording_problems(sig), quality_problems(sig, base)
 
 
 def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict[str, Signature]:
@@ -251,10 +288,7 @@ def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict
     known: dict[str, Signature] = {}
     builtin = builtin_dir().resolve()
     if not any(r.resolve() == builtin for r in roots):
-        for path in signature_files(builtin):
-            sig = load_file(path, True, [])
-            if sig is not None:
-                known[sig.id] = sig
+        known.update((sig.id, sig) for sig in iter_signatures(signature_files(builtin), True, []))
     known.update({s.id: s for s, _ in sigs})
     return known
 
@@ -262,9 +296,7 @@ def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict
 def prefix_report(sigs: list[Signature], evidence: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     """For every signature, the shortest prefix of its message (over its examples) from which a cut message is
     read as this signature alone (cut.py); a cut shorter than that is a near miss listing the candidates."""
-    from .catalog import Catalog
     from .cut import shortest_prefixes
-    from .match import Matcher
 
     matcher = Matcher(Catalog(signatures=list(sigs), evidence=dict(evidence or {})))
     best: dict[str, tuple[int, str, int]] = {}

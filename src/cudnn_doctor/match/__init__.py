@@ -29,7 +29,14 @@ from .matcher import (
     Matcher,
 )
 from .prefilter import SMALL_TEXT, Prefilter
-from .regexinfo import MIN_CONFIRM_WORD, Confirm, confirm_words, derive_literal, line_local
+from .regexinfo import (
+    MIN_CONFIRM_WORD,
+    Confirm,
+    alternative_literals,
+    confirm_words,
+    derive_literal,
+    line_local,
+)
 from .results import Miss, RawMatch
 
 __all__ = [
@@ -53,6 +60,7 @@ __all__ = [
     "Prefilter",
     "Probe",
     "RawMatch",
+    "alternative_literals",
     "confirm_words",
     "derive_literal",
     "line_local",

@@ -13,8 +13,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..patterns import Lazy, compile_pattern
+from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines
-from .regexinfo import derive_literal, line_local
+from .regexinfo import alternative_literals, derive_literal, line_local
 
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
     from ..catalog import Catalog
@@ -28,21 +29,66 @@ _JOINABLE_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
 _JOINABLE = re.compile(b"[" + re.escape(_JOINABLE_BYTES) + b"]|\xc2\x9b")  # \x9b: C1 CSI in UTF-8
 
 
+def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
+    """Lines lo..hi as lower-cased raw bytes, without what normalize_line deletes from inside a line (ANSI
+    colours, control characters), so a literal of the normalized text is in them (kept per window)."""
+    key = ("region", lo, hi)
+    got = lines.memo.get(key)
+    if got is None:
+        start = lines.start(lo)
+        end = lines.data.find(b"\n", lines.start(hi))
+        region = lines.data[start : len(lines.data) if end < 0 else end]
+        got = lines.memo[key] = _delete_joinable(region).lower()
+    return got  # type: ignore[no-any-return]
+
+
+def _has_joinable(data: bytes) -> bool:
+    return len(data.translate(None, _JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
+
+
+def _delete_joinable(data: bytes) -> bytes:
+    """``data`` without what normalize_line deletes from inside a line: colours first (one literal byte to look
+    for), then anything else."""
+    if _has_joinable(data):
+        data = _CSI.sub(b"", data)
+        if _has_joinable(data):
+            data = NORMALIZE_DELETES_BYTES.sub(b"", data)
+    return data
+
+
+_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+@lru_cache(maxsize=4096)
+def _absence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    """Lower-cased literals such that every match of any of ``parts`` (IGNORECASE) holds one; None when some
+    part has none (it may match without a literal, or the parser cannot read it)."""
+    out: list[bytes] = []
+    for part in parts:
+        lits = alternative_literals(part, ("IGNORECASE",))
+        if not lits:
+            return None
+        out += (x.encode() for x in lits)
+    return tuple(dict.fromkeys(out))
+
+
+_CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
+
+
 @lru_cache(maxsize=4096)
 def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     """See _Evidence.literals (cached per set of patterns, not per Matcher)."""
     out: list[bytes] = []
     for part in parts:
-        lit = derive_literal(part)
-        if (
-            lit is None
-            or not lit.isascii()
-            or any(a in part for a in ("^", "$", "\\A", "\\Z", "(?<"))
-            or not line_local(part, ("IGNORECASE",))
-        ):
+        bare = _CLASS.sub("", part)  # '^' negating a class ([^\n)]) is no anchor
+        if any(a in bare for a in ("^", "$", "\\A", "\\Z", "(?<")) or not line_local(part, ("IGNORECASE",)):
             return None
-        out.append(lit.lower().encode())
-    return tuple(out)
+        lit = derive_literal(part)
+        lits = (lit,) if lit is not None and lit.isascii() else alternative_literals(part, ("IGNORECASE",))
+        if not lits:  # an alternation: one literal per alternative ('DataParallel|data_parallel\.py')
+            return None
+        out += (x.lower().encode() for x in lits)
+    return tuple(dict.fromkeys(out))
 
 
 class _Evidence:
@@ -120,6 +166,29 @@ class _Evidence:
             if not found or found[-1] != li:
                 found.append(li)
         return found
+
+    def absence_literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
+        """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""
+        parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+        return _absence_literals(parts)
+
+    def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
+        """True when no item can match in lines lo..hi: each item needs one of its literals (one per alternative)
+        and none is in those lines' raw bytes once what normalization deletes (ANSI colours) is deleted.
+        A necessary condition only, so it holds for items that span lines too: an error repeated 10,000 times
+        then costs no normalization of the 100 lines around each occurrence when its evidence is not there."""
+        lits = self.absence_literals(items)
+        if lits is None:
+            return False
+        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        if hi < lo:
+            return True
+        key = ("absent", lits, lo, hi)
+        got = lines.memo.get(key)
+        if got is None:
+            low = _clean_region(lines, lo, hi)
+            got = lines.memo[key] = not any(lit in low for lit in lits)
+        return got
 
     def find(self, items: Sequence[str], text: str, memo: dict[Any, Any] | None = None) -> str | None:
         """The first evidence text found, or None (remembered in ``memo`` for the same items and text)."""

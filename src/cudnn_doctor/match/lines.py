@@ -43,7 +43,19 @@ def _branches_present(conf: Confirm, lines: _Lines) -> list[tuple[bytes, ...]]:
     """The alternatives of ``conf`` whose every word is somewhere in the window (a word on every line of a
     dense log, such as 'device', is located line by line only when the other words of its alternative are
     there too)."""
-    return [words for words in conf.branches if all(_has_word(w, conf.icase, lines) for w in words)]
+    return [
+        tuple(sorted(words, key=lambda w: _word_count(w, conf.icase, lines)))  # rarest first: checked first
+        for words in conf.branches
+        if all(_has_word(w, conf.icase, lines) for w in words)
+    ]
+
+
+def _word_count(word: bytes, icase: bool, lines: _Lines) -> int:
+    key = ("count", word, icase)
+    got = lines.memo.get(key)
+    if got is None:
+        got = lines.memo[key] = _window_data(icase, lines).count(word, 0, 1 << 16)  # a sample: how common
+    return got  # type: ignore[no-any-return]
 
 
 def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:

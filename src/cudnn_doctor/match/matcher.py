@@ -29,7 +29,7 @@ from ..input import Block
 from ..model import RETIRE, Probe, Signature
 from ..normalize import normalize_line
 from ..patterns import compile_pattern
-from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _Evidence
+from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _delete_joinable, _Evidence, _has_joinable
 from .lines import LazyLines, _branches_present, _head_lines, _Lines, _runs, _tail_lines, _word_lines
 from .prefilter import Prefilter, _as_block
 from .regexinfo import Confirm, confirm_words, derive_literal, line_local
@@ -383,13 +383,68 @@ class Matcher:
                 keep.append(idx)
         return keep
 
+    def signature_hits(self, data: bytes) -> list[int]:
+        """Offsets of the lines of ``data`` holding a literal of a signature whose message may be in ``data``
+        (parallel.py cuts a file where there are none: op traces naming CudnnRNNV3 on every 20th line do not
+        make a log loud for the signature that needs 'Detected unsupported operations' with it)."""
+        if self._words is None:
+            self._confirm_all()
+        prefilter = Prefilter.shared(self.prefilter.literals, self._words or ())
+        hits, present = prefilter.scan_words(data)
+        lines = _Lines(data, data.count(b"\n") + 1)
+        lines.memo["present"] = present
+        out: list[int] = []
+        for off, lits in hits.items():
+            li = -1
+            for lit in lits:
+                for idx in self.by_literal.get(lit, ()):
+                    conf = self.confirms.get(idx)
+                    if conf is None:
+                        break
+                    branches = _branches_present(conf, lines)
+                    if branches:
+                        if li < 0:
+                            li = lines.line_at(off)
+                        sig = self.sigs[idx]
+                        local = line_local(sig.regex, sig.flags)
+                        before, after = (0, 0) if local else (sig.window_before, sig.window_after)
+                        if self._confirmed(branches, conf.icase, li - before, li + after, lines):
+                            break
+                else:
+                    continue
+                out.append(off)
+                break
+        return out
+
+    def _group_absent(self, group: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
+        """Whether no item of a context group can match in lines lo..hi. First for the whole window, from the
+        prefilter's pass (the evidence literals are among its single-match words; a window with colour codes is
+        looked at again with them deleted, once), then for the lines themselves (_Evidence.absent)."""
+        present = lines.memo.get("present")
+        lits = self.evidence.absence_literals(group)
+        if present is not None and lits is not None and not any((lit, True) in present for lit in lits):
+            joinable = lines.memo.get("joinable")
+            if joinable is None:
+                joinable = lines.memo["joinable"] = _has_joinable(lines.data)
+            if not joinable:
+                return True
+            clean = lines.memo.get("present-clean")
+            if clean is None:
+                clean = lines.memo["present-clean"] = self.prefilter.scan_words(_delete_joinable(lines.data))[1] or set()
+            if not any((lit, True) in clean for lit in lits):
+                return True
+        return self.evidence.absent(group, lines, lo, hi)
+
     def _confirm_all(self) -> None:
         """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
         words: set[tuple[bytes, bool]] = set()
-        for idx in range(len(self.sigs)):
+        for idx, sig in enumerate(self.sigs):
             conf = self._confirm_of(idx)
             if conf is not None:
                 words.update((w, conf.icase) for branch in conf.branches for w in branch)
+            for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
+                lits = self.evidence.absence_literals(group) if group else None
+                words.update((lit, True) for lit in lits or ())
         self._words = tuple(sorted(words))
         self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
 
@@ -580,9 +635,20 @@ class Matcher:
             # (a CRNN) does not make it a convolution error
             exclude = tuple(e for e in exclude if e != NON_RNN)
         c_lo, c_hi = li_s - ctx.lines_before, li_e + ctx.lines_after
-        only = None if stream else self.evidence.lines_with((*exclude, *ctx.require_any, *ctx.support_any), index, c_lo, c_hi)
+        # which groups can match at all there (their literals in the raw lines): one that cannot needs no
+        # normalized context (an error repeated 10,000 times without its cause's evidence nearby)
+        absent = self._group_absent
+        no_exclude = not exclude or absent(exclude, index, c_lo, c_hi)
+        no_require = bool(ctx.require_any) and absent(ctx.require_any, index, c_lo, c_hi)
+        no_support = not ctx.support_any or absent(ctx.support_any, index, c_lo, c_hi)
+        if no_exclude and (no_require or (not ctx.require_any and no_support)):
+            only: list[int] | None = []
+        else:
+            only = None if stream else self.evidence.lines_with((*exclude, *ctx.require_any, *ctx.support_any), index, c_lo, c_hi)
         if only is None:
             context_text = "\n".join(around(c_lo, c_hi))
+        elif not only:
+            context_text = ""
         else:
             text_key = ("context", *only)
             got = index.memo.get(text_key)

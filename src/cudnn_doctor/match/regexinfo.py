@@ -194,16 +194,17 @@ def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[s
 def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, ...]) -> Confirm | None:
     """The Confirm of a regex, or None when some alternative has no word beyond what every prefilter literal
     already holds (then the check could not drop a candidate), or when the standard parser cannot read it."""
-    tree = _parse(pattern, flags)
-    if tree is None:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
         return None
-    icase_all = bool(tree.state.flags & re.IGNORECASE)
+    alternatives, icase_all = parsed
     lits = [p.lower() for p in prefilter]
     icase = icase_all
     branches: list[tuple[bytes, ...]] = []
-    for alt in _alternatives(list(tree)):
-        words, alt_icase = _required_words(alt, icase_all)
+    for alt in alternatives:
+        runs, alt_icase = _required_runs(alt, icase_all)
         icase = icase or alt_icase
+        words = {w for run in runs for w in _WORD.findall(run)}
         useful = sorted(
             {w for w in words if not (lits and all(w.lower() in lit for lit in lits))}, key=lambda w: (-len(w), w)
         )[:2]
@@ -215,49 +216,81 @@ def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, .
     return Confirm(tuple(branches), icase)
 
 
-def _alternatives(items: list[Any]) -> list[list[Any]]:
-    """The top-level alternatives of a parse tree (one when it has no top-level ``|``)."""
+def alternative_literals(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...] | None:
+    """One literal per top-level alternative of ``pattern`` (its longest required literal run, ASCII, at least
+    3 characters, lower-cased): every match holds one of them. None when an alternative has none."""
+    return derived("alternative_literals", (pattern, tuple(flags)), _alternative_literals)  # type: ignore[no-any-return]
+
+
+def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ...] | None:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
+        return None
+    out: list[str] = []
+    for alt in parsed[0]:
+        # a run found in the lower-cased bytes: ASCII, or characters without case (CJK), 3 bytes at least
+        runs = [
+            r for r in _required_runs(alt, parsed[1])[0]
+            if all(c.isascii() or c.lower() == c.upper() for c in r) and len(r.strip().encode()) >= 3
+        ]
+        if not runs:
+            return None
+        out.append(max(runs, key=lambda r: (len(r), r)).lower())
+    return tuple(dict.fromkeys(out))
+
+
+def _alternatives(pattern: str, flags: tuple[str, ...]) -> tuple[list[list[Any]], bool] | None:
+    """The top-level alternatives of a regex as the standard parser reads it (``(?:A|B)`` and ``A|B`` alike), and
+    whether it ignores case throughout; None when the parser cannot read it."""
+    tree = _parse(pattern, flags)
+    if tree is None:
+        return None
+    icase = bool(tree.state.flags & re.IGNORECASE)
+    items = list(tree)
     while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
         items = list(items[0][1][3])  # (?:A|B|C): the alternatives are the top level
-    if len(items) == 1 and str(items[0][0]) == "BRANCH":
-        return [list(b) for b in items[0][1][1]]
-    return [items]
+    # the parser hoists what every alternative starts with (``\bA|\bB`` -> \b, (A|B)): one branch among
+    # plain items is still one alternative per branch, each with the hoisted items around it
+    at = [i for i, (op, _) in enumerate(items) if str(op) in ("BRANCH", "SUBPATTERN", "MAX_REPEAT", "MIN_REPEAT")]
+    if len(at) == 1 and str(items[at[0]][0]) == "BRANCH":
+        k = at[0]
+        return [[*items[:k], *b, *items[k + 1 :]] for b in items[k][1][1]], icase
+    return [items], icase
 
 
-def _required_words(items: list[Any], icase: bool) -> tuple[set[str], bool]:
-    """Words every match of the sequence ``items`` holds, and whether any of them is matched ignoring case."""
-    words: set[str] = set()
+def _required_runs(items: list[Any], icase: bool) -> tuple[set[str], bool]:
+    """Literal runs every match of the sequence ``items`` holds, and whether any is matched ignoring case."""
+    runs: set[str] = set()
     run: list[str] = []
     any_icase = False
+
+    def flush() -> None:
+        if run:
+            runs.add("".join(run))
+            run.clear()
+
     for op, av in items:
         name = str(op)
         if name == "LITERAL":
             run.append(chr(av))
             any_icase = any_icase or icase
             continue
-        if run:
-            words.update(_WORD.findall("".join(run)))
-            run.clear()
-        got, got_icase = _item_words(name, av, icase)
-        words |= got
+        flush()
+        got: set[str] = set()
+        got_icase = False
+        if name == "SUBPATTERN":
+            add, remove = av[1] or 0, av[2] or 0
+            sub_icase = (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
+            got, got_icase = _required_runs(list(av[3]), sub_icase)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            got, got_icase = _required_runs(list(av[2]), icase)
+        elif name == "BRANCH":  # inside a sequence: only the runs every alternative holds
+            alts = [_required_runs(list(b), icase) for b in av[1]]
+            got = set.intersection(*(w for w, _ in alts)) if alts else set()
+            got_icase = bool(got) and any(i for _, i in alts)
+        elif name == "ATOMIC_GROUP":
+            got, got_icase = _required_runs(list(av), icase)
+        runs |= got
         any_icase = any_icase or got_icase
-    if run:
-        words.update(_WORD.findall("".join(run)))
-    return words, any_icase
-
-
-def _item_words(name: str, av: Any, icase: bool) -> tuple[set[str], bool]:
-    """The words every match of one non-literal parse-tree item holds (see _required_words)."""
-    if name == "SUBPATTERN":
-        add, remove = av[1] or 0, av[2] or 0
-        sub_icase = (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
-        return _required_words(list(av[3]), sub_icase)
-    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
-        return _required_words(list(av[2]), icase)
-    if name == "BRANCH":  # inside a sequence: only the words every alternative holds
-        alts = [_required_words(list(b), icase) for b in av[1]]
-        common = set.intersection(*(w for w, _ in alts)) if alts else set()
-        return common, bool(common) and any(i for _, i in alts)
-    if name == "ATOMIC_GROUP":
-        return _required_words(list(av), icase)
-    return set(), False
+    flush()
+    return runs, any_icase

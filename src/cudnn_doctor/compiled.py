@@ -1,0 +1,107 @@
+"""The compiled catalog: the knowledge base with every regex a diagnosis needs already compiled, cached.
+
+A plain ``diagnose`` must start fast, so the parsed and validated set, with its compiled patterns, is kept
+in a signed cache (cache.py) keyed on every input that shapes it (_fingerprint): YAML parsing, JSON Schema
+validation and regex compilation, the slow parts, only run when one of them changed.
+
+This module sits above catalog.py (the data loader), match.py and environment.py: warming compiles their
+patterns, and none of them imports it (no import circle).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .catalog import SCHEMA_PATH, Catalog, catalog_roots, evidence_path, read_catalog, root_files
+from .model import LazyRecord
+from .version import __version__
+
+_CACHE_FORMAT = 9
+
+# the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
+_SHAPING_MODULES = (
+    "catalog", "build", "semantic", "compiled", "model", "patterns", "environment", "tracebacks",
+    "conditions", "cache", "version",
+    *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "evidence", "results", "matcher")),
+)
+
+
+def load_catalog(
+    extra_dirs: Sequence[str | os.PathLike[str]] = (),
+    *,
+    builtin: bool = True,
+    use_env: bool = True,
+    use_cache: bool = True,
+) -> Catalog:
+    """Load the built-in knowledge base plus user signature directories.
+
+    User directories come from ``extra_dirs`` and the ``CUDNN_DOCTOR_SIGNATURES`` environment variable
+    (os.pathsep-separated). A user signature with a built-in id replaces it. Raises SignatureError listing
+    every problem in every file. With ``use_cache`` the catalog comes lean (no examples: see _lean) from the
+    cache, or is read, compiled and stored there.
+    """
+    roots = catalog_roots(extra_dirs, builtin=builtin, use_env=use_env)
+    files = root_files(roots)
+    if not use_cache:
+        return read_catalog(roots, files)
+    from . import cache
+    from .patterns import restore
+
+    key = _fingerprint([f for group in files for f in group], [*(evidence_path(r) for r, _ in roots), SCHEMA_PATH])
+    cached = cache.load(key)
+    if cached is not None:
+        catalog, patterns = cached
+        restore(patterns)
+        return catalog
+    catalog = _lean(read_catalog(roots, files))  # the same lean catalog whether from the files or the cache
+    cache.store(key, (catalog, _warm_patterns(catalog)))
+    return catalog
+
+
+def _fingerprint(files: Sequence[Path], extra: Sequence[Path]) -> str:
+    """Every input that shapes the cached catalog: each signature file's path, size and mtime, the schema
+    and evidence files, cudnn-doctor's own modules (an edited checkout), its version, the Python and
+    `regex` versions (the cache holds compiled `regex` programs) and the cache format."""
+    import regex
+
+    here = Path(__file__).resolve().parent
+    parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:regex {regex.__version__}"]
+    code = [here / f"{name}.py" for name in _SHAPING_MODULES]
+    for p in [*files, *extra, *code]:
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        parts.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
+    return "\n".join(parts)
+
+
+def _lean(catalog: Catalog) -> Catalog:
+    """The catalog without examples, for the cache: a diagnosis never needs them and they are a third of the
+    pickle. ``validate`` reads the files itself; ``show`` re-reads the signature's file."""
+    import dataclasses
+
+    def strip(sig: Any) -> Any:
+        raw = LazyRecord({k: v for k, v in sig.raw.items() if k not in ("examples", "counter_examples")})
+        return dataclasses.replace(sig, examples=(), counter_examples=(), raw=raw)
+
+    return Catalog(signatures=[strip(s) for s in catalog.signatures], evidence=catalog.evidence, warnings=catalog.warnings)
+
+
+def _warm_patterns(catalog: Catalog) -> dict[Any, Any]:
+    """Compile everything a diagnose with this catalog needs, for the cache (see patterns.py)."""
+    from . import match, tracebacks
+    from .environment import DETECTORS, EnvironmentCollector
+    from .match import Matcher
+    from .patterns import snapshot, warm_module
+
+    Matcher(catalog, probes=EnvironmentCollector().probes()).warm()
+    for detector in DETECTORS:
+        _ = detector.regex
+    warm_module(tracebacks)
+    warm_module(match)
+    return snapshot()
