@@ -4,7 +4,7 @@ A plain ``diagnose`` must start fast, so the parsed and validated set, with its 
 in a signed cache (cache.py) keyed on every input that shapes it (_fingerprint): YAML parsing, JSON Schema
 validation and regex compilation, the slow parts, only run when one of them changed.
 
-This module sits above catalog.py (the data loader), match.py and environment.py: warming compiles their
+This module sits above catalog.py (the data loader), match/ and environment.py: warming compiles their
 patterns, and none of them imports it (no import circle).
 """
 
