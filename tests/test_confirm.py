@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor import match as match_mod
 from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, confirm_words
+from cudnn_doctor.match import matcher as match_mod  # the module that reads CONFIRM_FROM
 from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = load_catalog(use_cache=False, use_env=False)
@@ -166,7 +166,7 @@ def test_alternative_literals_read_hoisted_prefixes_and_cjk() -> None:
 
 def test_absent_sees_through_colours() -> None:
     """A literal split by colour codes in the raw bytes is in the normalized text: never called absent."""
-    from cudnn_doctor.match import _Lines
+    from cudnn_doctor.match.lines import _Lines
 
     m = Matcher(CATALOG)
     data = "\n".join(["noise line"] * 5 + ["model = nn.\x1b[1;34mData\x1b[0mParallel(model)", "noise"]).encode()

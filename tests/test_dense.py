@@ -53,7 +53,7 @@ def diagnose(text: str, catalog, monkeypatch, *, hyperscan: bool = True, memo: b
         if not hyperscan:
             m.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", "1")
         if not memo:  # every probe line goes to every probe of its literals, as before the shortcuts
-            m.setattr(match_mod, "PROBED_MEMO", 0)
+            m.setattr(match_mod.matcher, "PROBED_MEMO", 0)  # the module that reads it
             m.setattr(EnvironmentCollector, "probes", _plain_probes)
         if block is not None:
             from cudnn_doctor import input as input_mod

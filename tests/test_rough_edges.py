@@ -474,8 +474,8 @@ examples:
 def test_a_slow_signature_is_dropped_past_its_budget_naming_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from cudnn_doctor import match
     from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.match import matcher as match  # the module that reads SIGNATURE_BUDGET_S
     from cudnn_doctor.pipeline import diagnose
 
     d = tmp_path / "mine"

@@ -4,7 +4,7 @@ A plain ``diagnose`` must start fast, so the parsed and validated set, with its 
 in a signed cache (cache.py) keyed on every input that shapes it (_fingerprint): YAML parsing, JSON Schema
 validation and regex compilation, the slow parts, only run when one of them changed.
 
-This module sits above catalog.py (the data loader), match.py and environment.py: warming compiles their
+This module sits above catalog.py (the data loader), match/ and environment.py: warming compiles their
 patterns, and none of them imports it (no import circle).
 """
 
@@ -24,8 +24,9 @@ _CACHE_FORMAT = 9
 
 # the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
 _SHAPING_MODULES = (
-    "catalog", "build", "semantic", "compiled", "model", "patterns", "match", "environment", "tracebacks",
+    "catalog", "build", "semantic", "compiled", "model", "patterns", "environment", "tracebacks",
     "conditions", "cache", "version",
+    *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "evidence", "results", "matcher")),
 )
 
 

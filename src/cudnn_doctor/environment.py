@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Any
 
 from .localenv import HOW_TAGS, cudnn_int_text
-from .match import RETIRE, Probe
+from .model import RETIRE, Probe
 from .normalize import normalize_line
 from .patterns import compile_pattern
 
@@ -59,7 +59,7 @@ class Detector:
     @property
     def shape_free(self) -> bool:
         """Whether its regex matches all lines that differ only in their digits alike (no literal digit in
-        the regex; digits in ``{m,n}`` counts and group names do not count): see match.Probe. Its literals
+        the regex; digits in ``{m,n}`` counts and group names do not count): see model.Probe. Its literals
         may hold digits: the matcher's memo is per shape *and* set of literals hit."""
         return _shape_free(self.source)
 
@@ -482,7 +482,7 @@ class EnvironmentCollector:
         rank = max(d.rank, *_OURS_RANK.values()) if d.name == "cudnn-doctor env" else d.rank
 
         def handle(line: str, lineno: int) -> bool | int:
-            """Whether lines like this one (see match.Probe) are still worth showing to this detector."""
+            """Whether lines like this one (see model.Probe) are still worth showing to this detector."""
             # no regex when every component it could give is already known at least as well (ranks only
             # grow: the detector is done)
             known = self.env.ranks

@@ -6,7 +6,7 @@ unpickling slotted dataclasses goes through a slow __setstate__ (it doubled the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -288,3 +288,26 @@ class NearMiss:
     source: str
     line: int
     reason: str
+
+
+# ------------------------------------------------------------------ the environment-probe contract
+# (environment.py makes the probes; match/ gives them their lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """Extra literals to watch for (e.g. version lines); ``handle`` gets (normalized line, line number).
+
+    ``handle`` may return RETIRE: nothing it could give is still wanted (e.g. every version it can read is
+    already known from better evidence); the matcher then stops calling it. ``shape_free``: whether ``handle``
+    gives the same answer (does it want this kind of line?) for every line of the same *shape* (digits
+    replaced by 0), e.g. a regex with ``\\d`` but no literal digit. Then a False from ``handle`` (its regex did
+    not match) makes the matcher skip it on every later line of that shape, so a log with a cuDNN version line
+    per step costs one regex search per kind of line, not one per line."""
+
+    literals: tuple[str, ...]
+    handle: Callable[[str, int], bool | int | None]
+    shape_free: bool = False
+
+
+RETIRE = -1  # what a Probe's handle returns when it wants no more lines at all

@@ -1,5 +1,5 @@
 """Reading one source: presentations undone before matching, cut lines read after it, line numbers mapped
-back to the original input. Sits between input.py's blocks and the matcher (match.py), so that every path
+back to the original input. Sits between input.py's blocks and the matcher (match/), so that every path
 (one process, the parallel scan of a big file, the library) reads a log the same way.
 
 * Each block goes through ``present.present``: a block without a presentation is passed on as it is (the cost

@@ -1,0 +1,205 @@
+"""Context evidence around a match: ``require_any`` / ``exclude_any`` / ``support_any`` of a signature.
+
+Each item is a regex or an ``@set`` from the catalog's evidence file. Where every item has a literal on the
+line of its match, the lines to search are found in the raw bytes first (_Evidence.lines_with), so the 50
+lines around each of 10,000 repeated warnings are not all normalized.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..patterns import Lazy, compile_pattern
+from ..textsafe import NORMALIZE_DELETES_BYTES
+from .lines import _Lines
+from .regexinfo import alternative_literals, derive_literal, line_local
+
+if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
+    from ..catalog import Catalog
+
+MATCH_TIMEOUT_S = 1.0
+NON_RNN = "@non_rnn"
+# An RNN API or op named inside the matched text: direct evidence that outweighs conv/batch-norm words nearby.
+DIRECT_RNN = Lazy(r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b|\brnn-inl\.h\b|\bcurnn\.jl\b")
+# bytes that normalize.py deletes from inside a line (ANSI escapes, control characters other than CR)
+_JOINABLE_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
+_JOINABLE = re.compile(b"[" + re.escape(_JOINABLE_BYTES) + b"]|\xc2\x9b")  # \x9b: C1 CSI in UTF-8
+
+
+def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
+    """Lines lo..hi as lower-cased raw bytes, without what normalize_line deletes from inside a line (ANSI
+    colours, control characters), so a literal of the normalized text is in them (kept per window)."""
+    key = ("region", lo, hi)
+    got = lines.memo.get(key)
+    if got is None:
+        start = lines.start(lo)
+        end = lines.data.find(b"\n", lines.start(hi))
+        region = lines.data[start : len(lines.data) if end < 0 else end]
+        got = lines.memo[key] = _delete_joinable(region).lower()
+    return got  # type: ignore[no-any-return]
+
+
+def _has_joinable(data: bytes) -> bool:
+    return len(data.translate(None, _JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
+
+
+def _delete_joinable(data: bytes) -> bytes:
+    """``data`` without what normalize_line deletes from inside a line: colours first (one literal byte to look
+    for), then anything else."""
+    if _has_joinable(data):
+        data = _CSI.sub(b"", data)
+        if _has_joinable(data):
+            data = NORMALIZE_DELETES_BYTES.sub(b"", data)
+    return data
+
+
+_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+@lru_cache(maxsize=4096)
+def _absence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    """Lower-cased literals such that every match of any of ``parts`` (IGNORECASE) holds one; None when some
+    part has none (it may match without a literal, or the parser cannot read it)."""
+    out: list[bytes] = []
+    for part in parts:
+        lits = alternative_literals(part, ("IGNORECASE",))
+        if not lits:
+            return None
+        out += (x.encode() for x in lits)
+    return tuple(dict.fromkeys(out))
+
+
+_CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
+
+
+@lru_cache(maxsize=4096)
+def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    """See _Evidence.literals (cached per set of patterns, not per Matcher)."""
+    out: list[bytes] = []
+    for part in parts:
+        bare = _CLASS.sub("", part)  # '^' negating a class ([^\n)]) is no anchor
+        if any(a in bare for a in ("^", "$", "\\A", "\\Z", "(?<")) or not line_local(part, ("IGNORECASE",)):
+            return None
+        lit = derive_literal(part)
+        lits = (lit,) if lit is not None and lit.isascii() else alternative_literals(part, ("IGNORECASE",))
+        if not lits:  # an alternation: one literal per alternative ('DataParallel|data_parallel\.py')
+            return None
+        out += (x.lower().encode() for x in lits)
+    return tuple(dict.fromkeys(out))
+
+
+class _Evidence:
+    def __init__(self, catalog: Catalog) -> None:
+        self._sets = catalog.evidence
+        self._cache: dict[str, Any] = {}
+        self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
+
+    def pattern(self, item: str) -> Any:
+        got = self._cache.get(item)
+        if got is None:
+            if item.startswith("@"):
+                parts = self._sets.get(item[1:], ())
+                source = "|".join(f"(?:{p})" for p in parts) or r"(?!x)x"
+            else:
+                source = item
+            got = self._cache[item] = compile_pattern(source, ("IGNORECASE",))
+        return got
+
+    def literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
+        """Lower-cased ASCII literals such that every match of any of ``items`` lies on one line holding one of
+        them; None when that cannot be said (an item may span lines, is anchored, or has no clear literal)."""
+        got = self._lits.get(items)
+        if got is None and items not in self._lits:
+            parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+            got = self._lits[items] = _evidence_literals(parts)
+        return got
+
+    def lines_with(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> list[int] | None:
+        """The lines among lo..hi where an item may match, found in the raw bytes, or None (use them all).
+
+        Searching only those lines gives the same first match as searching all of them (each match lies on
+        a line holding a literal of its item, and line order is kept), and saves normalizing the 50 lines
+        around each of 10,000 repeated warnings. A line holding something normalization deletes from inside
+        a line (escape sequences, control characters) is kept too: that could join two halves of a literal."""
+        lits = self.literals(items)
+        if lits is None:
+            return None
+        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        if hi < lo:
+            return []
+        key = (lits, lo, hi)  # signatures with the same context around the same line: looked up once
+        got = lines.memo.get(key)
+        if got is None:
+            got = lines.memo[key] = self._lines_with(lits, lines, lo, hi)
+        return got
+
+    def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int) -> list[int]:
+        start = lines.start(lo)
+        end = lines.data.find(b"\n", lines.start(hi))
+        low = lines.data[start : len(lines.data) if end < 0 else end].lower()
+        positions: list[int] = []
+        for lit in lits:
+            pos = low.find(lit)
+            while pos >= 0:
+                positions.append(pos)
+                pos = low.find(lit, pos + len(lit))
+        deletable = len(low) - len(low.translate(None, _JOINABLE_BYTES))
+        if deletable:
+            if deletable > low.count(b"\x1b"):  # other control bytes (rare): a regex pass
+                positions += (m.start() for m in _JOINABLE.finditer(low))
+            else:  # ANSI colours: one ESC per line is enough (memchr, line to line)
+                pos = low.find(b"\x1b")
+                while pos >= 0:
+                    positions.append(pos)
+                    nl = low.find(b"\n", pos)
+                    pos = -1 if nl < 0 else low.find(b"\x1b", nl)
+        if b"\xc2\x9b" in low:
+            positions += (m.start() for m in _JOINABLE.finditer(low))
+        found: list[int] = []
+        li, prev = lo, 0
+        for pos in sorted(positions):
+            li += low.count(b"\n", prev, pos)
+            prev = pos
+            if not found or found[-1] != li:
+                found.append(li)
+        return found
+
+    def absence_literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
+        """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""
+        parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+        return _absence_literals(parts)
+
+    def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
+        """True when no item can match in lines lo..hi: each item needs one of its literals (one per alternative)
+        and none is in those lines' raw bytes once what normalization deletes (ANSI colours) is deleted.
+        A necessary condition only, so it holds for items that span lines too: an error repeated 10,000 times
+        then costs no normalization of the 100 lines around each occurrence when its evidence is not there."""
+        lits = self.absence_literals(items)
+        if lits is None:
+            return False
+        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        if hi < lo:
+            return True
+        key = ("absent", lits, lo, hi)
+        got = lines.memo.get(key)
+        if got is None:
+            low = _clean_region(lines, lo, hi)
+            got = lines.memo[key] = not any(lit in low for lit in lits)
+        return got
+
+    def find(self, items: Sequence[str], text: str, memo: dict[Any, Any] | None = None) -> str | None:
+        """The first evidence text found, or None (remembered in ``memo`` for the same items and text)."""
+        if memo is not None:
+            key = ("find", tuple(items), text)
+            if key in memo:
+                return memo[key]  # type: ignore[no-any-return]
+            got = memo[key] = self.find(items, text)
+            return got
+        for item in items:
+            m = self.pattern(item).search(text, timeout=MATCH_TIMEOUT_S)
+            if m:
+                return m.group(0)[:120]
+        return None

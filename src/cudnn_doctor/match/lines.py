@@ -1,0 +1,218 @@
+"""Line access into a scanned window of UTF-8 bytes, without splitting or decoding all of it.
+
+Input arrives as blocks of whole lines (input.py), so memory stays flat whatever the log size: each block is
+scanned with the tail of the previous block and the head of the next one (_tail_lines, _head_lines), so that
+matches and context that straddle a block boundary are still seen. ``_Lines`` locates a line by counting
+newlines in C; ``LazyLines`` keeps the lines before a repeated match as bytes until they are read; the
+``_word_lines`` / ``_has_word`` / ``_branches_present`` helpers answer Confirm's questions on a window.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..normalize import normalize_line
+
+if TYPE_CHECKING:
+    from .regexinfo import Confirm
+
+
+def _window_data(icase: bool, lines: _Lines) -> bytes:
+    if not icase:
+        return lines.data
+    data = lines.memo.get("lower")
+    if data is None:
+        data = lines.memo["lower"] = lines.data.lower()  # ASCII only: same offsets
+    return data
+
+
+def _has_word(word: bytes, icase: bool, lines: _Lines) -> bool:
+    """Whether ``word`` is anywhere in the window (the prefilter's hyperscan pass says so, or one find)."""
+    key = ("has", word, icase)
+    got = lines.memo.get(key)
+    if got is None:
+        present = lines.memo.get("present")
+        got = (word, icase) in present if present is not None else _window_data(icase, lines).find(word) >= 0
+        lines.memo[key] = got
+    return got
+
+
+def _branches_present(conf: Confirm, lines: _Lines) -> list[tuple[bytes, ...]]:
+    """The alternatives of ``conf`` whose every word is somewhere in the window (a word on every line of a
+    dense log, such as 'device', is located line by line only when the other words of its alternative are
+    there too)."""
+    return [
+        tuple(sorted(words, key=lambda w: _word_count(w, conf.icase, lines)))  # rarest first: checked first
+        for words in conf.branches
+        if all(_has_word(w, conf.icase, lines) for w in words)
+    ]
+
+
+def _word_count(word: bytes, icase: bool, lines: _Lines) -> int:
+    key = ("count", word, icase)
+    got = lines.memo.get(key)
+    if got is None:
+        got = lines.memo[key] = _window_data(icase, lines).count(word, 0, 1 << 16)  # a sample: how common
+    return got  # type: ignore[no-any-return]
+
+
+def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
+    """The sorted indexes of the window's lines holding ``word`` (found once per window, in C)."""
+    key = ("word", word, icase)
+    got = lines.memo.get(key)
+    if got is not None:
+        return got
+    data = _window_data(icase, lines)
+    found: list[int] = []
+    li, prev = 0, 0
+    pos = data.find(word)
+    while pos >= 0:
+        li += data.count(b"\n", prev, pos)
+        prev = pos
+        if not found or found[-1] != li:
+            found.append(li)
+        nl = data.find(b"\n", pos)
+        pos = -1 if nl < 0 else data.find(word, nl)
+    lines.memo[key] = found
+    return found
+
+
+class _Lines:
+    """Line access into a window of UTF-8 bytes by line index, without indexing every line.
+
+    The lines the prefilter points at are located by counting newlines from the previous one (in C); the
+    lines around them (context, tracebacks) by walking from the nearest line already located. A line is
+    decoded (invalid UTF-8 -> U+FFFD) only when asked for.
+    """
+
+    def __init__(self, data: bytes, count: int) -> None:
+        self.data = data
+        self.count = count
+        self._starts: dict[int, int] = {0: 0}
+        self._known: list[int] = [0]  # sorted line indexes whose start is known
+        self._last = (0, 0)  # (offset, line index) of the last line located by line_at
+        self.memo: dict[Any, Any] = {}  # results computed on this window (_Evidence.lines_with)
+
+    def line_at(self, start: int) -> int:
+        """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""
+        off, li = self._last
+        if start < off:
+            off, li = 0, 0
+        li += self.data.count(b"\n", off, start)
+        self._last = (start, li)
+        if li not in self._starts:
+            self._starts[li] = start
+            bisect.insort(self._known, li)
+        return li
+
+    def start(self, li: int) -> int:
+        got = self._starts.get(li)
+        if got is not None:
+            return got
+        known = self._known
+        i = bisect.bisect_right(known, li) - 1
+        lo = known[i]
+        data = self.data
+        if i + 1 < len(known) and known[i + 1] - li < li - lo:
+            hi = known[i + 1]
+            pos = self._starts[hi]
+            for _ in range(hi - li):
+                pos = data.rfind(b"\n", 0, pos - 1) + 1
+        else:
+            pos = self._starts[lo]
+            for _ in range(li - lo):
+                pos = data.find(b"\n", pos) + 1
+        self._starts[li] = pos
+        bisect.insort(known, li)
+        return pos
+
+    def raw_lines(self, lo: int, hi: int) -> list[bytes]:
+        """Lines lo..hi (clamped to the window) as raw bytes, with one slice."""
+        lo, hi = max(0, lo), min(self.count - 1, hi)
+        if hi < lo:
+            return []
+        end = self.data.find(b"\n", self.start(hi))
+        return self.data[self.start(lo) : len(self.data) if end < 0 else end].split(b"\n")
+
+    def line(self, li: int) -> str:
+        start = self.start(li)
+        end = self.data.find(b"\n", start)
+        return self.data[start : len(self.data) if end < 0 else end].decode("utf-8", "replace")
+
+
+class LazyLines(Sequence[str]):
+    """Lines kept as raw bytes and normalized (and filtered to one stream) on first use: each of 10,000
+    repeated warnings carries the lines before it, which are rarely looked at."""
+
+    __slots__ = ("_lines", "_raw", "_stream")
+
+    def __init__(self, raw: list[bytes], stream: str) -> None:
+        self._raw: list[bytes] | None = raw
+        self._stream = stream
+        self._lines: list[str] | None = None
+
+    def _get(self) -> list[str]:
+        if self._lines is None:
+            out: list[str] = []
+            for line in self._raw or ():
+                text, stream = normalize_line(line.decode("utf-8", "replace"))
+                if not self._stream or stream == self._stream:
+                    out.append(text)
+            self._lines, self._raw = out, None
+        return self._lines
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._get()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _runs(lines: list[int], gap: int) -> Iterator[list[int]]:
+    run: list[int] = []
+    for li in lines:
+        if run and li - run[-1] > gap:
+            yield run
+            run = []
+        run.append(li)
+    if run:
+        yield run
+
+
+def _head_lines(data: bytes, n: int) -> list[bytes]:
+    """The first ``n`` lines of a block (fewer if it has fewer), without splitting all of it."""
+    out: list[bytes] = []
+    pos = 0
+    while len(out) < n:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            out.append(data[pos:])
+            break
+        out.append(data[pos:end])
+        pos = end + 1
+    return out
+
+
+def _tail_lines(data: bytes, n: int, prev: list[bytes]) -> list[bytes]:
+    """The last ``n`` lines of a block, topped up from the previous tail when the block is shorter."""
+    if n <= 0:
+        return []
+    out: list[bytes] = []
+    end = len(data)
+    while len(out) < n:
+        start = data.rfind(b"\n", 0, end) + 1
+        out.append(data[start:end])
+        if start == 0:
+            return (prev + out[::-1])[-n:]
+        end = start - 1
+    return out[::-1]

@@ -1,0 +1,676 @@
+"""The Matcher: runs a catalog's signatures over blocks of a log, in one pass plus small windows.
+
+1. The prefilter (prefilter.py) finds every line holding one of the signatures' literals; lines holding a
+   probe's literal go to the environment probes (model.Probe) on the way (_collect).
+2. Over a big window, candidates whose message words (regexinfo.Confirm) are not around them are dropped
+   first (_confirm), as near misses.
+3. For each signature, its candidate lines are grouped into runs; each run's window of lines is normalized
+   (normalize.py) and demultiplexed by stream (``[rankN]:``), then the signature's full regex runs there,
+   with a timeout so that a pathological pattern skips that signature instead of hanging the run (_scan_run).
+4. Context evidence (``require_any`` / ``exclude_any`` / ``support_any``, evidence.py) is looked for around
+   each match (_context), and the match is built (_matches).
+
+Each block is scanned with the tail of the previous block and the head of the next one (lines.py); matches
+are de-duplicated by their absolute line. The hot loops keep local aliases of attributes on purpose.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import regex
+
+from ..input import Block
+from ..model import RETIRE, Probe, Signature
+from ..normalize import normalize_line
+from ..patterns import compile_pattern
+from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _delete_joinable, _Evidence, _has_joinable
+from .lines import LazyLines, _branches_present, _head_lines, _Lines, _runs, _tail_lines, _word_lines
+from .prefilter import Prefilter, _as_block
+from .regexinfo import Confirm, confirm_words, derive_literal, line_local
+from .results import Miss, RawMatch
+
+if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
+    from ..catalog import Catalog
+
+# the CPU time one signature's regex may spend over a whole run (all its searches; CPU, not wall time, so
+# that a busy machine does not drop signatures): past
+# it the signature is dropped with a warning naming its file, so a pattern just under the per-search timeout
+# cannot cost that on every candidate line (200 lines x 0.3 s was a minute)
+SIGNATURE_BUDGET_S = 5.0
+MAX_MATCH_TEXT = 4000
+MAX_NEAR_MISSES_PER_SIG = 3
+TRACEBACK_LINES = 60
+SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
+PROBED_MEMO = 16384  # line shapes already given to the environment probes
+# digits -> '0': lines that differ only in their numbers (timestamps, step counters, versions) share a shape
+_SHAPE = bytes.maketrans(b"123456789", b"000000000")
+# normalize.py's GitHub Actions timestamp, in ASCII bytes (anything it does not match is kept in the key)
+_RAW_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ")
+# a window this big is a CI log, not a paste: its candidate lines are confirmed (Matcher._confirm) first
+CONFIRM_FROM = 256 << 10
+_UNSET: Any = object()
+
+Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
+# (match, first line, last line, column) of one regex match; line indexes are window-relative
+Found = tuple[Any, int, int, int]
+
+
+@dataclass(slots=True)
+class _Window:
+    """One window being scanned, and the de-duplication and near-miss counts of the whole scan."""
+
+    lines: _Lines
+    norm: Callable[[int], tuple[str, str]]  # normalized (text, stream) of a line, computed once
+    first_line: int  # absolute line number of the window's first line
+    source: str
+    seen: dict[tuple[int, int, int], int]
+    missed: dict[int, int]
+
+    def near_miss(self, idx: int) -> bool:
+        """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
+        if self.missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
+            self.missed[idx] = self.missed.get(idx, 0) + 1
+            return True
+        return False
+
+
+def _normalizer(lines: _Lines) -> Callable[[int], tuple[str, str]]:
+    normalized: dict[int, tuple[str, str]] = {}
+
+    def norm(li: int) -> tuple[str, str]:
+        got = normalized.get(li)
+        if got is None:
+            got = normalized[li] = normalize_line(lines.line(li))
+        return got
+
+    return norm
+
+
+class Matcher:
+    """Runs a catalog's signatures over text blocks."""
+
+    def warm(self) -> None:
+        """Compile every pattern this matcher may need (so that the catalog cache can keep them)."""
+        for sig in self.sigs:
+            compile_pattern(sig.regex, sig.flags)
+            line_local(sig.regex, sig.flags)
+            confirm_words(sig.regex, sig.flags, sig.prefilter)
+            for item in (*sig.context.require_any, *sig.context.exclude_any, *sig.context.support_any):
+                self.evidence.pattern(item)
+
+    def __init__(self, catalog: Catalog, probes: Sequence[Probe] = (), timeout: float = MATCH_TIMEOUT_S) -> None:
+        self.catalog = catalog
+        self.timeout = timeout
+        self.evidence = _Evidence(catalog)
+        self.by_literal: dict[str, list[int]] = {}
+        self.full_scan: list[int] = []
+        self.sigs = list(catalog.signatures)
+        self.confirms: dict[int, Confirm | None] = {}  # made for the signatures a big input gives candidates
+        self._words: tuple[tuple[bytes, bool], ...] | None = None  # every Confirm's words, from the first big window
+        self.disabled: dict[str, str] = {}
+        self.warnings: list[str] = []
+        self.budget = max(timeout, SIGNATURE_BUDGET_S)
+        self.spent: dict[int, float] = {}  # regex CPU seconds per signature over this run
+        for idx, sig in enumerate(self.sigs):
+            lits = list(sig.prefilter)
+            if not lits:
+                derived = derive_literal(sig.regex, sig.flags)
+                if derived:
+                    lits = [derived]
+            if not lits:
+                self.full_scan.append(idx)
+            for lit in lits:
+                self.by_literal.setdefault(lit.lower(), []).append(idx)
+        self.probes = list(probes)
+        self._local: dict[int, bool] = {}
+        self._framed: set[tuple[str, int]] = set()
+        self._probed: dict[tuple[bytes, tuple[int, ...]], None] = {}
+        self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
+        self._retired: set[int] = set()
+        self._next_prefilter: Prefilter | None = None
+        probe_by_literal: dict[str, list[int]] = {}
+        for pidx, probe in enumerate(self.probes):
+            for lit in probe.literals:
+                probe_by_literal.setdefault(lit.lower(), []).append(pidx)
+        self.probe_by_literal = {lit: tuple(p) for lit, p in probe_by_literal.items()}
+        self.prefilter = Prefilter.shared([*self.by_literal, *self.probe_by_literal])
+        self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
+        self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
+
+    # ------------------------------------------------------------------ public
+
+    def scan_text(self, text: str | bytes, source: str = "<text>") -> tuple[list[RawMatch], list[Miss]]:
+        """Scan a whole text held in memory."""
+        matches: list[RawMatch] = []
+        misses: list[Miss] = []
+        for m, miss in self.scan_blocks([text], source):  # (None, None) marks a block end
+            if m is not None:
+                matches.append(m)
+            if miss is not None:
+                misses.append(miss)
+        return matches, misses
+
+    def scan_blocks(self, blocks: Iterable[Block | bytes | str], source: str) -> Yielded:
+        """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline)."""
+        seen: dict[tuple[int, int, int], int] = {}
+        missed: dict[int, int] = {}
+        prev_tail: list[bytes] = []
+        base = 1  # absolute line number of the first line of the current block
+        it = (_as_block(b) for b in blocks)
+        cur_block = next(it, None)
+        while cur_block is not None:
+            nxt = next(it, None)
+            cur, cur_lines = cur_block
+            head = _head_lines(nxt.data, self.after) if nxt is not None else []
+            window = b"\n".join([*prev_tail, cur, *head]) if prev_tail or head else cur
+            core_start = sum(len(t) + 1 for t in prev_tail)
+            lines = _Lines(window, len(prev_tail) + cur_lines + len(head))
+            win = _Window(lines, _normalizer(lines), base - len(prev_tail), source, seen, missed)
+            yield from self._scan_window(win, core_start, core_start + len(cur), range(len(prev_tail), len(prev_tail) + cur_lines))
+            yield None, None  # end of a block: callers may settle what they collected
+            base += cur_lines
+            prev_tail = _tail_lines(cur, self.before, prev_tail)
+            # forget de-duplication keys that no later window can produce again
+            horizon = base - self.before - 1
+            if len(seen) > 10000:
+                for key in [k for k, v in seen.items() if v < horizon]:
+                    del seen[key]
+            cur_block = nxt
+
+    # ------------------------------------------------------------------ one window
+
+    def _scan_window(self, win: _Window, core_start: int, core_end: int, core: range) -> Yielded:
+        """Candidates from the prefilter (probes served on the way), confirmed, then each signature's runs."""
+        hits = self._prefilter_hits(win.lines, core_start, core_end)
+        if not hits and not self.full_scan:
+            return
+        first_hit: dict[int, int] = {}
+        cand = self._collect(hits, win, first_hit)
+        for idx, off in first_hit.items():
+            if self.sigs[idx].id not in self.disabled and win.near_miss(idx):
+                yield None, self._unconfirmed(idx, win.first_line + win.lines.line_at(off), win.source)
+        if cand:
+            yield from self._confirm(cand, win)
+        for idx in self.full_scan:
+            cand[idx] = list(core)
+        for idx in sorted(cand):
+            sig = self.sigs[idx]
+            if sig.id in self.disabled:
+                continue
+            # demultiplex: the lines of each stream ([rank0]:, [rank1]:, ...) are matched on their own
+            by_stream: dict[str, list[int]] = {}
+            norm = win.norm
+            for li in sorted(set(cand[idx])):
+                by_stream.setdefault(norm(li)[1], []).append(li)
+            for slines in by_stream.values():
+                for run in _runs(slines, sig.window_before + sig.window_after + 1):
+                    yield from self._scan_run(sig, idx, run, win)
+
+    def _prefilter_hits(self, lines: _Lines, core_start: int, core_end: int) -> dict[int, list[str]]:
+        """The prefilter's hits in the window's core ({line start offset: literals}); the Confirm words present
+        in the window go to ``lines.memo['present']`` (None: not known)."""
+        if len(lines.data) >= CONFIRM_FROM and self._words is None:
+            self._confirm_all()
+        if self._next_prefilter is not None:
+            self.prefilter, self._next_prefilter = self._next_prefilter, None
+        hits, present = self.prefilter.scan_words(lines.data, core_start, core_end)
+        if not self.prefilter.words:  # a prefilter made before the first big window: it knows no words
+            present = None
+        lines.memo["present"] = present
+        return hits
+
+    def _collect(self, hits: dict[int, list[str]], win: _Window, first_hit: dict[int, int]) -> dict[int, list[int]]:
+        """{signature index: candidate lines} from the prefilter's hits; probe lines go to the probes (_probe).
+
+        A big window: a literal's signatures whose message cannot be in it (no alternative of their Confirm
+        has all its words in the window) are dropped on the literal's first hit, so thousands of CudnnRNNV3 op
+        traces cost no line lookup at all; each owes one near miss, at its first hit (``first_hit``)."""
+        lines = win.lines
+        line_at = lines.line_at
+        by_literal, probe_by_literal = self.by_literal, self.probe_by_literal
+        narrow = lines.memo["present"] is not None and len(lines.data) >= CONFIRM_FROM
+        cand: dict[int, list[int]] = {}
+        window_literals: dict[str, list[int]] = {}
+        possible: dict[int, bool] = {}
+        for off, lits in hits.items():
+            li = -1
+            pidxs: tuple[int, ...] = ()
+            for lit in lits:
+                idxs = by_literal.get(lit)
+                if idxs and narrow:
+                    got = window_literals.get(lit)
+                    if got is None:
+                        got = window_literals[lit] = self._possible(idxs, lines, possible, first_hit, off)
+                    idxs = got
+                if idxs:
+                    if li < 0:
+                        li = line_at(off)
+                    for idx in idxs:
+                        cand.setdefault(idx, []).append(li)
+                pidxs += probe_by_literal.get(lit, ())
+            if pidxs:
+                self._probe(off, li, pidxs, win)
+        return cand
+
+    def _probe(self, off: int, li: int, pidxs: tuple[int, ...], win: _Window) -> None:
+        """Give the line at ``off`` to the probes ``pidxs`` (the first line in the log wins among equally good ones).
+
+        A line with the same bytes as one probed before (but for the GitHub timestamp, which normalization
+        drops) cannot tell anything new, and is not even decoded. A line of the same *shape* (the same bytes but
+        for digits) goes only to the probes that wanted that shape: a shape-free probe whose regex did not match
+        it cannot match a line of that shape, and one that gave nothing better says so (first wins among
+        equals); a probe that is not shape-free sees every new line. Such lines are skipped before even their
+        line number is counted."""
+        data = win.lines.data
+        end = data.find(b"\n", off)
+        end = len(data) if end < 0 else end
+        todo = tuple(sorted(set(pidxs))) if len(pidxs) > 1 else pidxs
+        shape = None
+        if end - off <= 600:
+            probed, shapes = self._probed, self._shapes
+            ts = _RAW_TIMESTAMP.match(data, off, end)
+            raw = data[ts.end() if ts else off : end]
+            if (raw, todo) in probed:
+                return
+            if len(probed) >= PROBED_MEMO:
+                probed.clear()
+            probed[(raw, todo)] = None
+            shape = (raw.translate(_SHAPE), todo)
+            got = shapes.get(shape)
+            if got is not None:
+                if not got:
+                    return
+                todo = got
+            elif len(shapes) >= PROBED_MEMO:
+                shapes.clear()
+        if li < 0:
+            li = win.lines.line_at(off)
+        wanted = self._handle(todo, win.norm(li)[0], win.first_line + li)
+        if shape is not None:
+            self._shapes[shape] = wanted
+
+    def _handle(self, todo: tuple[int, ...], text: str, line: int) -> tuple[int, ...]:
+        """Give a new probe line to the probes ``todo``; those that want more lines of its shape."""
+        wanted: list[int] = []
+        probes, retired = self.probes, self._retired
+        for pidx in todo:
+            if pidx in retired:  # retired earlier in this window
+                continue
+            said = probes[pidx].handle(text, line)
+            if said == RETIRE:
+                self._retire(pidx)
+            elif said is not False or not probes[pidx].shape_free:
+                wanted.append(pidx)
+        return tuple(wanted)
+
+    def _retire(self, pidx: int) -> None:
+        """Stop giving lines to probe ``pidx``: its literals no longer make a line a probe line."""
+        self._retired.add(pidx)
+        self.probe_by_literal = {
+            lit: kept for lit, ps in self.probe_by_literal.items() if (kept := tuple(p for p in ps if p != pidx))
+        }
+        self._probed.clear()
+        self._shapes.clear()
+        literals = {*self.by_literal, *self.probe_by_literal}
+        if len(literals) < len(self.prefilter.literals):  # a literal only it needed: scan for the others
+            self._next_prefilter = Prefilter.shared(literals, self._words or ())
+
+    # ------------------------------------------------------------------ confirmation (big windows)
+
+    def _confirm(self, cand: dict[int, list[int]], win: _Window) -> Yielded:
+        """Drop the candidate lines of a signature that lack, around them, the words of every alternative of its
+        regex (Confirm): a literal on every other line of a dense log (``CudnnRNNV3`` in op traces) then costs
+        one ``bytes.find`` per word and window instead of normalizing and searching the lines around each hit.
+        A dropped line is a near miss, as a line whose full pattern did not match is (the cut reader uses them)."""
+        lines = win.lines
+        if len(lines.data) < CONFIRM_FROM:
+            return
+        for idx in list(cand):
+            sig = self.sigs[idx]
+            conf = self._confirm_of(idx)
+            if conf is None:
+                continue
+            before, after = (0, 0) if self._is_local(idx) else (sig.window_before, sig.window_after)
+            branches = _branches_present(conf, lines)
+            kept = [li for li in cand[idx] if self._confirmed(branches, conf.icase, li - before, li + after, lines)] if branches else []
+            if len(kept) == len(cand[idx]):
+                continue
+            if not kept:
+                first = min(cand.pop(idx))
+                if sig.id not in self.disabled and win.near_miss(idx):
+                    yield None, self._unconfirmed(idx, win.first_line + first, win.source)
+                continue
+            cand[idx] = kept
+
+    def _confirm_of(self, idx: int) -> Confirm | None:
+        conf = self.confirms.get(idx, _UNSET)
+        if conf is _UNSET:
+            sig = self.sigs[idx]
+            conf = self.confirms[idx] = confirm_words(sig.regex, sig.flags, sig.prefilter)
+        return conf  # type: ignore[no-any-return]
+
+    def _is_local(self, idx: int) -> bool:
+        local = self._local.get(idx)
+        if local is None:
+            sig = self.sigs[idx]
+            local = self._local[idx] = line_local(sig.regex, sig.flags)
+        return local
+
+    def _unconfirmed(self, idx: int, line: int, source: str) -> Miss:
+        conf = self.confirms.get(idx)
+        words = " / ".join(b"+".join(b).decode() for b in conf.branches) if conf else ""
+        return Miss(self.sigs[idx], source, line, f"a line holds its literal but not the words of its message ({words})")
+
+    def _possible(
+        self, idxs: list[int], lines: _Lines, possible: dict[int, bool], first_hit: dict[int, int], off: int
+    ) -> list[int]:
+        """Those of a literal's signatures (``idxs``) whose message may be in this window (see _collect)."""
+        keep: list[int] = []
+        for idx in idxs:
+            ok = possible.get(idx)
+            if ok is None:
+                conf = self.confirms.get(idx)
+                ok = possible[idx] = conf is None or bool(_branches_present(conf, lines))
+                if not ok:
+                    first_hit.setdefault(idx, off)
+            if ok:
+                keep.append(idx)
+        return keep
+
+    def signature_hits(self, data: bytes) -> list[int]:
+        """Offsets of the lines of ``data`` holding a literal of a signature whose message may be in ``data``
+        (parallel.py cuts a file where there are none: op traces naming CudnnRNNV3 on every 20th line do not
+        make a log loud for the signature that needs 'Detected unsupported operations' with it)."""
+        if self._words is None:
+            self._confirm_all()
+        prefilter = Prefilter.shared(self.prefilter.literals, self._words or ())
+        hits, present = prefilter.scan_words(data)
+        lines = _Lines(data, data.count(b"\n") + 1)
+        lines.memo["present"] = present
+        out: list[int] = []
+        for off, lits in hits.items():
+            li = -1
+            for lit in lits:
+                for idx in self.by_literal.get(lit, ()):
+                    conf = self.confirms.get(idx)
+                    if conf is None:
+                        break
+                    branches = _branches_present(conf, lines)
+                    if branches:
+                        if li < 0:
+                            li = lines.line_at(off)
+                        sig = self.sigs[idx]
+                        local = line_local(sig.regex, sig.flags)
+                        before, after = (0, 0) if local else (sig.window_before, sig.window_after)
+                        if self._confirmed(branches, conf.icase, li - before, li + after, lines):
+                            break
+                else:
+                    continue
+                out.append(off)
+                break
+        return out
+
+    def _group_absent(self, group: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
+        """Whether no item of a context group can match in lines lo..hi. First for the whole window, from the
+        prefilter's pass (the evidence literals are among its single-match words; a window with colour codes is
+        looked at again with them deleted, once), then for the lines themselves (_Evidence.absent)."""
+        present = lines.memo.get("present")
+        lits = self.evidence.absence_literals(group)
+        if present is not None and lits is not None and not any((lit, True) in present for lit in lits):
+            joinable = lines.memo.get("joinable")
+            if joinable is None:
+                joinable = lines.memo["joinable"] = _has_joinable(lines.data)
+            if not joinable:
+                return True
+            clean = lines.memo.get("present-clean")
+            if clean is None:
+                clean = lines.memo["present-clean"] = self.prefilter.scan_words(_delete_joinable(lines.data))[1] or set()
+            if not any((lit, True) in clean for lit in lits):
+                return True
+        return self.evidence.absent(group, lines, lo, hi)
+
+    def _confirm_all(self) -> None:
+        """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
+        words: set[tuple[bytes, bool]] = set()
+        for idx, sig in enumerate(self.sigs):
+            conf = self._confirm_of(idx)
+            if conf is not None:
+                words.update((w, conf.icase) for branch in conf.branches for w in branch)
+            for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
+                lits = self.evidence.absence_literals(group) if group else None
+                words.update((lit, True) for lit in lits or ())
+        self._words = tuple(sorted(words))
+        self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
+
+    @staticmethod
+    def _confirmed(branches: list[tuple[bytes, ...]], icase: bool, lo: int, hi: int, lines: _Lines) -> bool:
+        for words in branches:
+            for word in words:
+                at = _word_lines(word, icase, lines)
+                i = bisect.bisect_left(at, lo)
+                if i == len(at) or at[i] > hi:
+                    break
+            else:
+                return True
+        return False
+
+    # ------------------------------------------------------------------ one run of candidate lines
+
+    def _scan_run(self, sig: Signature, idx: int, run: list[int], win: _Window) -> Yielded:
+        """The signature's full regex over one run of its candidate lines, then context and the matches."""
+        stream = win.norm(run[0])[1]
+        local = self._is_local(idx)
+        try:
+            pattern = compile_pattern(sig.regex, sig.flags)
+            if local:
+                found, around = self._search_lines(pattern, idx, run, stream, win)
+            else:
+                found, around = self._search_window(pattern, sig, idx, run, stream, win)
+        except TimeoutError:
+            self.disabled[sig.id] = "regex timed out"
+            self.warnings.append(
+                f"signature {sig.id} skipped for the rest of this run: its regex took longer than its {self.budget:g}s "
+                f"budget ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
+            )
+            return
+        except regex.error as exc:
+            self.disabled[sig.id] = "regex error"
+            self.warnings.append(f"signature {sig.id} skipped: {exc}")
+            return
+        if not found:
+            if win.near_miss(idx):
+                lits = ", ".join(sig.prefilter[:2]) or "derived"
+                yield None, Miss(sig, win.source, win.first_line + run[0], f"a line holds its literal ({lits}) but the full pattern did not match")
+            return
+        yield from self._matches(sig, idx, found, (around, local, stream), win)
+
+    def _timeout(self, idx: int) -> Callable[[], float]:
+        spent = self.spent
+
+        def timeout() -> float:  # one search: the per-search timeout, never past the signature's budget
+            left = self.budget - spent.get(idx, 0.0)
+            if left <= 0:
+                raise TimeoutError
+            return min(self.timeout, left)
+
+        return timeout
+
+    def _search_lines(
+        self, pattern: Any, idx: int, run: list[int], stream: str, win: _Window
+    ) -> tuple[list[Found], Callable[[int, int], list[str]]]:
+        """A line-local regex: no match can leave its line, so only the candidate lines need the full regex, and
+        the lines around are normalized only for the context of an actual match (an error repeated 10,000 times
+        costs 10,000 short searches, not 10,000 windows)."""
+        found: list[Found] = []
+        spent, timeout, norm = self.spent, self._timeout(idx), win.norm
+        index = win.lines
+        memo = index.memo
+        for li in run:
+            got = memo.get((pattern, li))  # signatures sharing a pattern search a line once
+            if got is None:
+                text = norm(li)[0]
+                started = time.thread_time()
+                try:
+                    got = memo[(pattern, li)] = list(pattern.finditer(text, timeout=timeout()))
+                finally:  # only the regex's own time is charged to the signature's budget
+                    spent[idx] = spent.get(idx, 0.0) + time.thread_time() - started
+            found += ((m, li, li, m.start()) for m in got)
+
+        def around(lo: int, hi: int) -> list[str]:
+            lo, hi = max(0, lo), min(index.count - 1, hi)
+            return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
+
+        return found, around
+
+    def _search_window(
+        self, pattern: Any, sig: Signature, idx: int, run: list[int], stream: str, win: _Window
+    ) -> tuple[list[Found], Callable[[int, int], list[str]]]:
+        """A regex that may span lines: the region it may span (the run plus the signature's window) is
+        normalized and joined; the context lines around it only for an actual match (a literal on every other
+        line of a dense log would otherwise normalize each line lines_before + lines_after times over)."""
+        found: list[Found] = []
+        norm, index = win.norm, win.lines
+        lo = max(0, run[0] - sig.window_before)
+        hi = min(index.count - 1, run[-1] + sig.window_after)
+        keep = [li for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
+        texts = [norm(li)[0] for li in keep]
+        # the region the regex may span: the run plus the signature's window
+        r_lo = bisect.bisect_left(keep, run[0] - sig.window_before)
+        r_hi = bisect.bisect_right(keep, run[-1] + sig.window_after)
+        offsets = [0]
+        for t in texts:
+            offsets.append(offsets[-1] + len(t) + 1)
+        joined = "\n".join(texts)
+        timeout = self._timeout(idx)
+        started = time.thread_time()
+        try:
+            for m in pattern.finditer(joined, offsets[r_lo], max(offsets[r_lo], offsets[r_hi] - 1), timeout=timeout()):
+                s_i = bisect.bisect_right(offsets, m.start()) - 1
+                e_i = bisect.bisect_right(offsets, max(m.start(), m.end() - 1)) - 1
+                found.append((m, keep[s_i], keep[e_i], m.start() - offsets[s_i]))
+        finally:
+            self.spent[idx] = self.spent.get(idx, 0.0) + time.thread_time() - started
+
+        def around(lo: int, hi: int) -> list[str]:
+            lo, hi = max(0, lo), min(index.count - 1, hi)
+            if keep and keep[0] <= lo and hi <= keep[-1]:
+                return texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)]
+            return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
+
+        return found, around
+
+    def _matches(
+        self, sig: Signature, idx: int, found: list[Found], how: tuple[Callable[[int, int], list[str]], bool, str], win: _Window
+    ) -> Yielded:
+        """The RawMatch of each new match that passes its context check; a near miss for those that do not."""
+        around, local, stream = how
+        ctx = sig.context
+        has_context = bool(ctx.exclude_any or ctx.require_any or ctx.support_any)
+        seen, first_line, source, norm, index = win.seen, win.first_line, win.source, win.norm, win.lines
+        for hit in found:
+            m, li_s, li_e, col = hit
+            abs_line = first_line + li_s
+            key = (idx, abs_line, col)
+            if key in seen:
+                continue
+            seen[key] = abs_line
+            evidence: list[str] = []
+            supported = False
+            if has_context:
+                checked = self._context(sig, hit, around, stream, win)
+                if isinstance(checked, str):
+                    if checked and win.near_miss(idx):
+                        yield None, Miss(sig, source, abs_line, checked)
+                    continue
+                evidence, supported = checked
+            text = m.group(0)
+            if len(text) > MAX_MATCH_TEXT:
+                text = text[:MAX_MATCH_TEXT] + "..."
+            # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of them
+            # (its traceback's user frame); later ones (an error repeated 10,000 times) only the few that
+            # rank.cluster looks at for a new traceback
+            lo = li_s - (SHORT_BEFORE if (source, idx) in self._framed else TRACEBACK_LINES)
+            self._framed.add((source, idx))
+            before: Sequence[str]
+            if local:  # shared by the signatures that match the same line (one LazyLines, normalized once)
+                before_key = ("before", lo, li_e, stream)
+                before = index.memo.get(before_key)  # type: ignore[assignment]
+                if before is None:
+                    before = index.memo[before_key] = LazyLines(index.raw_lines(lo, li_e), stream)
+            else:
+                before = around(lo, li_e)
+            yield (
+                RawMatch(
+                    sig=sig,
+                    source=source,
+                    line=abs_line,
+                    end_line=first_line + li_e,
+                    text=text,
+                    captures=dict(m.groupdict()),
+                    stream=norm(li_s)[1],
+                    evidence=evidence,
+                    supported=supported,
+                    before=before,
+                ),
+                None,
+            )
+
+    def _context(
+        self, sig: Signature, hit: Found, around: Callable[[int, int], list[str]], stream: str, win: _Window
+    ) -> tuple[list[str], bool] | str:
+        """(evidence, supported) of a match whose context passes ``exclude_any`` / ``require_any``; else the
+        near-miss reason ('' when there is none to report: the check timed out, with a warning)."""
+        m, li_s, li_e, _col = hit
+        ctx = sig.context
+        index = win.lines
+        exclude = ctx.exclude_any
+        if NON_RNN in exclude and DIRECT_RNN.search(m.group(0)):
+            # the matched text itself names a cuDNN RNN call or op: a convolution nearby
+            # (a CRNN) does not make it a convolution error
+            exclude = tuple(e for e in exclude if e != NON_RNN)
+        c_lo, c_hi = li_s - ctx.lines_before, li_e + ctx.lines_after
+        # which groups can match at all there (their literals in the raw lines): one that cannot needs no
+        # normalized context (an error repeated 10,000 times without its cause's evidence nearby)
+        absent = self._group_absent
+        no_exclude = not exclude or absent(exclude, index, c_lo, c_hi)
+        no_require = bool(ctx.require_any) and absent(ctx.require_any, index, c_lo, c_hi)
+        no_support = not ctx.support_any or absent(ctx.support_any, index, c_lo, c_hi)
+        if no_exclude and (no_require or (not ctx.require_any and no_support)):
+            only: list[int] | None = []
+        else:
+            only = None if stream else self.evidence.lines_with((*exclude, *ctx.require_any, *ctx.support_any), index, c_lo, c_hi)
+        if only is None:
+            context_text = "\n".join(around(c_lo, c_hi))
+        elif not only:
+            context_text = ""
+        else:
+            text_key = ("context", *only)
+            got = index.memo.get(text_key)
+            if got is None:
+                got = index.memo[text_key] = "\n".join(win.norm(li)[0] for li in only)
+            context_text = got
+        evidence: list[str] = []
+        find = self.evidence.find
+        try:
+            if exclude:
+                bad = find(exclude, context_text, index.memo)
+                if bad is not None:
+                    return f"matched, but excluded by context {bad!r} nearby"
+            if ctx.require_any:
+                good = find(ctx.require_any, context_text, index.memo)
+                if good is None:
+                    return f"matched, but no required evidence ({', '.join(ctx.require_any)}) within the lines around it"
+                evidence.append(good)
+            extra = find(ctx.support_any, context_text, index.memo) if ctx.support_any else None
+        except TimeoutError:
+            self.warnings.append(f"signature {sig.id}: context check timed out; skipped")
+            return ""
+        if extra is not None:
+            evidence.append(extra)
+        return evidence, extra is not None

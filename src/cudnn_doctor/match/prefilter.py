@@ -1,0 +1,265 @@
+"""The prefilter: one pass over a window for every signature's and probe's literals.
+
+A prefilter finds every line holding one of the signatures' literals (one combined scan; hyperscan when
+installed, else one trie-shaped alternation regex; ``bytes.find`` for a pasted traceback). Over a big window
+hyperscan also reports, in the same pass, which of the Confirm words (regexinfo.py) are present at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from typing import Any
+
+from ..input import Block
+
+SMALL_TEXT = 256 << 10
+
+
+class _LazyPattern:
+    """A stdlib `re` pattern compiled on first use (the prefilter's trie is not needed for small inputs)."""
+
+    def __init__(self, source: Callable[[], str]) -> None:
+        self._source = source
+        self._compiled: Any = None
+
+    @property
+    def compiled(self) -> bool:
+        return self._compiled is not None
+
+    def _get(self) -> Any:
+        if self._compiled is None:
+            self._compiled = _compile_re(self._source())
+        return self._compiled
+
+    @property
+    def pattern(self) -> str:
+        return self._get().pattern
+
+    def search(self, *args: Any) -> Any:
+        return self._get().search(*args)
+
+    def finditer(self, *args: Any) -> Any:
+        return self._get().finditer(*args)
+
+    def match(self, *args: Any) -> Any:
+        return self._get().match(*args)
+
+
+@lru_cache(maxsize=8)
+def _compile_re(source: bytes) -> Any:
+    return re.compile(source)
+
+
+@lru_cache(maxsize=8)
+def _trie_pattern(words: tuple[bytes, ...]) -> bytes:
+    """One regex alternation of ``words`` factored as a trie (``cud(?:a|nn)``): the `re` engine then tries
+    a handful of branches per position instead of every word, 10x faster than a flat alternation."""
+    trie: dict[int, Any] = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[-1] = {}
+
+    def build(node: dict[int, Any]) -> bytes:
+        if -1 in node:  # a shorter word ends here: it is enough for a hit
+            return b""
+        alts = [re.escape(bytes([ch])) + build(child) for ch, child in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+
+    return build(trie) if trie else rb"(?!x)x"
+
+
+def _as_bytes(text: str | bytes) -> bytes:
+    return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+
+
+def _as_block(block: Block | bytes | str) -> Block:
+    if isinstance(block, Block):
+        return block
+    data = _as_bytes(block)
+    return Block(data, data.count(b"\n") + 1)
+
+
+class Prefilter:
+    """One pass over a window for all literals (ASCII case-insensitive); reports the lines that hold one.
+
+    Works on the UTF-8 bytes as read, so nothing is decoded until a line is known to matter. With hyperscan (a
+    dependency where PyPI has a wheel for it) the pass over a big input is a compiled multi-literal automaton
+    that also says which literal matched; inputs up to SMALL_TEXT use one ``bytes.find`` per literal. Without it, a trie-shaped `re` alternation runs over the lower-cased bytes, and the
+    literals of each hit line are found by trying those that start where the trie matched. Set
+    ``CUDNN_DOCTOR_NO_HYPERSCAN=1`` to force the pure-Python path (the benchmark compares both).
+    """
+
+    def __init__(self, literals: Iterable[str], words: Iterable[tuple[bytes, bool]] = ()) -> None:
+        self.literals = sorted({lit.lower() for lit in literals if lit}, key=lambda s: (-len(s), s))
+        # confirmation words (match.Confirm), (word, ignore case): hyperscan reports whether each is in the
+        # scanned range at all (its first occurrence only), in the same pass as the literals
+        self.words = tuple(sorted(set(words)))
+        self._bytes = [lit.encode("utf-8") for lit in self.literals]
+        self._hs: Any = None
+        self._re: Any = None
+        self._starts: Any = re.compile(rb"(?!x)x")
+        self._by_head: dict[bytes, list[tuple[bytes, str]]] = {}
+        self._short = False
+        self._hs_tried = False
+        if not self.literals:
+            return
+        words = tuple(self._bytes)
+        self._re = _LazyPattern(lambda: _trie_pattern(words))
+        self._starts = _LazyPattern(lambda: b"(?=(?:" + _trie_pattern(words) + b"))")  # every position where a literal starts
+        for lit, raw in zip(self.literals, self._bytes, strict=True):
+            self._by_head.setdefault(raw[:2], []).append((raw, lit))
+        self._short = any(len(raw) < 2 for raw in self._bytes)
+
+    @staticmethod
+    def shared(literals: Iterable[str], words: Iterable[tuple[bytes, bool]] = ()) -> Prefilter:
+        """One Prefilter per set of literals in a process (it keeps no state of a scan): the Matchers of
+        many small logs (triage) share its compiled hyperscan database and trie."""
+        return _shared_prefilter(
+            tuple(sorted({lit.lower() for lit in literals if lit})), tuple(sorted(set(words))), threading.get_ident()
+        )
+
+    def _load_hyperscan(self) -> Any:
+        """The compiled hyperscan database, made on the first big scan: importing hyperscan and compiling
+        (~20-50 ms) would cost a pasted traceback more than scanning it with ``bytes.find``."""
+        if not self._hs_tried:
+            self._hs_tried = True
+            if self.literals and not os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
+                try:
+                    import hyperscan  # type: ignore[import-not-found]
+
+                    db = hyperscan.Database()
+                    single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
+                    db.compile(
+                        expressions=[_hs_literal(lit) for lit in self._bytes] + [_hs_literal(w) for w, _ in self.words],
+                        ids=list(range(len(self.literals) + len(self.words))),
+                        flags=[caseless] * len(self.literals) + [single | (caseless if i else 0) for _, i in self.words],
+                    )
+                    self._hs = db
+                except Exception:
+                    self._hs = None
+        return self._hs
+
+    @property
+    def engine(self) -> str:
+        """What a big scan runs on: hyperscan (where installed) or the trie-shaped `re` alternation."""
+        return "hyperscan" if self._load_hyperscan() is not None else "re"
+
+    def scan(self, data: bytes | str, start: int = 0, end: int | None = None) -> dict[int, list[str]]:
+        """{line start offset: literals on that line} for the lines of data[start:end] holding a literal.
+
+        Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
+        return self.scan_words(data, start, end)[0]
+
+    def scan_words(
+        self, data: bytes | str, start: int = 0, end: int | None = None
+    ) -> tuple[dict[int, list[str]], set[tuple[bytes, bool]] | None]:
+        """``scan``, and the confirmation words found in data[start:end] (None: not known, the scan did not
+        run on hyperscan; look them up)."""
+        data = _as_bytes(data)
+        end = len(data) if end is None else end
+        if (self._re is None and not self.words) or start >= end:
+            return {}, None
+
+        def chunk() -> bytes:
+            return data[start:end] if start or end != len(data) else data
+
+        if end - start <= SMALL_TEXT and self._hs is None and (self._re is None or not self._re.compiled):
+            return (self._scan_small(chunk().lower(), start) if self._re is not None else {}), None
+        if self._load_hyperscan() is not None:
+            found: list[tuple[int, int]] = []
+            present: set[tuple[bytes, bool]] = set()
+            n_lit, words = len(self.literals), self.words
+
+            def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
+                if lit_id < n_lit:
+                    if start < to <= end:  # data[start - 1] is a newline: no literal starts before start
+                        found.append((to, lit_id))
+                else:
+                    present.add(words[lit_id - n_lit])
+
+            # the whole of data (the lines carried over from the blocks around too): the words are looked for
+            # wherever a match's window may reach; the literals only count in data[start:end]
+            self._hs.scan(data, match_event_handler=on_match)
+            return self._lines_of(data, 0, found), present
+        if self._re is None:
+            return {}, None
+        return self._scan_re(chunk(), start), None
+
+    def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
+        """Group hyperscan's (end offset, literal id) hits by line."""
+        out: dict[int, list[str]] = {}
+        if found:
+            found.sort()
+            line_end = -1
+            lits: list[str] = []
+            literals = self.literals
+            for to, lit_id in found:
+                if to > line_end:  # a new line (the hit ends past the current line's end)
+                    ls = chunk.rfind(b"\n", 0, to - 1) + 1
+                    le = chunk.find(b"\n", to - 1)
+                    line_end = len(chunk) if le < 0 else le
+                    lits = out[start + ls] = []
+                lit = literals[lit_id]
+                if lit not in lits:
+                    lits.append(lit)
+        return out
+
+    def _scan_re(self, chunk: bytes, start: int) -> dict[int, list[str]]:
+        """The pure-Python path: the trie-shaped alternation over the lower-cased bytes."""
+        out: dict[int, list[str]] = {}
+        low = chunk.lower()  # ASCII only: same length, same offsets
+        search = self._re.search
+        pos, n = 0, len(low)
+        while True:
+            m = search(low, pos)
+            if m is None:
+                return out
+            ls = low.rfind(b"\n", 0, m.start()) + 1
+            le = low.find(b"\n", m.end())
+            le = n if le < 0 else le
+            out[start + ls] = self.literals_in(low[ls:le])
+            pos = le + 1
+
+    def _scan_small(self, low: bytes, start: int) -> dict[int, list[str]]:
+        """A pasted traceback: one ``bytes.find`` per literal beats compiling the trie (~35 ms) for a few KB."""
+        out: dict[int, list[str]] = {}
+        find = low.find
+        for raw, lit in zip(self._bytes, self.literals, strict=True):
+            pos = find(raw)
+            while pos >= 0:
+                ls = low.rfind(b"\n", 0, pos) + 1
+                lits = out.setdefault(start + ls, [])
+                if lit not in lits:
+                    lits.append(lit)
+                le = find(b"\n", pos)
+                pos = -1 if le < 0 else find(raw, le)
+        return {k: out[k] for k in sorted(out)}
+
+    def literals_in(self, line_lower: bytes) -> list[str]:
+        """The literals a (lower-cased) line holds: only those starting where the trie matches are tried."""
+        out: list[str] = []
+        by_head = self._by_head
+        for m in self._starts.finditer(line_lower):
+            p = m.start()
+            for cands in (by_head.get(line_lower[p : p + 2], ()), by_head.get(line_lower[p : p + 1], ()) if self._short else ()):
+                for raw, lit in cands:
+                    if lit not in out and line_lower.startswith(raw, p):
+                        out.append(lit)
+        return out
+
+
+@lru_cache(maxsize=64)
+def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool], ...], _thread: int) -> Prefilter:
+    # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
+    return Prefilter(literals, words)
+
+
+def _hs_literal(lit: bytes) -> bytes:
+    """A hyperscan expression matching exactly ``lit`` (every byte that is not alphanumeric escaped)."""
+    return b"".join(bytes([b]) if chr(b).isalnum() and b < 128 else b"\\x%02x" % b for b in lit)

@@ -1,0 +1,296 @@
+"""What a signature's regex says before it runs: its required literal, whether a match may span lines, and
+the words every match holds (Confirm).
+
+Parsed once per pattern (``derived``: kept in the catalog cache), never per line. Conservative throughout:
+whatever the analysis does not understand counts as 'no literal' / 'may span lines' / 'no Confirm'.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..patterns import derived
+
+_FLAG_BITS = {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}
+
+
+def derive_literal(pattern: str, flags: Sequence[str] = ()) -> str | None:
+    return _derive_literal(pattern, tuple(flags))
+
+
+@lru_cache(maxsize=8192)
+def _derive_literal(pattern: str, flags: tuple[str, ...]) -> str | None:
+    """The longest literal every match of ``pattern`` must contain, when that is easy to see.
+
+    Used for signatures without a ``prefilter`` (e.g. a deadends.dev record). Conservative: gives up on
+    top-level alternation, VERBOSE patterns and anything it does not understand; None means 'scan all'.
+    """
+    if "VERBOSE" in flags or pattern.startswith("(?x"):
+        return None
+    runs = _literal_runs(pattern)
+    if runs is None:
+        return None
+    best = max((r.strip() for r in runs), key=len, default="")
+    return best if len(best) >= 4 else None
+
+
+def _flush(cur: list[str], runs: list[str]) -> None:
+    if cur:
+        runs.append("".join(cur))
+        cur.clear()
+
+
+def _literal_runs(pattern: str) -> list[str] | None:
+    """The runs of plain characters outside groups that every match holds; None on a top-level ``|``."""
+    runs: list[str] = []
+    cur: list[str] = []
+    depth, i, n = 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i = _take_escape(pattern, i, depth, cur, runs)
+            continue
+        if c == "|" and depth == 0:
+            return None
+        if c in "([)":
+            _flush(cur, runs)
+            depth += {"(": 1, ")": -1}.get(c, 0)
+            if c == "[":
+                j = pattern.find("]", i + 2)
+                i = n if j < 0 else j
+        elif c in ".^$+*?{}|":
+            if c in "*?{" and cur:
+                cur.pop()
+            _flush(cur, runs)
+        elif depth == 0:
+            if pattern[i + 1 : i + 2] in ("?", "*", "{"):
+                _flush(cur, runs)
+            else:
+                cur.append(c)
+        i += 1
+    _flush(cur, runs)
+    return runs
+
+
+def _take_escape(pattern: str, i: int, depth: int, cur: list[str], runs: list[str]) -> int:
+    """Read the escape at ``pattern[i]``: an escaped punctuation character is literal; anything else (``\\d``,
+    ``\\b``...) ends the current run. Returns where to read on."""
+    esc = pattern[i + 1 : i + 2]
+    if esc and not esc.isalnum() and depth == 0 and pattern[i + 2 : i + 3] not in ("?", "*", "{"):
+        cur.append(esc)
+    else:
+        _flush(cur, runs)
+    return i + 2
+
+
+def _parse(pattern: str, flags: Sequence[str]) -> Any:
+    """The standard library's parse tree of ``pattern``, or None where it cannot read it."""
+    from ..compat import sre_parse
+
+    bits = 0
+    for name in flags:
+        bits |= _FLAG_BITS.get(name, 0)
+    try:
+        return sre_parse.parse(pattern, bits)
+    except Exception:
+        return None
+
+
+_NL_CATEGORIES = {"CATEGORY_SPACE", "CATEGORY_NOT_DIGIT", "CATEGORY_NOT_WORD", "CATEGORY_LINEBREAK",
+                  "CATEGORY_UNI_SPACE", "CATEGORY_UNI_NOT_DIGIT", "CATEGORY_UNI_NOT_WORD", "CATEGORY_UNI_LINEBREAK"}
+
+
+def line_local(pattern: str, flags: Sequence[str] = ()) -> bool:
+    # per pattern, not per Matcher (triage builds one Matcher per log), and kept in the catalog cache
+    return derived("line_local", (pattern, tuple(flags)), _line_local)  # type: ignore[no-any-return]
+
+
+def _line_local(pattern: str, flags: tuple[str, ...]) -> bool:
+    """True when no match of ``pattern`` can contain a newline (then it needs only its own line).
+
+    Parsed with the standard library's parser; anything it cannot parse or does not know counts as
+    'may span lines'. ``\\s``, ``\\W``, ``\\D``, ``.`` under DOTALL and negated classes without ``\\n`` may span.
+    """
+    tree = _parse(pattern, flags)
+    if tree is None:
+        return False
+    return not _may_match_newline(list(tree), bool(tree.state.flags & re.DOTALL))
+
+
+def _may_match_newline(items: list[Any], dotall: bool) -> bool:
+    # an op this table does not know (GROUPREF, GROUPREF_EXISTS, anything new): be safe
+    return any(_NEWLINE_BY_OP.get(str(op), _unknown)(av, dotall) for op, av in items)
+
+
+def _unknown(_av: Any, _dotall: bool) -> bool:
+    return True
+
+
+def _subpattern_newline(av: Any, dotall: bool) -> bool:
+    return _may_match_newline(list(av[3]), dotall or bool((av[1] or 0) & re.DOTALL))
+
+
+# per parse-tree op: whether that item may match a newline
+_NEWLINE_BY_OP: dict[str, Any] = {
+    "LITERAL": lambda av, _d: av == 10,
+    "NOT_LITERAL": lambda av, _d: av != 10,
+    "ANY": lambda _av, dotall: dotall,
+    "IN": lambda av, _d: _class_has_newline(av),
+    "MAX_REPEAT": lambda av, dotall: _may_match_newline(list(av[2]), dotall),
+    "MIN_REPEAT": lambda av, dotall: _may_match_newline(list(av[2]), dotall),
+    "POSSESSIVE_REPEAT": lambda av, dotall: _may_match_newline(list(av[2]), dotall),
+    "SUBPATTERN": _subpattern_newline,
+    "BRANCH": lambda av, dotall: any(_may_match_newline(list(b), dotall) for b in av[1]),
+    "ATOMIC_GROUP": lambda av, dotall: _may_match_newline(list(av), dotall),
+    "ASSERT": lambda av, dotall: _may_match_newline(list(av[1]), dotall),
+    "ASSERT_NOT": lambda av, dotall: _may_match_newline(list(av[1]), dotall),
+    "AT": lambda _av, _d: False,
+}
+
+
+def _class_has_newline(items: list[Any]) -> bool:
+    negate = False
+    has = False
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            has = has or av == 10
+        elif name == "RANGE":
+            has = has or av[0] <= 10 <= av[1]
+        elif name == "CATEGORY":
+            has = has or str(av) in _NL_CATEGORIES
+        else:
+            return True
+    return has != negate
+
+
+@dataclass(frozen=True)  # no slots: pickled with the catalog cache, which 3.10 cannot do for frozen slots
+class Confirm:
+    r"""Words every match of a signature holds, checked in the raw bytes before a candidate line costs anything.
+
+    ``branches``: one tuple of words per top-level alternative of the regex; a candidate is kept when, for some
+    alternative, each of its words is on a line within the signature's window around the candidate (its own
+    line for a line-local regex). Words are ASCII ``\w`` runs of at least MIN_CONFIRM_WORD characters taken
+    from the regex's required literal runs, so colour codes (which sit between words) do not hide them."""
+
+    branches: tuple[tuple[bytes, ...], ...]
+    icase: bool
+
+
+MIN_CONFIRM_WORD = 5
+_WORD = re.compile(rf"[A-Za-z0-9_]{{{MIN_CONFIRM_WORD},}}")
+
+
+def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[str] = ()) -> Confirm | None:
+    return derived("confirm", (pattern, tuple(flags), tuple(prefilter)), _confirm_words)  # type: ignore[no-any-return]
+
+
+def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, ...]) -> Confirm | None:
+    """The Confirm of a regex, or None when some alternative has no word beyond what every prefilter literal
+    already holds (then the check could not drop a candidate), or when the standard parser cannot read it."""
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
+        return None
+    alternatives, icase_all = parsed
+    lits = [p.lower() for p in prefilter]
+    icase = icase_all
+    branches: list[tuple[bytes, ...]] = []
+    for alt in alternatives:
+        runs, alt_icase = _required_runs(alt, icase_all)
+        icase = icase or alt_icase
+        words = {w for run in runs for w in _WORD.findall(run)}
+        useful = sorted(
+            {w for w in words if not (lits and all(w.lower() in lit for lit in lits))}, key=lambda w: (-len(w), w)
+        )[:2]
+        if not useful:
+            return None
+        branches.append(tuple(w.encode("ascii") for w in useful))
+    if icase:
+        branches = [tuple(w.lower() for w in b) for b in branches]
+    return Confirm(tuple(branches), icase)
+
+
+def alternative_literals(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...] | None:
+    """One literal per top-level alternative of ``pattern`` (its longest required literal run, ASCII, at least
+    3 characters, lower-cased): every match holds one of them. None when an alternative has none."""
+    return derived("alternative_literals", (pattern, tuple(flags)), _alternative_literals)  # type: ignore[no-any-return]
+
+
+def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ...] | None:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
+        return None
+    out: list[str] = []
+    for alt in parsed[0]:
+        # a run found in the lower-cased bytes: ASCII, or characters without case (CJK), 3 bytes at least
+        runs = [
+            r for r in _required_runs(alt, parsed[1])[0]
+            if all(c.isascii() or c.lower() == c.upper() for c in r) and len(r.strip().encode()) >= 3
+        ]
+        if not runs:
+            return None
+        out.append(max(runs, key=lambda r: (len(r), r)).lower())
+    return tuple(dict.fromkeys(out))
+
+
+def _alternatives(pattern: str, flags: tuple[str, ...]) -> tuple[list[list[Any]], bool] | None:
+    """The top-level alternatives of a regex as the standard parser reads it (``(?:A|B)`` and ``A|B`` alike), and
+    whether it ignores case throughout; None when the parser cannot read it."""
+    tree = _parse(pattern, flags)
+    if tree is None:
+        return None
+    icase = bool(tree.state.flags & re.IGNORECASE)
+    items = list(tree)
+    while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
+        items = list(items[0][1][3])  # (?:A|B|C): the alternatives are the top level
+    # the parser hoists what every alternative starts with (``\bA|\bB`` -> \b, (A|B)): one branch among
+    # plain items is still one alternative per branch, each with the hoisted items around it
+    at = [i for i, (op, _) in enumerate(items) if str(op) in ("BRANCH", "SUBPATTERN", "MAX_REPEAT", "MIN_REPEAT")]
+    if len(at) == 1 and str(items[at[0]][0]) == "BRANCH":
+        k = at[0]
+        return [[*items[:k], *b, *items[k + 1 :]] for b in items[k][1][1]], icase
+    return [items], icase
+
+
+def _required_runs(items: list[Any], icase: bool) -> tuple[set[str], bool]:
+    """Literal runs every match of the sequence ``items`` holds, and whether any is matched ignoring case."""
+    runs: set[str] = set()
+    run: list[str] = []
+    any_icase = False
+
+    def flush() -> None:
+        if run:
+            runs.add("".join(run))
+            run.clear()
+
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            run.append(chr(av))
+            any_icase = any_icase or icase
+            continue
+        flush()
+        got: set[str] = set()
+        got_icase = False
+        if name == "SUBPATTERN":
+            add, remove = av[1] or 0, av[2] or 0
+            sub_icase = (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
+            got, got_icase = _required_runs(list(av[3]), sub_icase)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+            got, got_icase = _required_runs(list(av[2]), icase)
+        elif name == "BRANCH":  # inside a sequence: only the runs every alternative holds
+            alts = [_required_runs(list(b), icase) for b in av[1]]
+            got = set.intersection(*(w for w, _ in alts)) if alts else set()
+            got_icase = bool(got) and any(i for _, i in alts)
+        elif name == "ATOMIC_GROUP":
+            got, got_icase = _required_runs(list(av), icase)
+        runs |= got
+        any_icase = any_icase or got_icase
+    flush()
+    return runs, any_icase

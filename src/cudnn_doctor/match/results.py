@@ -1,0 +1,32 @@
+"""What the matcher yields: a match (RawMatch) or a near miss (Miss), for rank.py and the cut reader."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Signature
+
+
+@dataclass(slots=True)
+class RawMatch:
+    sig: Signature
+    source: str
+    line: int
+    end_line: int
+    text: str
+    captures: dict[str, str | None]
+    stream: str = ""
+    evidence: list[str] = field(default_factory=list)
+    supported: bool = False
+    before: Sequence[str] = field(default_factory=list)
+    cut: dict[str, Any] | None = None  # the message was cut off: what was read and what was not (cut.py)
+
+
+@dataclass(slots=True)
+class Miss:
+    sig: Signature
+    source: str
+    line: int
+    reason: str
