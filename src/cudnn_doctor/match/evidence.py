@@ -43,7 +43,8 @@ def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
 
 
 def _has_joinable(data: bytes) -> bool:
-    return len(data.translate(None, _JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
+    # an escape (colours: the usual case) is found by memchr before a copy of the whole data is made
+    return b"\x1b" in data or b"\xc2\x9b" in data or len(data.translate(None, _JOINABLE_BYTES)) != len(data)
 
 
 def _delete_joinable(data: bytes) -> bytes:
@@ -56,6 +57,7 @@ def _delete_joinable(data: bytes) -> bytes:
     return data
 
 
+_UNSET: Any = object()
 _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -96,6 +98,7 @@ class _Evidence:
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
+        self._absence: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
 
     def pattern(self, item: str) -> Any:
         got = self._cache.get(item)
@@ -169,8 +172,11 @@ class _Evidence:
 
     def absence_literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
         """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""
-        parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
-        return _absence_literals(parts)
+        got = self._absence.get(items, _UNSET)
+        if got is _UNSET:
+            parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+            got = self._absence[items] = _absence_literals(parts)
+        return got  # type: ignore[no-any-return]
 
     def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
         """True when no item can match in lines lo..hi: each item needs one of its literals (one per alternative)
