@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..patterns import Lazy, compile_pattern
 from ..textsafe import NORMALIZE_DELETES_BYTES
-from .lines import _Lines
+from .lines import _Lines, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
 
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
@@ -35,10 +35,7 @@ def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
     key = ("region", lo, hi)
     got = lines.memo.get(key)
     if got is None:
-        start = lines.start(lo)
-        end = lines.data.find(b"\n", lines.start(hi))
-        region = lines.data[start : len(lines.data) if end < 0 else end]
-        got = lines.memo[key] = _delete_joinable(region).lower()
+        got = lines.memo[key] = _delete_joinable(lines.region(lo, hi)).lower()
     return got  # type: ignore[no-any-return]
 
 
@@ -140,9 +137,7 @@ class _Evidence:
         return got
 
     def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int) -> list[int]:
-        start = lines.start(lo)
-        end = lines.data.find(b"\n", lines.start(hi))
-        low = lines.data[start : len(lines.data) if end < 0 else end].lower()
+        low = lines.region(lo, hi).lower()
         positions: list[int] = []
         for lit in lits:
             pos = low.find(lit)
@@ -161,14 +156,7 @@ class _Evidence:
                     pos = -1 if nl < 0 else low.find(b"\x1b", nl)
         if b"\xc2\x9b" in low:
             positions += (m.start() for m in _JOINABLE.finditer(low))
-        found: list[int] = []
-        li, prev = lo, 0
-        for pos in sorted(positions):
-            li += low.count(b"\n", prev, pos)
-            prev = pos
-            if not found or found[-1] != li:
-                found.append(li)
-        return found
+        return line_indexes(low, positions, lo)
 
     def absence_literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
         """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""

@@ -65,17 +65,26 @@ def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
     if got is not None:
         return got
     data = _window_data(icase, lines)
-    found: list[int] = []
-    li, prev = 0, 0
+    positions: list[int] = []
     pos = data.find(word)
-    while pos >= 0:
+    while pos >= 0:  # one occurrence per line is enough
+        positions.append(pos)
+        nl = data.find(b"\n", pos)
+        pos = -1 if nl < 0 else data.find(word, nl)
+    found = lines.memo[key] = line_indexes(data, positions, 0)
+    return found
+
+
+def line_indexes(data: bytes, positions: list[int], first: int) -> list[int]:
+    """The distinct, sorted indexes of the lines holding byte offsets ``positions`` of ``data``, whose first
+    line has index ``first`` (newlines counted in C between consecutive offsets)."""
+    found: list[int] = []
+    li, prev = first, 0
+    for pos in sorted(positions):
         li += data.count(b"\n", prev, pos)
         prev = pos
         if not found or found[-1] != li:
             found.append(li)
-        nl = data.find(b"\n", pos)
-        pos = -1 if nl < 0 else data.find(word, nl)
-    lines.memo[key] = found
     return found
 
 
@@ -128,13 +137,17 @@ class _Lines:
         bisect.insort(known, li)
         return pos
 
+    def region(self, lo: int, hi: int) -> bytes:
+        """Lines lo..hi (indexes within the window) as one slice of raw bytes, without the last newline."""
+        end = self.data.find(b"\n", self.start(hi))
+        return self.data[self.start(lo) : len(self.data) if end < 0 else end]
+
     def raw_lines(self, lo: int, hi: int) -> list[bytes]:
         """Lines lo..hi (clamped to the window) as raw bytes, with one slice."""
         lo, hi = max(0, lo), min(self.count - 1, hi)
         if hi < lo:
             return []
-        end = self.data.find(b"\n", self.start(hi))
-        return self.data[self.start(lo) : len(self.data) if end < 0 else end].split(b"\n")
+        return self.region(lo, hi).split(b"\n")
 
     def line(self, li: int) -> str:
         start = self.start(li)
