@@ -189,3 +189,54 @@ def test_whole_base_same_without_the_absent_shortcut(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(match_mod._Evidence, "absent", lambda self, items, lines, lo, hi: False)
     monkeypatch.setattr(match_mod.Matcher, "_group_absent", lambda self, items, lines, lo, hi: False)
     assert ids() == fast
+
+
+def _hyperscan() -> bool:
+    return Matcher(CATALOG).prefilter.engine == "hyperscan"
+
+
+@pytest.mark.skipif(not _hyperscan(), reason="the big-window path reads hyperscan's word presence")
+def test_big_window_evidence_sees_through_colours(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over a big window the context literals come from the prefilter's pass and a clean copy of the window
+    made once: a literal split by colour codes is still found, in the right line, and nothing else is."""
+    from cudnn_doctor.match import prefilter as prefilter_mod
+    from cudnn_doctor.match.lines import _Lines
+
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    m = Matcher(CATALOG)
+    rows = ["noise line"] * 5 + ["model = nn.\x1b[1;34mData\x1b[0mParallel(model)", "noise", "import higher", "x"]
+    data = "\n".join(rows).encode()
+    for _ in range(2):  # the first window makes the prefilter that reports words
+        lines = _Lines(data, data.count(b"\n") + 1)
+        m._prefilter_hits(lines, 0, len(data))
+    assert lines.memo["scanned"] is not None
+    dp = (r"\bnn\.DataParallel\b|\bDataParallel\(",)
+    assert not m.evidence.absent(dp, lines, 0, 6)
+    assert m.evidence.absent(dp, lines, 0, 4)
+    assert m.evidence.absent(dp, lines, 6, 8)
+    assert m.evidence.absent((r"\bWeightDrop\b|weight_drop\.py",), lines, 0, 8)
+    assert m.evidence.lines_with((*dp, r"\bimport higher\b"), lines, 0, 8) == [5, 7]
+    assert m.evidence.lines_with(dp, lines, 6, 8) == []
+
+
+@pytest.mark.skipif(not _hyperscan(), reason="the big-window path reads hyperscan's word presence")
+def test_whole_base_same_on_the_big_window_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every example, counter-example and corpus log read as a big window (hyperscan's word presence, a clean
+    copy of the window for the context evidence, confirmation words) gives the findings it gives as a paste."""
+    from cudnn_doctor.match import prefilter as prefilter_mod
+
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+
+    def ids() -> list[list[tuple[str, int, int]]]:
+        return [[(f.id, f.first.line, f.count) for f in diagnose(t, catalog=CATALOG).findings] for t in texts]
+
+    plain = ids()
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    calls = []
+    real = match_mod._Evidence._present
+    monkeypatch.setattr(match_mod._Evidence, "_present", lambda self, lits, lines: calls.append(1) or real(self, lits, lines))
+    assert ids() == plain
+    assert calls  # the big-window path ran

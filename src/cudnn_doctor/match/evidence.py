@@ -7,14 +7,15 @@ lines around each of 10,000 repeated warnings are not all normalized.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..patterns import Lazy, compile_pattern
 from ..textsafe import NORMALIZE_DELETES_BYTES
-from .lines import _Lines, line_indexes
+from .lines import _Lines, _window_data, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
 
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
@@ -36,6 +37,33 @@ def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
     got = lines.memo.get(key)
     if got is None:
         got = lines.memo[key] = _delete_joinable(lines.region(lo, hi)).lower()
+    return got  # type: ignore[no-any-return]
+
+
+def _window_clean(lines: _Lines) -> bytes:
+    """The whole window lower-cased, without what normalize_line deletes from inside a line (made once per
+    window; newlines are kept, so its line indexes are the raw ones)."""
+    got = lines.memo.get("clean")
+    if got is None:
+        data = _window_data(True, lines)  # lower-cased
+        got = lines.memo["clean"] = _delete_joinable(data) if _joinable(lines) else data
+    return got  # type: ignore[no-any-return]
+
+
+def _clean_span(lines: _Lines, lo: int, hi: int) -> tuple[bytes, int, int]:
+    """The clean window (_window_clean) and the byte range of its lines lo..hi (line lengths summed once per
+    window: a match's context then costs no walk from line to line)."""
+    clean = _window_clean(lines)
+    acc = lines.memo.get("clean-acc")
+    if acc is None:  # acc[i]: the bytes of lines 0..i-1 but their newlines
+        acc = lines.memo["clean-acc"] = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
+    return clean, acc[lo] + lo, acc[hi + 1] + hi
+
+
+def _joinable(lines: _Lines) -> bool:
+    got = lines.memo.get("joinable")
+    if got is None:
+        got = lines.memo["joinable"] = _has_joinable(lines.data)
     return got  # type: ignore[no-any-return]
 
 
@@ -91,7 +119,13 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
 
 
 class _Evidence:
-    def __init__(self, catalog: Catalog) -> None:
+    """Finds a signature's context evidence. ``words_in(data)`` is the prefilter's answer to which of its
+    words are in ``data`` (None: not known); over a big window it says which literals are there at all once
+    colour codes are deleted, and the lines holding each literal are then found once per window instead of
+    once per match (an error repeated 10,000 times, each with its own 100 lines of context)."""
+
+    def __init__(self, catalog: Catalog, words_in: Callable[[bytes], set[tuple[bytes, bool]] | None] | None = None) -> None:
+        self._words_in = words_in
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
@@ -133,8 +167,46 @@ class _Evidence:
         key = (lits, lo, hi)  # signatures with the same context around the same line: looked up once
         got = lines.memo.get(key)
         if got is None:
-            got = lines.memo[key] = self._lines_with(lits, lines, lo, hi)
+            if lines.memo.get("scanned") is not None:  # a big window: its clean copy, only the literals there
+                data, start, end = _clean_span(lines, lo, hi)
+                positions: list[int] = []
+                for lit in self._present(lits, lines):
+                    pos = data.find(lit, start, end)
+                    while pos >= 0:  # one occurrence per line is enough
+                        positions.append(pos)
+                        nl = data.find(b"\n", pos, end)
+                        pos = -1 if nl < 0 else data.find(lit, nl, end)
+                got = line_indexes(data, positions, lo, start)
+            else:
+                got = self._lines_with(lits, lines, lo, hi)
+            lines.memo[key] = got
         return got
+
+    def _present(self, lits: tuple[bytes, ...], lines: _Lines) -> tuple[bytes, ...]:
+        """Those of ``lits`` that may be in the window once colour codes are deleted (the prefilter's passes
+        say which are not; most of a context's literals are in no window of a log)."""
+        key = ("present-lits", lits)
+        got: tuple[bytes, ...] | None = lines.memo.get(key)
+        if got is None:
+            got = lines.memo[key] = tuple(lit for lit in lits if self._in_clean(lit, lines) is not False)
+        return got
+
+    def _in_clean(self, lit: bytes, lines: _Lines) -> bool | None:
+        """Whether ``lit`` is in the window once colour codes are deleted, from the prefilter's passes (None:
+        not known, it is not one of its words)."""
+        scanned, present = lines.memo.get("scanned"), lines.memo.get("present")
+        word = (lit, True)
+        if scanned is None or present is None or word not in scanned:
+            return None
+        if word in present:
+            return True
+        if not _joinable(lines):
+            return False
+        clean = lines.memo.get("present-clean")
+        if clean is None:
+            # the literals are lower-cased and looked for without case: the lower-cased clean window will do
+            clean = lines.memo["present-clean"] = (self._words_in(_window_clean(lines)) if self._words_in else None) or set()
+        return word in clean
 
     def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int) -> list[int]:
         low = lines.region(lo, hi).lower()
@@ -177,6 +249,12 @@ class _Evidence:
         lo, hi = max(0, lo), min(lines.count - 1, hi)
         if hi < lo:
             return True
+        if lines.memo.get("scanned") is not None:  # a big window: its clean copy, only the literals there
+            present = self._present(lits, lines)
+            if not present:
+                return True
+            data, start, end = _clean_span(lines, lo, hi)
+            return not any(data.find(lit, start, end) >= 0 for lit in present)
         key = ("absent", lits, lo, hi)
         got = lines.memo.get(key)
         if got is None:

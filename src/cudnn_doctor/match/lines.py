@@ -75,11 +75,11 @@ def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
     return found
 
 
-def line_indexes(data: bytes, positions: list[int], first: int) -> list[int]:
-    """The distinct, sorted indexes of the lines holding byte offsets ``positions`` of ``data``, whose first
-    line has index ``first`` (newlines counted in C between consecutive offsets)."""
+def line_indexes(data: bytes, positions: list[int], first: int, start: int = 0) -> list[int]:
+    """The distinct, sorted indexes of the lines holding byte offsets ``positions`` (>= ``start``) of ``data``,
+    where the line at offset ``start`` has index ``first`` (newlines counted in C between consecutive offsets)."""
     found: list[int] = []
-    li, prev = first, 0
+    li, prev = first, start
     for pos in sorted(positions):
         li += data.count(b"\n", prev, pos)
         prev = pos

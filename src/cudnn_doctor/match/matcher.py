@@ -29,8 +29,17 @@ from ..input import Block
 from ..model import RETIRE, Probe, Signature
 from ..normalize import normalize_line
 from ..patterns import compile_pattern
-from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _delete_joinable, _Evidence, _has_joinable
-from .lines import LazyLines, _branches_present, _head_lines, _Lines, _runs, _tail_lines, _word_lines
+from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _Evidence
+from .lines import (
+    LazyLines,
+    _branches_present,
+    _head_lines,
+    _Lines,
+    _runs,
+    _tail_lines,
+    _window_data,
+    _word_lines,
+)
 from .prefilter import Prefilter, _as_block
 from .regexinfo import Confirm, confirm_words, derive_literal, line_local
 from .results import Miss, RawMatch
@@ -110,7 +119,7 @@ class Matcher:
     def __init__(self, catalog: Catalog, probes: Sequence[Probe] = (), timeout: float = MATCH_TIMEOUT_S) -> None:
         self.catalog = catalog
         self.timeout = timeout
-        self.evidence = _Evidence(catalog)
+        self.evidence = _Evidence(catalog, self._words_in)
         self.by_literal: dict[str, list[int]] = {}
         self.full_scan: list[int] = []
         self.sigs = list(catalog.signatures)
@@ -226,6 +235,7 @@ class Matcher:
         if not self.prefilter.words:  # a prefilter made before the first big window: it knows no words
             present = None
         lines.memo["present"] = present
+        lines.memo["scanned"] = self.prefilter.word_set if present is not None else None
         return hits
 
     def _collect(self, hits: dict[int, list[str]], win: _Window, first_hit: dict[int, int]) -> dict[int, list[int]]:
@@ -420,23 +430,12 @@ class Matcher:
         return out
 
     def _group_absent(self, group: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
-        """Whether no item of a context group can match in lines lo..hi. First for the whole window, from the
-        prefilter's pass (the evidence literals are among its single-match words; a window with colour codes is
-        looked at again with them deleted, once), then for the lines themselves (_Evidence.absent)."""
-        present = lines.memo.get("present")
-        lits = self.evidence.absence_literals(group)
-        if present is not None and lits is not None and not any((lit, True) in present for lit in lits):
-            joinable = lines.memo.get("joinable")
-            if joinable is None:
-                joinable = lines.memo["joinable"] = _has_joinable(lines.data)
-            if not joinable:
-                return True
-            clean = lines.memo.get("present-clean")
-            if clean is None:
-                clean = lines.memo["present-clean"] = self.prefilter.scan_words(_delete_joinable(lines.data))[1] or set()
-            if not any((lit, True) in clean for lit in lits):
-                return True
+        """Whether no item of a context group can match in lines lo..hi (_Evidence.absent: over a big window,
+        from the literals the prefilter's pass found in it, looked for in a clean copy made once per window)."""
         return self.evidence.absent(group, lines, lo, hi)
+
+    def _words_in(self, data: bytes) -> set[tuple[bytes, bool]] | None:
+        return self.prefilter.scan_words(data)[1]
 
     def _confirm_all(self) -> None:
         """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
@@ -446,20 +445,30 @@ class Matcher:
             if conf is not None:
                 words.update((w, conf.icase) for branch in conf.branches for w in branch)
             for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
-                lits = self.evidence.absence_literals(group) if group else None
-                words.update((lit, True) for lit in lits or ())
+                if group:  # the literals of the evidence: whether each is in a window at all, in the same pass
+                    words.update((lit, True) for lit in self.evidence.absence_literals(group) or ())
+                    words.update((lit, True) for lit in self.evidence.literals(group) or ())
         self._words = tuple(sorted(words))
         self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
 
     @staticmethod
     def _confirmed(branches: list[tuple[bytes, ...]], icase: bool, lo: int, hi: int, lines: _Lines) -> bool:
+        """Whether lines lo..hi hold every word of one of ``branches`` (rarest word first): the rarest word's
+        lines are found once per window, the others only looked for in lines lo..hi (a word on every other
+        line, such as 'Warning', is then never located line by line)."""
+        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        span: tuple[bytes, int, int] | None = None
         for words in branches:
-            for word in words:
-                at = _word_lines(word, icase, lines)
-                i = bisect.bisect_left(at, lo)
-                if i == len(at) or at[i] > hi:
-                    break
-            else:
+            at = _word_lines(words[0], icase, lines)
+            i = bisect.bisect_left(at, lo)
+            if i == len(at) or at[i] > hi:
+                continue
+            if span is None:
+                data = _window_data(icase, lines)
+                end = data.find(b"\n", lines.start(hi))
+                span = (data, lines.start(lo), len(data) if end < 0 else end)
+            data, start, end = span
+            if all(data.find(word, start, end) >= 0 for word in words[1:]):
                 return True
         return False
 

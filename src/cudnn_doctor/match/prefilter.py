@@ -100,6 +100,7 @@ class Prefilter:
         # confirmation words (match.Confirm), (word, ignore case): hyperscan reports whether each is in the
         # scanned range at all (its first occurrence only), in the same pass as the literals
         self.words = tuple(sorted(set(words)))
+        self.word_set = frozenset(self.words)
         self._bytes = [lit.encode("utf-8") for lit in self.literals]
         self._hs: Any = None
         self._re: Any = None
