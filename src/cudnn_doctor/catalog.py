@@ -59,12 +59,27 @@ def signature_files(root: Path) -> list[Path]:
         raise SignatureError([f"{root}: no such signature file or directory"])
     if not os.access(root, os.R_OK | os.X_OK):
         raise SignatureError([f"{root}: cannot read this signature directory (permission denied)"])
-    files = [
-        p
-        for p in root.rglob("*")
-        if p.suffix in SIGNATURE_SUFFIXES and p.is_file() and not any(part.startswith(("_", ".")) for part in p.relative_to(root).parts)
-    ]
+    files: list[Path] = []
+    _scan_dir(root, files)
     return sorted(files)
+
+
+def _scan_dir(folder: Path, out: list[Path]) -> None:
+    """The signature files under ``folder``, as Path.rglob found them (symlinked folders not followed) but
+    with scandir, whose listing says which entry is a file: every start-up lists the built-in base to
+    fingerprint the catalog cache."""
+    try:
+        listing = os.scandir(folder)
+    except PermissionError:  # as rglob: a folder that cannot be listed is passed over
+        return
+    with listing as entries:
+        for entry in entries:
+            if entry.name.startswith(("_", ".")):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                _scan_dir(folder / entry.name, out)
+            elif os.path.splitext(entry.name)[1] in SIGNATURE_SUFFIXES and entry.is_file():
+                out.append(folder / entry.name)
 
 
 # --------------------------------------------------------------------------- parsing

@@ -115,6 +115,7 @@ class Matcher:
             for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
                 if group:  # what a big log's first window would parse (_confirm_all): kept in the cache too
                     self.evidence.absence_literals(group)
+                    self.evidence.literals(group)
 
     def __init__(self, catalog: Catalog, probes: Sequence[Probe] = (), timeout: float = MATCH_TIMEOUT_S) -> None:
         self.catalog = catalog
