@@ -425,6 +425,49 @@ def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:
     assert cache.load(f"key {cache.MAX_ENTRIES + 3}") == {"n": cache.MAX_ENTRIES + 3}
 
 
+def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A literal set compiled once is deserialized after (each retired probe asks for a new set: 20-30 ms of
+    compiling per process otherwise); a damaged entry is compiled again; hyperscan entries do not evict
+    compiled catalogs."""
+    hyperscan = pytest.importorskip("hyperscan")
+    from cudnn_doctor import cache
+    from cudnn_doctor.match import prefilter
+
+    compiles = []
+    real = hyperscan.Database.compile
+
+    class Counting(hyperscan.Database):  # type: ignore[misc, name-defined]
+        def compile(self, **kw: object) -> None:
+            compiles.append(1)
+            real(self, **kw)
+
+    monkeypatch.setattr(hyperscan, "Database", Counting)
+    cache.store("a catalog", {"n": 1})
+
+    def hits(words: list[bytes]) -> list[tuple[int, int]]:
+        db = prefilter._hyperscan_db(hyperscan, words, [hyperscan.HS_FLAG_CASELESS] * len(words))
+        found: list[tuple[int, int]] = []
+        db.scan(b"an LSTM and a GRU", match_event_handler=lambda i, _f, to, _fl, _c: found.append((i, to)))
+        return found
+
+    assert hits([b"lstm", b"gru"]) == [(0, 7), (1, 17)] and len(compiles) == 1
+    assert hits([b"lstm", b"gru"]) == [(0, 7), (1, 17)] and len(compiles) == 1  # loaded
+    for i in range(prefilter.HYPERSCAN_CACHE_ENTRIES + 2):
+        hits([b"lstm", f"w{i}".encode()])
+    assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == prefilter.HYPERSCAN_CACHE_ENTRIES
+    assert cache.load("a catalog") == {"n": 1}
+    n = len(compiles)
+    for entry in fresh_cache.glob("hyperscan-*.cache"):  # tampered with: not loaded, compiled again
+        entry.write_bytes(entry.read_bytes()[:-100])
+    assert hits([b"lstm", b"gru"]) == [(0, 7), (1, 17)] and len(compiles) == n + 1
+
+    def other_platform(*_a: object) -> None:
+        raise RuntimeError("a database compiled for another CPU")
+
+    monkeypatch.setattr(hyperscan, "loadb", other_platform)  # signed, but hyperscan refuses it
+    assert hits([b"lstm", b"gru"]) == [(0, 7), (1, 17)] and len(compiles) == n + 2
+
+
 class _Evil:
     def __reduce__(self):  # type: ignore[no-untyped-def]
         return (os.system, (f"touch {os.environ['EVIL_MARKER']}",))

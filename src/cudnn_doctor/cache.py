@@ -12,7 +12,9 @@ A pickle executes code when loaded, so nothing is unpickled unless
 
 Each key (the inputs that shape the catalog: signature files, schema, cudnn-doctor's code, Python and
 `regex` versions) has its own file; the MAX_ENTRIES most recently used are kept, so plain runs and
-``--signatures`` runs do not evict each other. Every failure here means "no cache", never an error.
+``--signatures`` runs do not evict each other. The prefilter's compiled hyperscan databases are kept the
+same way under their own kind (match/prefilter.py), pruned apart from the catalogs. Every failure here means
+"no cache", never an error.
 """
 
 from __future__ import annotations
@@ -94,8 +96,8 @@ except ImportError:  # pragma: no cover - another interpreter
     from hmac import compare_digest as _same
 
 
-def _file(base: Path, key: str) -> Path:
-    return base / f"catalog-{_blake2b(key.encode('utf-8', 'surrogatepass'), digest_size=10).hexdigest()}.cache"
+def _file(base: Path, key: str, kind: str = "catalog") -> Path:
+    return base / f"{kind}-{_blake2b(key.encode('utf-8', 'surrogatepass'), digest_size=10).hexdigest()}.cache"
 
 
 def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
@@ -105,12 +107,12 @@ def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
     return mac.digest()  # type: ignore[no-any-return]
 
 
-def load(key: str) -> Any:
+def load(key: str, kind: str = "catalog") -> Any:
     """The payload stored under ``key``, or None (missing, foreign, tampered, unreadable, other key)."""
     base = cache_dir()
     if base is None:
         return None
-    path = _file(base, key)
+    path = _file(base, key, kind)
     found = _read_private(base, path)
     payload = _verified(key, found[0]) if found is not None else None
     if found is None or payload is None:
@@ -148,8 +150,9 @@ def _verified(key: str, data: bytes) -> bytes | None:
     return payload if _same(mac, _sign(secret, key, payload)) else None
 
 
-def store(key: str, value: Any) -> None:
-    """Keep ``value`` under ``key`` (signed); prune all but the MAX_ENTRIES most recently used entries."""
+def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) -> None:
+    """Keep ``value`` under ``key`` (signed); prune all but the ``keep`` most recently used entries of its
+    ``kind`` (compiled catalogs; hyperscan databases, see match/prefilter.py)."""
     base = cache_dir()
     if base is None:
         return
@@ -161,22 +164,22 @@ def store(key: str, value: Any) -> None:
         if secret is None:
             return
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp = base / f".catalog-{os.getpid()}.tmp"
+        tmp = base / f".{kind}-{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(_MAGIC + _sign(secret, key, payload) + payload)
-        os.replace(tmp, _file(base, key))
-        _prune(base, _file(base, key))
+        os.replace(tmp, _file(base, key, kind))
+        _prune(base, _file(base, key, kind), kind, keep)
     except (OSError, pickle.PicklingError):
         pass
 
 
-def _prune(base: Path, newest: Path) -> None:
+def _prune(base: Path, newest: Path, kind: str, keep: int) -> None:
     entries = []
-    for path in base.glob("catalog-*.cache"):
+    for path in base.glob(f"{kind}-*.cache"):
         with contextlib.suppress(OSError):
             entries.append((path == newest, path.stat().st_mtime_ns, path))
-    for _, _, path in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+    for _, _, path in sorted(entries, reverse=True)[keep:]:
         with contextlib.suppress(OSError):
             path.unlink()
     for old in base.glob("catalog-*.pickle"):  # the unsigned format of earlier versions

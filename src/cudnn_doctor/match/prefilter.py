@@ -7,8 +7,11 @@ hyperscan also reports, in the same pass, which of the Confirm words (regexinfo.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -134,14 +137,12 @@ class Prefilter:
                 try:
                     import hyperscan  # type: ignore[import-not-found]
 
-                    db = hyperscan.Database()
                     single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
-                    db.compile(
-                        expressions=[_hs_literal(lit) for lit in self._bytes] + [_hs_literal(w) for w, _ in self.words],
-                        ids=list(range(len(self.literals) + len(self.words))),
-                        flags=[caseless] * len(self.literals) + [single | (caseless if i else 0) for _, i in self.words],
+                    self._hs = _hyperscan_db(
+                        hyperscan,
+                        [_hs_literal(lit) for lit in self._bytes] + [_hs_literal(w) for w, _ in self.words],
+                        [caseless] * len(self.literals) + [single | (caseless if i else 0) for _, i in self.words],
                     )
-                    self._hs = db
                 except Exception:
                     self._hs = None
         return self._hs
@@ -259,6 +260,33 @@ class Prefilter:
 def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool], ...], _thread: int) -> Prefilter:
     # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
     return Prefilter(literals, words)
+
+
+HYPERSCAN_CACHE_ENTRIES = 16
+
+
+def _hyperscan_db(hyperscan: Any, expressions: list[bytes], flags: list[int]) -> Any:
+    """The hyperscan database of ``expressions``: deserialized from the cache (cache.py: signed with this
+    user's key, owner-checked) where this set was compiled before, else compiled and kept there. Compiling a
+    thousand literals costs 20-30 ms per process, and each retired probe (match.Matcher._retire) asks for a
+    new set; a database compiled for another CPU does not load (hyperscan checks), and is compiled again."""
+    from .. import cache
+
+    digest = hashlib.blake2b(repr((expressions, flags)).encode(), digest_size=16).hexdigest()
+    key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {digest}"
+    blob = cache.load(key, kind="hyperscan")
+    if isinstance(blob, bytes):
+        try:
+            db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+            db.scratch = hyperscan.Scratch(db)
+            return db
+        except Exception:  # another platform's or hyperscan's: compiled again below
+            pass
+    db = hyperscan.Database()
+    db.compile(expressions=expressions, ids=list(range(len(expressions))), flags=flags)
+    with contextlib.suppress(Exception):
+        cache.store(key, bytes(hyperscan.dumpb(db)), kind="hyperscan", keep=HYPERSCAN_CACHE_ENTRIES)
+    return db
 
 
 def _hs_literal(lit: bytes) -> bytes:
