@@ -458,3 +458,27 @@ def test_workaround_hidden_by_version(widget_catalog) -> None:  # type: ignore[n
         {"action": "Use the old flag", "reason": "needs torch <1.5; the log shows torch 2.0.0"}
     ]
     assert rec["environment"]["torch"]["version"] == "2.0.0"
+
+
+def test_version_in_agrees_with_packaging_on_plain_releases() -> None:
+    """rank.version_in decides plain releases itself (no packaging import on the way) exactly as PEP 440
+    does, and leaves everything else to packaging."""
+    import itertools
+
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from cudnn_doctor import rank
+
+    versions = ["1", "2", "2.0", "2.0.0", "2.3.9", "2.4", "2.4.0", "2.4.1", "2.14", "2.16", "2.16.0.1", "10.0", "2.04"]
+    specs = [f"{op}{v}" for op in (">=", "<=", "==", "!=", "<", ">") for v in ("2", "2.4", "2.4.0", "2.14", "10")]
+    specs += [">=2.0,<2.16", ">= 2.0 , < 2.16", ">=2.4,!=2.14"]
+    for version, spec in itertools.product(versions, specs):
+        quick = rank._release_in(version, spec)
+        assert quick is not None, (version, spec)
+        assert quick == SpecifierSet(spec).contains(Version(version), prereleases=True), (version, spec)
+    for version, spec in [("2.14.0rc1", ">=2.14"), ("2.4.post1", ">2.4"), ("v2.4", "<2.5"), ("2.4", "~=2.3"), ("2.4", "==2.*")]:
+        assert rank._release_in(version, spec) is None
+        assert rank.version_in(version, spec) == SpecifierSet(spec).contains(Version(version), prereleases=True)
+    assert rank.version_in("2.15.1+cu121", "<2.16") is True
+    assert rank.version_in("not a version", ">=1") is None

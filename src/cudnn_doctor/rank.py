@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -200,8 +201,37 @@ def apply_versions(finding: Finding, versions: dict[str, str]) -> None:
             finding.confidence = round(max(0.0, finding.confidence - 0.35), 2)
 
 
+_RELEASE_CLAUSE = re.compile(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
+_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _release_in(version: str, spec: str) -> bool | None:
+    """``version_in`` for a plain release (``2.15.1``) against comma-joined clauses of plain releases
+    (``>=2.0,<2.16``), the only kind the knowledge base writes: PEP 440 compares those as zero-padded integer
+    tuples. None for anything else (pre-, post-, dev- and local versions, ``~=``, wildcards): packaging
+    decides those. Importing packaging.specifiers costs ~35 ms of a run that found a version line."""
+    if not _RELEASE.fullmatch(version):
+        return None
+    have = tuple(int(x) for x in version.split("."))
+    for clause in spec.split(","):
+        m = _RELEASE_CLAUSE.fullmatch(clause)
+        if m is None:
+            return None
+        want = tuple(int(x) for x in m.group(2).split("."))
+        width = max(len(have), len(want))
+        a, b = have + (0,) * (width - len(have)), want + (0,) * (width - len(want))
+        op = m.group(1)
+        ok = {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
+        if not ok:
+            return False
+    return True
+
+
 def version_in(version: str, spec: str) -> bool | None:
     """Whether ``version`` satisfies the PEP 440 ``spec``; None when either does not parse."""
+    quick = _release_in(version.split("+")[0].strip(), spec)
+    if quick is not None:
+        return quick
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import InvalidVersion, Version
 
