@@ -284,25 +284,27 @@ class Matcher:
         data = win.lines.data
         end = data.find(b"\n", off)
         end = len(data) if end < 0 else end
-        todo = tuple(sorted(set(pidxs))) if len(pidxs) > 1 else pidxs
+        todo = pidxs
         shape = None
-        if end - off <= 600:
+        if end - off <= 600:  # the memos are keyed by the line's hits as found (same bytes, same hits)
             probed, shapes = self._probed, self._shapes
             ts = _RAW_TIMESTAMP.match(data, off, end)
             raw = data[ts.end() if ts else off : end]
-            if (raw, todo) in probed:
+            shape = (raw.translate(_SHAPE), pidxs)
+            got = shapes.get(shape)
+            if got is not None and not got:  # a shape every probe declined: the commonest case, first
+                return
+            if (raw, pidxs) in probed:
                 return
             if len(probed) >= PROBED_MEMO:
                 probed.clear()
-            probed[(raw, todo)] = None
-            shape = (raw.translate(_SHAPE), todo)
-            got = shapes.get(shape)
+            probed[(raw, pidxs)] = None
             if got is not None:
-                if not got:
-                    return
                 todo = got
             elif len(shapes) >= PROBED_MEMO:
                 shapes.clear()
+        if todo is pidxs and len(pidxs) > 1:
+            todo = tuple(sorted(set(pidxs)))
         if li < 0:
             li = win.lines.line_at(off)
         wanted = self._handle(todo, win.norm(li)[0], win.first_line + li)

@@ -289,6 +289,7 @@ def _hyperscan_db(hyperscan: Any, expressions: list[bytes], flags: list[int]) ->
     return db
 
 
+@lru_cache(maxsize=1 << 15)  # every prefilter (one more per retired probe) spells the same literals
 def _hs_literal(lit: bytes) -> bytes:
     """A hyperscan expression matching exactly ``lit`` (every byte that is not alphanumeric escaped)."""
     return b"".join(bytes([b]) if chr(b).isalnum() and b < 128 else b"\\x%02x" % b for b in lit)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from ..patterns import derived
@@ -19,10 +18,9 @@ _FLAG_BITS = {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VE
 
 
 def derive_literal(pattern: str, flags: Sequence[str] = ()) -> str | None:
-    return _derive_literal(pattern, tuple(flags))
+    return derived("derive_literal", (pattern, tuple(flags)), _derive_literal)  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=8192)
 def _derive_literal(pattern: str, flags: tuple[str, ...]) -> str | None:
     """The longest literal every match of ``pattern`` must contain, when that is easy to see.
 
