@@ -116,6 +116,25 @@ def test_big_log_same_with_and_without_confirmation(monkeypatch: pytest.MonkeyPa
     assert sum(map(len, confirmed)) > len(texts)
 
 
+def test_confirmation_same_around_few_or_many_candidates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Confirm words looked for around each candidate (few of them) or located in the whole window first
+    (many): the same lines kept, so the same findings, lines and counts."""
+    noise = dense_log(3500).splitlines()
+    texts = [
+        "\n".join([*noise[:1200], *path.read_text(encoding="utf-8").partition("\n")[2].splitlines(), *noise[1200:]])
+        for path in CORPUS
+    ]
+
+    def findings() -> list[list[tuple[str, int, int, int]]]:
+        return [[(f.id, f.first.line, f.last.line, f.count) for f in diagnose(t, catalog=CATALOG).findings] for t in texts]
+
+    monkeypatch.setattr(match_mod, "FEW_CANDIDATES", 1 << 30)
+    around = findings()
+    monkeypatch.setattr(match_mod, "FEW_CANDIDATES", 0)
+    assert findings() == around
+    assert sum(map(len, around)) > len(texts)
+
+
 @pytest.fixture
 def confirm_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)

@@ -63,6 +63,9 @@ _SHAPE = bytes.maketrans(b"123456789", b"000000000")
 _RAW_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ")
 # a window this big is a CI log, not a paste: its candidate lines are confirmed (Matcher._confirm) first
 CONFIRM_FROM = 256 << 10
+# up to this many candidate lines of a signature in a window, its words are looked for around each of them
+# (Matcher._confirmed) rather than located in the whole window first
+FEW_CANDIDATES = 32
 _UNSET: Any = object()
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -354,7 +357,8 @@ class Matcher:
                 continue
             before, after = (0, 0) if self._is_local(idx) else (sig.window_before, sig.window_after)
             branches = _branches_present(conf, lines)
-            kept = [li for li in cand[idx] if self._confirmed(branches, conf.icase, li - before, li + after, lines)] if branches else []
+            few = len(cand[idx]) <= FEW_CANDIDATES
+            kept = [li for li in cand[idx] if self._confirmed(branches, conf.icase, li - before, li + after, lines, few)] if branches else []
             if len(kept) == len(cand[idx]):
                 continue
             if not kept:
@@ -455,23 +459,25 @@ class Matcher:
         self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
 
     @staticmethod
-    def _confirmed(branches: list[tuple[bytes, ...]], icase: bool, lo: int, hi: int, lines: _Lines) -> bool:
-        """Whether lines lo..hi hold every word of one of ``branches`` (rarest word first): the rarest word's
-        lines are found once per window, the others only looked for in lines lo..hi (a word on every other
-        line, such as 'Warning', is then never located line by line)."""
+    def _confirmed(branches: list[tuple[bytes, ...]], icase: bool, lo: int, hi: int, lines: _Lines, few: bool = False) -> bool:
+        """Whether lines lo..hi hold every word of one of ``branches`` (rarest word first). With many
+        candidates the rarest word's lines are found once per window and the others looked for in lines lo..hi
+        only (a word on every other line, such as 'Warning', is never located line by line); with ``few``
+        candidates every word is looked for in lines lo..hi (a rare word would cost a pass over the window)."""
         lo, hi = max(0, lo), min(lines.count - 1, hi)
         span: tuple[bytes, int, int] | None = None
         for words in branches:
-            at = _word_lines(words[0], icase, lines)
-            i = bisect.bisect_left(at, lo)
-            if i == len(at) or at[i] > hi:
-                continue
+            if not few:
+                at = _word_lines(words[0], icase, lines)
+                i = bisect.bisect_left(at, lo)
+                if i == len(at) or at[i] > hi:
+                    continue
             if span is None:
                 data = _window_data(icase, lines)
                 end = data.find(b"\n", lines.start(hi))
                 span = (data, lines.start(lo), len(data) if end < 0 else end)
             data, start, end = span
-            if all(data.find(word, start, end) >= 0 for word in words[1:]):
+            if all(data.find(word, start, end) >= 0 for word in (words if few else words[1:])):
                 return True
         return False
 
