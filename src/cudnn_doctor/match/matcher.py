@@ -358,7 +358,14 @@ class Matcher:
             before, after = (0, 0) if self._is_local(idx) else (sig.window_before, sig.window_after)
             branches = _branches_present(conf, lines)
             few = len(cand[idx]) <= FEW_CANDIDATES
-            kept = [li for li in cand[idx] if self._confirmed(branches, conf.icase, li - before, li + after, lines, few)] if branches else []
+            memo = lines.memo.setdefault(("confirmed", id(conf), before, after, few), {})  # shared by equal regexes
+            kept = []
+            for li in cand[idx] if branches else ():
+                ok = memo.get(li)
+                if ok is None:
+                    ok = memo[li] = self._confirmed(branches, conf.icase, li - before, li + after, lines, few)
+                if ok:
+                    kept.append(li)
             if len(kept) == len(cand[idx]):
                 continue
             if not kept:
@@ -655,6 +662,21 @@ class Matcher:
             # the matched text itself names a cuDNN RNN call or op: a convolution nearby
             # (a CRNN) does not make it a convolution error
             exclude = tuple(e for e in exclude if e != NON_RNN)
+        # the decision depends on the context and the lines only: signatures that share a context (the same
+        # @rnn / @non_rnn sets, or variants of one message) decide once per match span
+        key = ("decision", exclude, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after, li_s, li_e, stream)
+        got = index.memo.get(key)
+        if got is None:
+            got = index.memo[key] = self._decide(sig, exclude, (li_s, li_e), around, stream, win)
+        return got if isinstance(got, str) else (list(got[0]), got[1])
+
+    def _decide(
+        self, sig: Signature, exclude: tuple[str, ...], span: tuple[int, int], around: Callable[[int, int], list[str]], stream: str, win: _Window
+    ) -> tuple[list[str], bool] | str:
+        """_context's decision for one match span."""
+        li_s, li_e = span
+        ctx = sig.context
+        index = win.lines
         c_lo, c_hi = li_s - ctx.lines_before, li_e + ctx.lines_after
         # which groups can match at all there (their literals in the raw lines): one that cannot needs no
         # normalized context (an error repeated 10,000 times without its cause's evidence nearby)
