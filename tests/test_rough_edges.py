@@ -445,7 +445,7 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
     cache.store("a catalog", {"n": 1})
 
     def hits(words: list[bytes]) -> list[tuple[int, int]]:
-        db = prefilter._hyperscan_db(hyperscan, words, [hyperscan.HS_FLAG_CASELESS] * len(words))
+        db = prefilter._hyperscan_db(hyperscan, tuple(words), ())
         found: list[tuple[int, int]] = []
         db.scan(b"an LSTM and a GRU", match_event_handler=lambda i, _f, to, _fl, _c: found.append((i, to)))
         return found

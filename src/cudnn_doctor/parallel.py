@@ -28,7 +28,7 @@ MIN_BYTES = 64 << 20
 MIN_BYTES_PER_JOB = 32 << 20
 MAX_JOBS = 8
 QUIET_LINES = 128  # > Matcher.before/after (100), TRACEBACK_LINES (60), rank.CLUSTER_GAP
-SEARCH_BYTES = 4 << 20  # read at a time around a cut while looking for a quiet line
+SEARCH_BYTES = 1 << 20  # read at a time around a cut while looking for a quiet line (more if none is found)
 MAX_SEARCH = 64 << 20
 
 T = TypeVar("T")

@@ -137,12 +137,7 @@ class Prefilter:
                 try:
                     import hyperscan  # type: ignore[import-not-found]
 
-                    single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
-                    self._hs = _hyperscan_db(
-                        hyperscan,
-                        [_hs_literal(lit) for lit in self._bytes] + [_hs_literal(w) for w, _ in self.words],
-                        [caseless] * len(self.literals) + [single | (caseless if i else 0) for _, i in self.words],
-                    )
+                    self._hs = _hyperscan_db(hyperscan, tuple(self._bytes), self.words)
                 except Exception:
                     self._hs = None
         return self._hs
@@ -265,15 +260,16 @@ def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool]
 HYPERSCAN_CACHE_ENTRIES = 16
 
 
-def _hyperscan_db(hyperscan: Any, expressions: list[bytes], flags: list[int]) -> Any:
-    """The hyperscan database of ``expressions``: deserialized from the cache (cache.py: signed with this
-    user's key, owner-checked) where this set was compiled before, else compiled and kept there. Compiling a
-    thousand literals costs 20-30 ms per process, and each retired probe (match.Matcher._retire) asks for a
-    new set; a database compiled for another CPU does not load (hyperscan checks), and is compiled again."""
+def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tuple[bytes, bool], ...]) -> Any:
+    """The hyperscan database for ``literals`` (every match, caseless) and ``words`` (the first match only,
+    caseless where asked): deserialized from the cache (cache.py: signed with this user's key, owner-checked)
+    where this set was compiled before, else compiled and kept there. Compiling a thousand literals costs
+    20-30 ms per process, and each retired probe (match.Matcher._retire) asks for a new set; a database
+    compiled for another CPU does not load (hyperscan checks), and is compiled again."""
     from .. import cache
 
-    digest = hashlib.blake2b(repr((expressions, flags)).encode(), digest_size=16).hexdigest()
-    key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {digest}"
+    digest = hashlib.blake2b(repr((literals, words)).encode(), digest_size=16).hexdigest()
+    key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {_HS_SPELLING} {digest}"
     blob = cache.load(key, kind="hyperscan")
     if isinstance(blob, bytes):
         try:
@@ -282,11 +278,20 @@ def _hyperscan_db(hyperscan: Any, expressions: list[bytes], flags: list[int]) ->
             return db
         except Exception:  # another platform's or hyperscan's: compiled again below
             pass
+    single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
+    expressions = [_hs_literal(lit) for lit in literals] + [_hs_literal(w) for w, _ in words]
     db = hyperscan.Database()
-    db.compile(expressions=expressions, ids=list(range(len(expressions))), flags=flags)
+    db.compile(
+        expressions=expressions,
+        ids=list(range(len(expressions))),
+        flags=[caseless] * len(literals) + [single | (caseless if icase else 0) for _, icase in words],
+    )
     with contextlib.suppress(Exception):
         cache.store(key, bytes(hyperscan.dumpb(db)), kind="hyperscan", keep=HYPERSCAN_CACHE_ENTRIES)
     return db
+
+
+_HS_SPELLING = 1  # bump when _hs_literal or the flags above change: the cached databases are then not used
 
 
 @lru_cache(maxsize=1 << 15)  # every prefilter (one more per retired probe) spells the same literals
