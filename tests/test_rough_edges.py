@@ -425,6 +425,35 @@ def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:
     assert cache.load(f"key {cache.MAX_ENTRIES + 3}") == {"n": cache.MAX_ENTRIES + 3}
 
 
+def test_signature_report_fields_unpickled_on_first_read() -> None:
+    """The cache (and a worker's findings) keep a signature's report fields in one blob: a pasted traceback
+    unpickles those of the signatures it reports, and every field reads back as it was."""
+    import dataclasses
+    import pickle
+
+    from cudnn_doctor import diagnose
+    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.model import _REPORT_FIELDS
+
+    catalog = load_catalog(use_cache=False, use_env=False)
+    copy = pickle.loads(pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL))
+    assert all("_report" in s.__dict__ for s in copy.signatures)
+    tb = (ROOT / "tests" / "fixtures" / "corpus").glob("*.log")
+    text = next(iter(sorted(tb))).read_text(encoding="utf-8")
+    found = {f.id for f in diagnose(text, catalog=copy).findings}
+    loaded = {s.id for s in copy.signatures if "_report" not in s.__dict__}
+    assert found and found <= loaded and len(loaded) < len(copy.signatures) // 4
+    for a, b in zip(catalog.signatures, copy.signatures, strict=True):
+        for f in dataclasses.fields(a):
+            if f.name != "raw":
+                assert repr(getattr(a, f.name)) == repr(getattr(b, f.name)), (a.id, f.name)
+    assert {f.name for f in dataclasses.fields(catalog.signatures[0])} >= _REPORT_FIELDS
+    again = pickle.loads(pickle.dumps(copy.signatures[0]))  # a loaded one pickles (lazily) again
+    assert again.workarounds == () or repr(again.workarounds) == repr(copy.signatures[0].workarounds)
+    with pytest.raises(AttributeError):
+        _ = again.no_such_field
+
+
 def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A literal set compiled once is deserialized after (each retired probe asks for a new set: 20-30 ms of
     compiling per process otherwise); a damaged entry is compiled again; hyperscan entries do not evict

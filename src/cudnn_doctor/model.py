@@ -213,6 +213,36 @@ class Signature:
         """A text field in ``lang`` ('zh' falls back to English per field; see ``localized``)."""
         return localized(self.raw, key, lang)
 
+    # Pickled (the catalog cache, a worker's findings) with the fields only a report reads in one blob,
+    # unpickled on the first read of one of them: a diagnosis reports the few signatures that matched, and
+    # unpickling every signature's dead ends, workarounds and references was most of loading the cache.
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if "_report" not in state:
+            import pickle
+
+            report = {name: state.pop(name) for name in _REPORT_FIELDS if name in state}
+            state["_report"] = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
+        return state
+
+    def __getattr__(self, name: str) -> Any:  # only for a name not (yet) in the instance
+        blob = self.__dict__.get("_report") if name in _REPORT_FIELDS else None
+        if blob is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        import pickle
+
+        self.__dict__.update(pickle.loads(blob))  # our own cache or worker: see cache.py
+        del self.__dict__["_report"]
+        return self.__dict__[name]
+
+
+# what only a report reads (everything the matcher, the cut reader and ranking read for every signature stays
+# out): see Signature.__getstate__
+_REPORT_FIELDS = frozenset({
+    "explain", "derived", "checks", "root_cause", "dead_ends", "workarounds", "leads_to", "preceded_by",
+    "confused_with", "references", "verification_tier", "cause", "differential",
+})
+
 
 @dataclass(frozen=True, eq=False)
 class Occurrence:
