@@ -23,16 +23,43 @@ Undone here:
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 from .normalize import line_prefix, normalize_line
 
 MIN_WIDTH, MAX_WIDTH = 40, 200
+
+
+class _Lazy:
+    """A stdlib pattern compiled on its first use: only a presentation that was detected needs the patterns
+    that undo it, and a pasted traceback's start-up should not compile them all."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, *args: Any) -> None:
+        self._args = args
+        self._compiled: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
+def _json_module() -> Any:
+    import json  # here: only a notebook's JSON presentation needs it
+
+    return json
+
+
+def _html_module() -> Any:
+    import html  # here: only an HTML presentation needs it
+
+    return html
 SAMPLE_BYTES = 64 << 10
 DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
 DETECT_SAMPLE = 32 << 10  # else its head  # the head of a block whose line lengths are looked at for a wrap width
@@ -44,18 +71,18 @@ _UNICODE_B = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
 _QUOTE_B = (b"\n>", b"\n >", b"\n  >")
 _BULLET_B = (b"\n- ", b"\n* ", b"\n+ ")
 
-_QUOTE = re.compile(r"^[ \t]{0,3}(?:>[ \t]?)+")
-_FENCE = re.compile(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")
-_BULLET = re.compile(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
-_TAG = re.compile(r"<(?:/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary|kbd|samp)\b[^>\n]{0,200}|br\s*/?)>", re.IGNORECASE)
-_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_QUOTE = _Lazy(r"^[ \t]{0,3}(?:>[ \t]?)+")
+_FENCE = _Lazy(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")
+_BULLET = _Lazy(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
+_TAG = _Lazy(r"<(?:/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary|kbd|samp)\b[^>\n]{0,200}|br\s*/?)>", re.IGNORECASE)
+_BR = _Lazy(r"<br\s*/?>", re.IGNORECASE)
 _GUTTER = re.compile(r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))")
-_JSON_STRING_LINE = re.compile(r'^\s*(?:"[\w-]+"\s*:\s*\[?\s*)?("(?:[^"\\]|\\.)*")\s*[,\]}]*\s*$')
-_JSON_STRUCTURE = re.compile(
+_JSON_STRING_LINE = _Lazy(r'^\s*(?:"[\w-]+"\s*:\s*\[?\s*)?("(?:[^"\\]|\\.)*")\s*[,\]}]*\s*$')
+_JSON_STRUCTURE = _Lazy(
     r'^\s*(?:[\[\]{},]+|"[\w-]+"\s*:\s*(?:[\[{]|\d+|null|true|false|\{\}|\[\]|"(?:code|markdown|raw|error|stream|stdout|stderr|'
     r'execute_result|display_data|[0-9a-f-]{8,36})")?\s*,?)\s*$'
 )
-_SUMMARY_KEY = re.compile(r'^\s*"(?:ename|evalue)"\s*:\s*"')
+_SUMMARY_KEY = _Lazy(r'^\s*"(?:ename|evalue)"\s*:\s*"')
 _SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": ""})
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = re.compile(
@@ -162,7 +189,7 @@ def _json_lines(t: str) -> list[str] | None:
     s = t.strip()
     if s.startswith("{") and ('"traceback"' in s or '"text"' in s):
         try:
-            obj = json.loads(s.rstrip(","))
+            obj = _json_module().loads(s.rstrip(","))
         except ValueError:
             obj = None
         if isinstance(obj, dict):
@@ -173,7 +200,7 @@ def _json_lines(t: str) -> list[str] | None:
                 return "\n".join(p.rstrip("\n") for p in parts).split("\n")
     if s.startswith(('"traceback"', '"text"')) and "[" in s and s.rstrip(",").endswith("]"):
         try:
-            parts = json.loads(s[s.index("[") :].rstrip(","))
+            parts = _json_module().loads(s[s.index("[") :].rstrip(","))
         except ValueError:
             parts = None
         if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
@@ -182,7 +209,7 @@ def _json_lines(t: str) -> list[str] | None:
     if m is None or ("\\" not in m.group(1) and not s.startswith('"')):
         return None
     try:
-        value = json.loads(m.group(1))
+        value = _json_module().loads(m.group(1))
     except ValueError:
         return None
     if not isinstance(value, str):
@@ -204,7 +231,7 @@ def _html(lines: Lines) -> Lines | None:
             pieces = [t]
         for p in pieces:
             if "&" in p:
-                u = html.unescape(p)
+                u = _html_module().unescape(p)
                 changed = changed or u != p
                 p = u
             out.append((p, o))
@@ -386,9 +413,9 @@ def _continues(cur: str, nxt: str) -> bool:
     return not (len(head) >= 3 and _first_word(body) == head)
 
 
-_DOTTED_END = re.compile(r"\w+(?:\.\w+)+\.$")
-_TOKEN_END = re.compile(r"[\w./-]+$")
-_TOKEN_START = re.compile(r"^[\w./-]+")
+_DOTTED_END = _Lazy(r"\w+(?:\.\w+)+\.$")
+_TOKEN_END = _Lazy(r"[\w./-]+$")
+_TOKEN_START = _Lazy(r"^[\w./-]+")
 
 
 def _makes_literal(cur: str, nxt: str, literals: Collection[str]) -> bool:
