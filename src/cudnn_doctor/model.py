@@ -237,10 +237,11 @@ class Signature:
 
 
 # what only a report reads (everything the matcher, the cut reader and ranking read for every signature stays
-# out): see Signature.__getstate__
+# out: ``cause`` and ``differential`` too, which the differential reads for all): see Signature.__getstate__.
+# Never a field with a default: the class attribute would answer before __getattr__ is asked.
 _REPORT_FIELDS = frozenset({
     "explain", "derived", "checks", "root_cause", "dead_ends", "workarounds", "leads_to", "preceded_by",
-    "confused_with", "references", "verification_tier", "cause", "differential",
+    "confused_with", "references", "verification_tier",
 })
 
 
