@@ -77,7 +77,7 @@ def main() -> int:
         "diagnose_cpu_median_s": round(d_cpu, 4),
         "floor_cpu_median_s": round(f_cpu, 4),
         "cpu_ratio": round(d_cpu / f_cpu, 2),
-        "target_ratio": 1.5,
+        "target_ratio": 1.3,
         "command": " ".join(doctor) + " < traceback.txt",
         "cache": "cold" if args.cold else "warm",
         "python": sys.version.split()[0],
