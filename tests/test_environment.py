@@ -477,7 +477,8 @@ def test_version_in_agrees_with_packaging_on_plain_releases() -> None:
         quick = rank._release_in(version, spec)
         assert quick is not None, (version, spec)
         assert quick == SpecifierSet(spec).contains(Version(version), prereleases=True), (version, spec)
-    for version, spec in [("2.14.0rc1", ">=2.14"), ("2.4.post1", ">2.4"), ("v2.4", "<2.5"), ("2.4", "~=2.3"), ("2.4", "==2.*")]:
+    for version, spec in [("2.14.0rc1", ">=2.14"), ("2.4.post1", ">2.4"), ("v2.4", "<2.5"), ("2.4", "~=2.3"), ("2.4", "==2.*"),
+                          ("2.4", "<1,~=2.3")]:
         assert rank._release_in(version, spec) is None
         assert rank.version_in(version, spec) == SpecifierSet(spec).contains(Version(version), prereleases=True)
     assert rank.version_in("2.15.1+cu121", "<2.16") is True

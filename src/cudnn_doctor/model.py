@@ -218,20 +218,15 @@ class Signature:
     # unpickling every signature's dead ends, workarounds and references was most of loading the cache.
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        if "_report" not in state:
-            import pickle
-
-            report = {name: state.pop(name) for name in _REPORT_FIELDS if name in state}
-            state["_report"] = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
+        if "_report" not in state:  # a LazyRecord pickles as one blob, unpickled on its first read
+            state["_report"] = LazyRecord({name: state.pop(name) for name in _REPORT_FIELDS if name in state})
         return state
 
     def __getattr__(self, name: str) -> Any:  # only for a name not (yet) in the instance
-        blob = self.__dict__.get("_report") if name in _REPORT_FIELDS else None
-        if blob is None:
+        report = self.__dict__.get("_report") if name in _REPORT_FIELDS else None
+        if report is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        import pickle
-
-        self.__dict__.update(pickle.loads(blob))  # our own cache or worker: see cache.py
+        self.__dict__.update(report)
         del self.__dict__["_report"]
         return self.__dict__[name]
 

@@ -8,6 +8,9 @@ every compiled pattern the knowledge base needs, and a plain diagnose compiles n
 from __future__ import annotations
 
 import pickle
+import re
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import regex
@@ -104,3 +107,57 @@ def warm_module(module: Any) -> None:
         for item in items:
             if isinstance(item, Lazy):
                 _ = item.compiled
+
+
+class LazyRe:
+    """A standard-library `re` pattern compiled on its first use: ``source`` is the pattern, or a function that
+    builds it (the prefilter's trie is only needed for a big input; present.py's undoing patterns only for a
+    presentation that was detected). Equal sources share one compiled pattern."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str | bytes | Callable[[], str | bytes], flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: Any = None
+
+    @property
+    def compiled(self) -> bool:
+        """Whether it has been compiled yet."""
+        return self._compiled is not None
+
+    def _get(self) -> Any:
+        if self._compiled is None:
+            source = self._source() if callable(self._source) else self._source
+            self._compiled = _compile_re(source, self._flags)
+        return self._compiled
+
+    @property
+    def pattern(self) -> str | bytes:
+        return self._get().pattern  # type: ignore[no-any-return]
+
+    def search(self, *args: Any) -> Any:
+        return self._get().search(*args)
+
+    def match(self, *args: Any) -> Any:
+        return self._get().match(*args)
+
+    def fullmatch(self, *args: Any) -> Any:
+        return self._get().fullmatch(*args)
+
+    def finditer(self, *args: Any) -> Any:
+        return self._get().finditer(*args)
+
+    def findall(self, *args: Any) -> Any:
+        return self._get().findall(*args)
+
+    def sub(self, *args: Any) -> Any:
+        return self._get().sub(*args)
+
+    def split(self, *args: Any) -> Any:
+        return self._get().split(*args)
+
+
+@lru_cache(maxsize=32)
+def _compile_re(source: str | bytes, flags: int) -> Any:
+    return re.compile(source, flags)

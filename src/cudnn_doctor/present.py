@@ -30,24 +30,9 @@ from itertools import pairwise
 from typing import Any
 
 from .normalize import line_prefix, normalize_line
+from .patterns import LazyRe
 
 MIN_WIDTH, MAX_WIDTH = 40, 200
-
-
-class _Lazy:
-    """A stdlib pattern compiled on its first use: only a presentation that was detected needs the patterns
-    that undo it, and a pasted traceback's start-up should not compile them all."""
-
-    __slots__ = ("_args", "_compiled")
-
-    def __init__(self, *args: Any) -> None:
-        self._args = args
-        self._compiled: Any = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._compiled is None:
-            self._compiled = re.compile(*self._args)
-        return getattr(self._compiled, name)
 
 
 def _json_module() -> Any:
@@ -71,18 +56,18 @@ _UNICODE_B = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
 _QUOTE_B = (b"\n>", b"\n >", b"\n  >")
 _BULLET_B = (b"\n- ", b"\n* ", b"\n+ ")
 
-_QUOTE = _Lazy(r"^[ \t]{0,3}(?:>[ \t]?)+")
-_FENCE = _Lazy(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")
-_BULLET = _Lazy(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
-_TAG = _Lazy(r"<(?:/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary|kbd|samp)\b[^>\n]{0,200}|br\s*/?)>", re.IGNORECASE)
-_BR = _Lazy(r"<br\s*/?>", re.IGNORECASE)
+_QUOTE = LazyRe(r"^[ \t]{0,3}(?:>[ \t]?)+")
+_FENCE = LazyRe(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")
+_BULLET = LazyRe(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
+_TAG = LazyRe(r"<(?:/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary|kbd|samp)\b[^>\n]{0,200}|br\s*/?)>", re.IGNORECASE)
+_BR = LazyRe(r"<br\s*/?>", re.IGNORECASE)
 _GUTTER = re.compile(r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))")
-_JSON_STRING_LINE = _Lazy(r'^\s*(?:"[\w-]+"\s*:\s*\[?\s*)?("(?:[^"\\]|\\.)*")\s*[,\]}]*\s*$')
-_JSON_STRUCTURE = _Lazy(
+_JSON_STRING_LINE = LazyRe(r'^\s*(?:"[\w-]+"\s*:\s*\[?\s*)?("(?:[^"\\]|\\.)*")\s*[,\]}]*\s*$')
+_JSON_STRUCTURE = LazyRe(
     r'^\s*(?:[\[\]{},]+|"[\w-]+"\s*:\s*(?:[\[{]|\d+|null|true|false|\{\}|\[\]|"(?:code|markdown|raw|error|stream|stdout|stderr|'
     r'execute_result|display_data|[0-9a-f-]{8,36})")?\s*,?)\s*$'
 )
-_SUMMARY_KEY = _Lazy(r'^\s*"(?:ename|evalue)"\s*:\s*"')
+_SUMMARY_KEY = LazyRe(r'^\s*"(?:ename|evalue)"\s*:\s*"')
 _SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": ""})
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = re.compile(
@@ -413,9 +398,9 @@ def _continues(cur: str, nxt: str) -> bool:
     return not (len(head) >= 3 and _first_word(body) == head)
 
 
-_DOTTED_END = _Lazy(r"\w+(?:\.\w+)+\.$")
-_TOKEN_END = _Lazy(r"[\w./-]+$")
-_TOKEN_START = _Lazy(r"^[\w./-]+")
+_DOTTED_END = LazyRe(r"\w+(?:\.\w+)+\.$")
+_TOKEN_END = LazyRe(r"[\w./-]+$")
+_TOKEN_START = LazyRe(r"^[\w./-]+")
 
 
 def _makes_literal(cur: str, nxt: str, literals: Collection[str]) -> bool:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -203,6 +204,7 @@ def apply_versions(finding: Finding, versions: dict[str, str]) -> None:
 
 _RELEASE_CLAUSE = re.compile(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
 _RELEASE = re.compile(r"\d+(?:\.\d+)*")
+_COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt}
 
 
 def _release_in(version: str, spec: str) -> bool | None:
@@ -212,17 +214,15 @@ def _release_in(version: str, spec: str) -> bool | None:
     decides those. Importing packaging.specifiers costs ~35 ms of a run that found a version line."""
     if not _RELEASE.fullmatch(version):
         return None
+    clauses = [_RELEASE_CLAUSE.fullmatch(clause) for clause in spec.split(",")]
+    if not all(clauses):  # every clause read first: one of another kind leaves the whole spec to packaging
+        return None
     have = tuple(int(x) for x in version.split("."))
-    for clause in spec.split(","):
-        m = _RELEASE_CLAUSE.fullmatch(clause)
-        if m is None:
-            return None
+    for m in clauses:
+        assert m is not None
         want = tuple(int(x) for x in m.group(2).split("."))
         width = max(len(have), len(want))
-        a, b = have + (0,) * (width - len(have)), want + (0,) * (width - len(want))
-        op = m.group(1)
-        ok = {">=": a >= b, "<=": a <= b, "==": a == b, "!=": a != b, "<": a < b, ">": a > b}[op]
-        if not ok:
+        if not _COMPARE[m.group(1)](have + (0,) * (width - len(have)), want + (0,) * (width - len(want))):
             return False
     return True
 

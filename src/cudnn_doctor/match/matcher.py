@@ -287,7 +287,7 @@ class Matcher:
         data = win.lines.data
         end = data.find(b"\n", off)
         end = len(data) if end < 0 else end
-        todo = pidxs
+        todo: tuple[int, ...] | None = None  # the probes to ask, when the shape memo knows them
         shape = None
         if end - off <= 600:  # the memos are keyed by the line's hits as found (same bytes, same hits)
             probed, shapes = self._probed, self._shapes
@@ -306,8 +306,8 @@ class Matcher:
                 todo = got
             elif len(shapes) >= PROBED_MEMO:
                 shapes.clear()
-        if todo is pidxs and len(pidxs) > 1:
-            todo = tuple(sorted(set(pidxs)))
+        if todo is None:
+            todo = tuple(sorted(set(pidxs))) if len(pidxs) > 1 else pidxs
         if li < 0:
             li = win.lines.line_at(off)
         wanted = self._handle(todo, win.norm(li)[0], win.first_line + li)

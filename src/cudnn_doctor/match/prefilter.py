@@ -13,48 +13,14 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
 from ..input import Block
+from ..patterns import LazyRe
 
 SMALL_TEXT = 256 << 10
-
-
-class _LazyPattern:
-    """A stdlib `re` pattern compiled on first use (the prefilter's trie is not needed for small inputs)."""
-
-    def __init__(self, source: Callable[[], str]) -> None:
-        self._source = source
-        self._compiled: Any = None
-
-    @property
-    def compiled(self) -> bool:
-        return self._compiled is not None
-
-    def _get(self) -> Any:
-        if self._compiled is None:
-            self._compiled = _compile_re(self._source())
-        return self._compiled
-
-    @property
-    def pattern(self) -> str:
-        return self._get().pattern
-
-    def search(self, *args: Any) -> Any:
-        return self._get().search(*args)
-
-    def finditer(self, *args: Any) -> Any:
-        return self._get().finditer(*args)
-
-    def match(self, *args: Any) -> Any:
-        return self._get().match(*args)
-
-
-@lru_cache(maxsize=8)
-def _compile_re(source: bytes) -> Any:
-    return re.compile(source)
 
 
 @lru_cache(maxsize=8)
@@ -114,8 +80,8 @@ class Prefilter:
         if not self.literals:
             return
         words = tuple(self._bytes)
-        self._re = _LazyPattern(lambda: _trie_pattern(words))
-        self._starts = _LazyPattern(lambda: b"(?=(?:" + _trie_pattern(words) + b"))")  # every position where a literal starts
+        self._re = LazyRe(lambda: _trie_pattern(words))
+        self._starts = LazyRe(lambda: b"(?=(?:" + _trie_pattern(words) + b"))")  # every position where a literal starts
         for lit, raw in zip(self.literals, self._bytes, strict=True):
             self._by_head.setdefault(raw[:2], []).append((raw, lit))
         self._short = any(len(raw) < 2 for raw in self._bytes)
