@@ -18,6 +18,7 @@ from cudnn_doctor import diagnose
 from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, confirm_words
+from cudnn_doctor.match import evidence as evidence_mod
 from cudnn_doctor.match import matcher as match_mod  # the module that reads CONFIRM_FROM
 from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)
 
@@ -216,8 +217,8 @@ def _hyperscan() -> bool:
 
 @pytest.mark.skipif(not _hyperscan(), reason="the big-window path reads hyperscan's word presence")
 def test_big_window_evidence_sees_through_colours(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Over a big window the context literals come from the prefilter's pass and a clean copy of the window
-    made once: a literal split by colour codes is still found, in the right line, and nothing else is."""
+    """Over a big window the context literals come from the prefilter's pass and the clean pieces of the window
+    made around the checks: a literal split by colour codes is still found, in the right line, and nothing else is."""
     from cudnn_doctor.match import prefilter as prefilter_mod
     from cudnn_doctor.match.lines import _Lines
 
@@ -241,8 +242,9 @@ def test_big_window_evidence_sees_through_colours(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.skipif(not _hyperscan(), reason="the big-window path reads hyperscan's word presence")
 def test_whole_base_same_on_the_big_window_path(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every example, counter-example and corpus log read as a big window (hyperscan's word presence, a clean
-    copy of the window for the context evidence, confirmation words) gives the findings it gives as a paste."""
+    """Every example, counter-example and corpus log read as a big window (hyperscan's word presence, clean
+    pieces of the window for the context evidence, confirmation words) gives the findings it gives as a paste,
+    with pieces of any size."""
     from cudnn_doctor.match import prefilter as prefilter_mod
 
     texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
@@ -256,6 +258,39 @@ def test_whole_base_same_on_the_big_window_path(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
     calls = []
     real = match_mod._Evidence._present
-    monkeypatch.setattr(match_mod._Evidence, "_present", lambda self, lits, lines: calls.append(1) or real(self, lits, lines))
+    monkeypatch.setattr(
+        match_mod._Evidence, "_present", lambda self, lits, lines, piece=None: calls.append(1) or real(self, lits, lines, piece)
+    )
     assert ids() == plain
     assert calls  # the big-window path ran
+    # the clean pieces as small as they come: every context check crosses pieces, made back and forth
+    monkeypatch.setattr(evidence_mod, "PIECE_BYTES", 1)
+    monkeypatch.setattr(evidence_mod, "PIECE_BYTES_MAX", 2)
+    assert ids() == plain
+
+
+def test_clean_pieces_cover_any_span_in_any_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clean pieces of a window, made on demand in whatever order the context checks ask, give each span
+    the bytes a clean copy of just those lines has, colours and control bytes deleted, lower-cased."""
+    import random
+
+    from cudnn_doctor.match.lines import _Lines
+
+    rnd = random.Random(7)
+    words = ["Noise", "\x1b[1;31mRed\x1b[0m", "DataParallel", "x\x07y", "", "LSTM", "\xc2\x9b31mC1"]
+    rows = [" ".join(rnd.choice(words) for _ in range(rnd.randrange(0, 6))) for _ in range(400)]
+    data = "\n".join(rows).encode()
+    for grow, most in ((1, 2), (64, 4096), (4096, 1 << 20)):
+        monkeypatch.setattr(evidence_mod, "PIECE_BYTES", grow)
+        monkeypatch.setattr(evidence_mod, "PIECE_BYTES_MAX", most)
+        lines = _Lines(data, data.count(b"\n") + 1)
+        cover = evidence_mod._Cover()
+        for _ in range(300):
+            lo = rnd.randrange(0, lines.count)
+            hi = min(lines.count - 1, lo + rnd.randrange(0, 120))
+            got = b"\n".join(p.clean[s:e] for p, _f, s, e in cover.segments(lines, lo, hi))
+            assert got == evidence_mod._delete_joinable(lines.region(lo, hi).lower())
+            firsts = [p.first for p in cover.pieces]
+            assert firsts == sorted(firsts) == cover.firsts
+            assert all(a.last < b.first for a, b in zip(cover.pieces, cover.pieces[1:], strict=False))
+        assert len(cover.pieces) > 1 if grow < 4096 else len(cover.pieces) < 100

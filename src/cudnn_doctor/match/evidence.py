@@ -7,6 +7,7 @@ lines around each of 10,000 repeated warnings are not all normalized.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..patterns import Lazy, compile_pattern
 from ..textsafe import NORMALIZE_DELETES_BYTES
-from .lines import _Lines, _window_data, line_indexes
+from .lines import _Lines, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
 
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
@@ -40,24 +41,89 @@ def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
     return got  # type: ignore[no-any-return]
 
 
-def _window_clean(lines: _Lines) -> bytes:
-    """The whole window lower-cased, without what normalize_line deletes from inside a line (made once per
-    window; newlines are kept, so its line indexes are the raw ones)."""
-    got = lines.memo.get("clean")
+# A clean piece starts this big and doubles while context checks walk forward through a dense log (up to the
+# most); a check away from the pieces made starts small again (one error repeated 10,000 times in a long log).
+PIECE_BYTES = 4096
+PIECE_BYTES_MAX = 1 << 20
+
+
+class _Piece:
+    """Lines ``first``..``last`` of a window as clean bytes (_clean_region's form), with the clean length of the
+    lines before each (``acc``) and, once asked, the prefilter's words in them (``words``)."""
+
+    __slots__ = ("acc", "clean", "first", "last", "words")
+
+    def __init__(self, first: int, clean: bytes) -> None:
+        self.first = first
+        self.clean = clean
+        # acc[i]: the bytes of the piece's lines 0..i-1 but their newlines
+        self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
+        self.last = first + len(self.acc) - 2
+        self.words: set[tuple[bytes, bool]] | None = None
+
+    def span(self, lo: int, hi: int) -> tuple[int, int]:
+        """The byte range of lines lo..hi (within the piece) in ``clean``, without the last newline."""
+        i, j = lo - self.first, hi - self.first
+        return self.acc[i] + i, self.acc[j + 1] + j
+
+
+class _Cover:
+    """The clean pieces of a big window made so far: sorted, never overlapping, made only where a context check
+    looks (the 100 lines around each of 10,000 repeated warnings, not the whole window; all of it, in a few
+    growing pieces, when the checks walk every line of a dense log)."""
+
+    __slots__ = ("firsts", "grow", "pieces")
+
+    def __init__(self) -> None:
+        self.firsts: list[int] = []
+        self.pieces: list[_Piece] = []
+        self.grow = PIECE_BYTES
+
+    def segments(self, lines: _Lines, lo: int, hi: int) -> list[tuple[_Piece, int, int, int]]:
+        """(piece, first line, start, end) for the parts of lines lo..hi, in order, making missing pieces."""
+        out: list[tuple[_Piece, int, int, int]] = []
+        li = lo
+        while li <= hi:
+            i = bisect.bisect_right(self.firsts, li) - 1
+            if i >= 0 and self.pieces[i].last >= li:
+                piece = self.pieces[i]
+            else:
+                piece = self._make(lines, li, hi, i)
+                self.firsts.insert(i + 1, li)
+                self.pieces.insert(i + 1, piece)
+            top = min(hi, piece.last)
+            start, end = piece.span(li, top)
+            out.append((piece, li, start, end))
+            li = top + 1
+        return out
+
+    def _make(self, lines: _Lines, first: int, hi: int, i: int) -> _Piece:
+        """A piece from line ``first`` (not in a piece), through ``hi`` at least, short of the next piece."""
+        adjacent = i >= 0 and self.pieces[i].last == first - 1
+        self.grow = min(PIECE_BYTES_MAX, self.grow * 2) if adjacent else PIECE_BYTES
+        data = lines.data
+        start = lines.start(first)
+        nxt = i + 1
+        limit = lines.start(self.firsts[nxt]) - 1 if nxt < len(self.firsts) else len(data)
+        size = self.grow
+        while True:
+            end = start + size
+            if end >= limit:
+                end = limit
+            else:
+                nl = data.find(b"\n", end, limit)
+                end = limit if nl < 0 else nl
+            if end >= limit or first + data.count(b"\n", start, end) >= hi:
+                break
+            size *= 2
+        return _Piece(first, _delete_joinable(data[start:end].lower()))
+
+
+def _cover(lines: _Lines) -> _Cover:
+    got = lines.memo.get("cover")
     if got is None:
-        data = _window_data(True, lines)  # lower-cased
-        got = lines.memo["clean"] = _delete_joinable(data) if _joinable(lines) else data
+        got = lines.memo["cover"] = _Cover()
     return got  # type: ignore[no-any-return]
-
-
-def _clean_span(lines: _Lines, lo: int, hi: int) -> tuple[bytes, int, int]:
-    """The clean window (_window_clean) and the byte range of its lines lo..hi (line lengths summed once per
-    window: a match's context then costs no walk from line to line)."""
-    clean = _window_clean(lines)
-    acc = lines.memo.get("clean-acc")
-    if acc is None:  # acc[i]: the bytes of lines 0..i-1 but their newlines
-        acc = lines.memo["clean-acc"] = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
-    return clean, acc[lo] + lo, acc[hi + 1] + hi
 
 
 def _joinable(lines: _Lines) -> bool:
@@ -83,6 +149,7 @@ def _delete_joinable(data: bytes) -> bytes:
 
 
 _UNSET: Any = object()
+_UNKNOWN: set[tuple[bytes, bool]] = set()  # a piece's words when the prefilter cannot say (by identity)
 _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -120,9 +187,10 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
 
 class _Evidence:
     """Finds a signature's context evidence. ``words_in(data)`` is the prefilter's answer to which of its
-    words are in ``data`` (None: not known); over a big window it says which literals are there at all once
-    colour codes are deleted, and the lines holding each literal are then found once per window instead of
-    once per match (an error repeated 10,000 times, each with its own 100 lines of context)."""
+    words are in ``data`` (None: not known). Over a big window the prefilter's pass says which literals are
+    in the window at all; the lines a check looks at are cleaned (colour codes deleted, lower-cased) in pieces
+    made once (_Cover), and ``words_in`` over a piece says which literals are in it, so most checks of an
+    error repeated 10,000 times, each with its own 100 lines of context, look for no literal at all."""
 
     def __init__(self, catalog: Catalog, words_in: Callable[[bytes], set[tuple[bytes, bool]] | None] | None = None) -> None:
         self._words_in = words_in
@@ -167,46 +235,59 @@ class _Evidence:
         key = (lits, lo, hi)  # signatures with the same context around the same line: looked up once
         got = lines.memo.get(key)
         if got is None:
-            if lines.memo.get("scanned") is not None:  # a big window: its clean copy, only the literals there
-                data, start, end = _clean_span(lines, lo, hi)
-                positions: list[int] = []
-                for lit in self._present(lits, lines):
-                    pos = data.find(lit, start, end)
-                    while pos >= 0:  # one occurrence per line is enough
-                        positions.append(pos)
-                        nl = data.find(b"\n", pos, end)
-                        pos = -1 if nl < 0 else data.find(lit, nl, end)
-                got = line_indexes(data, positions, lo, start)
+            if lines.memo.get("scanned") is not None and not any(b"\n" in lit for lit in lits):
+                # a big window: the clean pieces around lo..hi, only the literals there
+                got = []
+                for piece, first, start, end in _cover(lines).segments(lines, lo, hi):
+                    data, positions = piece.clean, []
+                    for lit in self._present(lits, lines, piece):
+                        pos = data.find(lit, start, end)
+                        while pos >= 0:  # one occurrence per line is enough
+                            positions.append(pos)
+                            nl = data.find(b"\n", pos, end)
+                            pos = -1 if nl < 0 else data.find(lit, nl, end)
+                    got += line_indexes(data, positions, first, start)
             else:
                 got = self._lines_with(lits, lines, lo, hi)
             lines.memo[key] = got
         return got
 
-    def _present(self, lits: tuple[bytes, ...], lines: _Lines) -> tuple[bytes, ...]:
-        """Those of ``lits`` that may be in the window once colour codes are deleted (the prefilter's passes
-        say which are not; most of a context's literals are in no window of a log)."""
+    def _present(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece | None = None) -> tuple[bytes, ...]:
+        """Those of ``lits`` that may be in the window (or in ``piece`` of it) once colour codes are deleted.
+        The prefilter's pass over the raw window says which are not there, and one over a clean piece which
+        of them are in the piece (most of a context's literals are in no window of a log, and the few that
+        are, such as 'higher', are rarely in the 100 lines around a match)."""
         key = ("present-lits", lits)
-        got: tuple[bytes, ...] | None = lines.memo.get(key)
+        got: tuple[tuple[bytes, ...], tuple[bytes, ...]] | None = lines.memo.get(key)
         if got is None:
-            got = lines.memo[key] = tuple(lit for lit in lits if self._in_clean(lit, lines) is not False)
-        return got
+            unknown: list[bytes] = []  # not a word of the prefilter's
+            words: list[bytes] = []
+            for lit in lits:
+                known = self._in_raw(lit, lines)
+                if known is None:
+                    unknown.append(lit)
+                elif known or _joinable(lines):  # not in the raw bytes: a colour code may split it there
+                    words.append(lit)
+            got = lines.memo[key] = (tuple(unknown), tuple(words))
+        unknown_lits, word_lits = got
+        if not word_lits or piece is None:
+            return unknown_lits + word_lits
+        if piece.words is None:
+            found = self._words_in(piece.clean) if self._words_in else None
+            piece.words = _UNKNOWN if found is None else found
+        if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
+            return unknown_lits + word_lits
+        return unknown_lits + tuple(lit for lit in word_lits if (lit, True) in piece.words)
 
-    def _in_clean(self, lit: bytes, lines: _Lines) -> bool | None:
-        """Whether ``lit`` is in the window once colour codes are deleted, from the prefilter's passes (None:
-        not known, it is not one of its words)."""
+    @staticmethod
+    def _in_raw(lit: bytes, lines: _Lines) -> bool | None:
+        """Whether the prefilter's pass found ``lit`` in the window's raw bytes (None: not known, it is not one
+        of its words; False still allows it once colour codes are deleted)."""
         scanned, present = lines.memo.get("scanned"), lines.memo.get("present")
         word = (lit, True)
         if scanned is None or present is None or word not in scanned:
             return None
-        if word in present:
-            return True
-        if not _joinable(lines):
-            return False
-        clean = lines.memo.get("present-clean")
-        if clean is None:
-            # the literals are lower-cased and looked for without case: the lower-cased clean window will do
-            clean = lines.memo["present-clean"] = (self._words_in(_window_clean(lines)) if self._words_in else None) or set()
-        return word in clean
+        return word in present
 
     def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int) -> list[int]:
         low = lines.region(lo, hi).lower()
@@ -249,12 +330,15 @@ class _Evidence:
         lo, hi = max(0, lo), min(lines.count - 1, hi)
         if hi < lo:
             return True
-        if lines.memo.get("scanned") is not None:  # a big window: its clean copy, only the literals there
-            present = self._present(lits, lines)
-            if not present:
+        if lines.memo.get("scanned") is not None and not any(b"\n" in lit for lit in lits):
+            # a big window: the clean pieces around lo..hi, only the literals there
+            if not self._present(lits, lines):
                 return True
-            data, start, end = _clean_span(lines, lo, hi)
-            return not any(data.find(lit, start, end) >= 0 for lit in present)
+            return not any(
+                piece.clean.find(lit, start, end) >= 0
+                for piece, _first, start, end in _cover(lines).segments(lines, lo, hi)
+                for lit in self._present(lits, lines, piece)
+            )
         key = ("absent", lits, lo, hi)
         got = lines.memo.get(key)
         if got is None:

@@ -445,7 +445,7 @@ class Matcher:
 
     def _group_absent(self, group: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:
         """Whether no item of a context group can match in lines lo..hi (_Evidence.absent: over a big window,
-        from the literals the prefilter's pass found in it, looked for in a clean copy made once per window)."""
+        from the literals the prefilter's pass found in it, looked for in the clean pieces of the window made around the checks)."""
         return self.evidence.absent(group, lines, lo, hi)
 
     def _words_in(self, data: bytes) -> set[tuple[bytes, bool]] | None:
