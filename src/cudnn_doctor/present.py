@@ -49,10 +49,21 @@ SAMPLE_BYTES = 64 << 10
 DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
 DETECT_SAMPLE = 32 << 10  # else its head  # the head of a block whose line lengths are looked at for a wrap width
 
-# detection, on the raw bytes of a block: each a literal the `re` engine finds with a fast search
-_HTML_B = re.compile(rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);|<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>")
-_JSON_B = re.compile(rb'\\u001[bB]|\\n",?\s*$|"(?:traceback|output_type|ename|evalue)":', re.MULTILINE)
-_UNICODE_B = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
+# detection, on the raw bytes of a block: the marks of a presentation (HTML entities and tags, JSON-escaped
+# text, typographic characters). Each pattern starts with a literal, which the `re` engine skips to; three
+# alternations of them cost ~0.75 ms per 32 KiB sample, 7% of a sparse log's scan.
+_MARKS_B = tuple(
+    re.compile(p, re.MULTILINE)
+    for p in (
+        rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);",
+        rb"<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>",
+        rb"\\u001[bB]",
+        rb'\\n",?\s*$',
+        rb'"(?:traceback|output_type|ename|evalue)":',
+        rb"\xc2\xa0",
+        rb"\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]",
+    )
+)
 _QUOTE_B = (b"\n>", b"\n >", b"\n  >")
 _BULLET_B = (b"\n- ", b"\n* ", b"\n+ ")
 
@@ -98,7 +109,7 @@ def detect(data: bytes, literals: Collection[str] = ()) -> bool:
     would cost a third of the scan."""
     if len(data) > DETECT_WHOLE:
         data = data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
-    if _HTML_B.search(data) or _JSON_B.search(data) or _UNICODE_B.search(data):
+    if any(mark.search(data) for mark in _MARKS_B):
         return True
     if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or b"```" in data or b"^M" in data:
         return True
