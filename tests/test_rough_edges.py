@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -812,3 +813,24 @@ def test_every_command_has_help_with_the_installed_typer() -> None:
     for name in COMMANDS:
         result = cli(name, "--help")
         assert result.returncode == 0 and "Usage" in result.stdout, (name, result.stderr[-300:])
+
+
+def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path) -> None:
+    """python -X importtime on a warm cache: a pasted traceback's diagnosis (terminal output) loads no YAML,
+    schema, version-specifier, OpenSSL-backed hashing, hyperscan, gzip, JSON or typer/rich module; each
+    is tens of milliseconds of a start-up that is meant to stay close to Python's own."""
+    paste = "\n".join([
+        "Traceback (most recent call last):",
+        '  File "train.py", line 57, in <module>',
+        "    out, h = model(x)",
+        "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED",
+    ])
+    argv = [sys.executable, "-X", "importtime", "-m", "cudnn_doctor", "diagnose", "-"]
+    env = {**os.environ, "NO_COLOR": "1"}
+    subprocess.run(argv, input=paste, capture_output=True, text=True, env=env, timeout=120)  # builds the cache
+    proc = subprocess.run(argv, input=paste, capture_output=True, text=True, env=env, timeout=120)
+    assert "CUDNN_STATUS_NOT_SUPPORTED" in proc.stdout, proc.stdout + proc.stderr
+    loaded = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", proc.stderr, re.M)}
+    assert "cudnn_doctor.pipeline" in loaded  # the diagnosis did run in this process
+    unused = {"yaml", "jsonschema", "packaging", "hashlib", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich"}
+    assert not unused & loaded, unused & loaded

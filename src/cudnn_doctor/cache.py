@@ -96,6 +96,11 @@ except ImportError:  # pragma: no cover - another interpreter
     from hmac import compare_digest as _same
 
 
+def digest(data: bytes, size: int = 16) -> str:
+    """A hex BLAKE2b digest of ``data``, from the interpreter's built-in BLAKE2 (no OpenSSL to load)."""
+    return _blake2b(data, digest_size=size).hexdigest()  # type: ignore[no-any-return]
+
+
 def _file(base: Path, key: str, kind: str = "catalog") -> Path:
     return base / f"{kind}-{_blake2b(key.encode('utf-8', 'surrogatepass'), digest_size=10).hexdigest()}.cache"
 

@@ -8,7 +8,6 @@ hyperscan also reports, in the same pass, which of the Confirm words (regexinfo.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import sys
@@ -234,7 +233,8 @@ def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tupl
     compiled for another CPU does not load (hyperscan checks), and is compiled again."""
     from .. import cache
 
-    digest = hashlib.blake2b(repr((literals, words)).encode(), digest_size=16).hexdigest()
+    # cache.digest: hashlib here would load OpenSSL, ~3 ms of every pasted traceback's start-up
+    digest = cache.digest(repr((literals, words)).encode())
     key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {_HS_SPELLING} {digest}"
     blob = cache.load(key, kind="hyperscan")
     if isinstance(blob, bytes):
