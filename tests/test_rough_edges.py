@@ -405,16 +405,53 @@ def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.Monkey
     import regex
 
     from cudnn_doctor import catalog as catalog_mod
-    from cudnn_doctor import compiled
+    from cudnn_doctor import compiled, patterns
 
     keys = {compiled._fingerprint([], [])}
+    # the regex C extension that compiled the cached programs: its file, size and mtime (found without
+    # importing the package), or the package's version where the file cannot be found
+    engine = patterns._engine_spec()
+    assert engine is not None and f"{engine.origin}\0" in compiled._fingerprint([], [])
+    monkeypatch.setattr(patterns, "_engine_spec", lambda: None)
+    keys.add(compiled._fingerprint([], []))
     monkeypatch.setattr(regex, "__version__", "0.0.0-other")
     keys.add(compiled._fingerprint([], []))
     monkeypatch.setattr(sys, "version", sys.version + " other build")
     keys.add(compiled._fingerprint([], []))
-    assert len(keys) == 3
+    assert len(keys) == 4
     for module in (catalog_mod, compiled):
         assert str(Path(module.__file__).resolve()) in compiled._fingerprint([], [])
+
+
+def test_compiled_patterns_run_without_the_regex_package(fresh_cache: Path) -> None:
+    """A warm cache's patterns are unpickled with the `regex` C extension alone: a pasted traceback's
+    diagnosis never imports the package (its parser), and it gives the same findings as one that does."""
+    code = (
+        "import sys\n"
+        "from cudnn_doctor import diagnose\n"
+        "d = diagnose(sys.stdin.read())\n"
+        "print(' '.join(f.id for f in d.findings))\n"
+        "print('regex' in sys.modules, 'regex._regex_core' in sys.modules)\n"
+    )
+    paste = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED when calling cudnnRNNBackwardData_v8\n"
+    argv = [sys.executable, "-c", code]
+    cold = subprocess.run(argv, input=paste, capture_output=True, text=True, timeout=120)  # fills the cache
+    warm = subprocess.run(argv, input=paste, capture_output=True, text=True, timeout=120)
+    assert cold.returncode == warm.returncode == 0, cold.stderr + warm.stderr
+    assert cold.stdout.splitlines()[0] == warm.stdout.splitlines()[0] != ""
+    assert cold.stdout.splitlines()[1] == "True True"  # it compiled
+    assert warm.stdout.splitlines()[1] == "False False"
+
+
+def test_regex_error_is_caught_once_the_package_is_loaded() -> None:
+    """patterns.regex_error() stands for regex.error in ``except`` clauses: the real class once the package
+    is imported (a pattern that fails to compile is reported, not raised), a class nothing raises before."""
+    from cudnn_doctor import patterns
+
+    regex = patterns.regex_module()
+    assert patterns.regex_error() is regex.error
+    with pytest.raises(patterns.regex_error()):
+        regex.compile("(unclosed")
 
 
 def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:

@@ -65,11 +65,11 @@ def load_catalog(
 def _fingerprint(files: Sequence[Path], extra: Sequence[Path]) -> str:
     """Every input that shapes the cached catalog: each signature file's path, size and mtime, the schema
     and evidence files, cudnn-doctor's own modules (an edited checkout), its version, the Python and
-    `regex` versions (the cache holds compiled `regex` programs) and the cache format."""
-    import regex
+    `regex` C extension (the cache holds compiled `regex` programs) and the cache format."""
+    from .patterns import regex_engine_file
 
     here = Path(__file__).resolve().parent
-    parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:regex {regex.__version__}"]
+    parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:{regex_engine_file()}"]
     code = [here / f"{name}.py" for name in _SHAPING_MODULES]
     for p in [*files, *extra, *code]:
         try:

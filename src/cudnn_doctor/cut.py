@@ -23,11 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
-
 from .model import Signature
 from .normalize import normalize_line
-from .patterns import Lazy, compile_pattern
+from .patterns import Lazy, compile_pattern, regex_error
 from .present import unbalanced
 
 MIN_LITERAL = 10  # "cuDNN st" of a log cut in "cuDNN stream" is no reading of "cuDNN status ="
@@ -198,7 +196,7 @@ class CutReader:
             if last is not None and last.end() != len(text):
                 # an optional tail the cut left half-read: the match stopped before it, the reading goes on
                 last = pattern.fullmatch(text, last.start(), partial=True, timeout=CUT_TIMEOUT_S) or last
-        except (TimeoutError, regex.error):
+        except (TimeoutError, regex_error()):
             return None
         # a full match that ends where the text does reads it too (``got 5`` of ``got 50``); what was read
         # must hold the literal that made the signature a candidate, and begin before it when the signature's
@@ -290,7 +288,7 @@ def example_message(sig: Signature, text: str) -> tuple[str, int, int] | None:
     clean = clean_text(text)
     try:
         m = compile_pattern(sig.regex, sig.flags).search(clean, timeout=CUT_TIMEOUT_S)
-    except (TimeoutError, regex.error):
+    except (TimeoutError, regex_error()):
         return None
     return (clean, m.start(), m.end()) if m else None
 

@@ -2,21 +2,117 @@
 
 The `regex` module compiles in Python (slow: ~1 ms per signature pattern), but a compiled pattern pickles
 as its finished opcode list, and unpickling rebuilds it in C without parsing. So the catalog cache stores
-every compiled pattern the knowledge base needs, and a plain diagnose compiles nothing.
+every compiled pattern the knowledge base needs, and a plain diagnose compiles nothing. It does not even
+import the `regex` package (its parser, ~10 ms of a pasted traceback's start-up): the patterns are unpickled
+with the package's C extension alone (_regex_engine), and the package is imported on the first compile.
 """
 
 from __future__ import annotations
 
+import io
+import os
 import pickle
 import re
+import sys
+import threading
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-import regex
+_FLAG_NAMES = ("IGNORECASE", "DOTALL", "VERBOSE")
+_ENGINE = "regex._regex"  # the `regex` package's C extension: what a compiled pattern pickles as
 
-_PATTERN = type(regex.compile(""))
-_FLAG_BITS = {"IGNORECASE": regex.IGNORECASE, "DOTALL": regex.DOTALL, "VERBOSE": regex.VERBOSE}
+
+def regex_module() -> Any:
+    """The `regex` package, imported on first need (a compile on a cold cache, validation, a parse)."""
+    import regex
+
+    return regex
+
+
+def regex_error() -> type[BaseException]:
+    """`regex.error`, for an ``except`` clause (evaluated only once an exception is on its way): when the
+    `regex` package was never imported no pattern was compiled, and a running one that raises its error
+    imports the package first, so a class nothing raises stands in."""
+    core = sys.modules.get("regex._regex_core")
+    return core.error if core is not None else _NeverRaised  # type: ignore[no-any-return]
+
+
+class _NeverRaised(Exception):
+    pass
+
+
+def regex_engine_file() -> str:
+    """The path, size and mtime of the `regex` C extension (a cache key: compiled programs are its own), found
+    without importing the package; the package's version where the file cannot be found."""
+    spec = _engine_spec()
+    origin = getattr(spec, "origin", None) if spec is not None else None
+    if origin:
+        try:
+            st = os.stat(origin)
+            return f"{origin}\0{st.st_size}\0{st.st_mtime_ns}"
+        except OSError:
+            pass
+    return f"regex {regex_module().__version__}"
+
+
+def _engine_spec() -> Any:
+    import importlib.machinery
+    import importlib.util
+
+    try:
+        package = importlib.util.find_spec("regex")
+        where = package.submodule_search_locations if package is not None else None
+        spec = importlib.machinery.PathFinder.find_spec(_ENGINE, list(where)) if where else None
+    except (ImportError, ValueError):
+        return None
+    return spec if spec is not None and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader) else None
+
+
+_engine: Any = None
+_engine_lock = threading.Lock()  # the threads of a Dask worker unpickle patterns at once
+
+
+def _regex_engine() -> Any:
+    """The `regex` package's C extension, loaded on its own when the package is not imported yet (and kept in
+    sys.modules under its name, so the package finds it there when it is imported later); the package's own
+    where it cannot be loaded so."""
+    global _engine
+    if _engine is None:
+        with _engine_lock:
+            if _engine is None:
+                _engine = sys.modules.get(_ENGINE) or _load_engine() or regex_module()._regex
+    return _engine
+
+
+def _load_engine() -> Any:
+    import importlib.util
+
+    spec = _engine_spec()
+    if spec is None:
+        return None
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception:  # another interpreter's idea of an extension module: import the package instead
+        return None
+    sys.modules[_ENGINE] = module
+    return module
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles a compiled pattern with the C extension alone (see _regex_engine)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == _ENGINE and name == "compile":
+            return _regex_engine().compile
+        return super().find_class(module, name)
+
+
+def _unpickle_pattern(blob: bytes) -> Any:
+    return _Unpickler(io.BytesIO(blob)).load()
+
+
 _CACHE: dict[tuple[str, tuple[str, ...]], Any] = {}
 # compiled patterns restored from the cache, still pickled: one is unpickled when first used (a pasted traceback
 # needs a few dozen of the ~700; unpickling them all cost ~16 ms of every start)
@@ -34,11 +130,14 @@ def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
     if got is None:
         blob = _PICKLED.pop(key, None)
         if blob is not None:
-            got = _CACHE[key] = pickle.loads(blob)  # our own signed cache (cache.py)
+            got = _CACHE[key] = _unpickle_pattern(blob)  # our own signed cache (cache.py)
             return got
+        regex = regex_module()
         bits = regex.MULTILINE
         for name in flags:
-            bits |= _FLAG_BITS[name]
+            if name not in _FLAG_NAMES:
+                raise KeyError(name)
+            bits |= getattr(regex, name)
         got = _CACHE[key] = regex.compile(pattern, bits)
     return got
 
@@ -57,8 +156,9 @@ def derived(kind: str, args: tuple[Any, ...], compute: Any) -> Any:
 def snapshot() -> dict[tuple[str, tuple[str, ...]], Any]:
     """What the catalog cache keeps: derived values as they are, compiled patterns each pickled apart."""
     out: dict[tuple[str, tuple[str, ...]], Any] = {k: _Pickled(v) for k, v in _PICKLED.items()}
+    pattern_type = type(regex_module().compile(""))
     for key, value in _CACHE.items():
-        out[key] = _Pickled(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(value, _PATTERN) else value
+        out[key] = _Pickled(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(value, pattern_type) else value
     return out
 
 

@@ -21,14 +21,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import regex
-
 from .cut import ELLIPSES, MIN_LITERAL, CutRead, CutReader, CutResult, context_check, cut_record
 from .input import Block
 from .match import Matcher, Miss, RawMatch
 from .model import Signature
 from .normalize import normalize_line
-from .patterns import compile_pattern
+from .patterns import compile_pattern, regex_error
 from .present import present
 from .present import unbalanced as _unbalanced
 
@@ -229,7 +227,7 @@ class Reader:
                 for m in pattern.finditer(text, base, timeout=1.0):
                     if m.end() > base + len(line) and m.start() < base + len(line):
                         return m
-            except (TimeoutError, regex.error):
+            except (TimeoutError, regex_error()):
                 return None
         return None
 

@@ -23,12 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import regex
-
 from ..input import Block
 from ..model import RETIRE, Probe, Signature
 from ..normalize import normalize_line
-from ..patterns import compile_pattern
+from ..patterns import compile_pattern, regex_error
 from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _Evidence
 from .lines import (
     LazyLines,
@@ -507,7 +505,7 @@ class Matcher:
                 f"budget ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
             )
             return
-        except regex.error as exc:
+        except regex_error() as exc:
             self.disabled[sig.id] = "regex error"
             self.warnings.append(f"signature {sig.id} skipped: {exc}")
             return
