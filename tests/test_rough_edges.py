@@ -556,8 +556,8 @@ def test_a_planted_cache_is_never_unpickled(fresh_cache: Path, tmp_path: Path, m
     monkeypatch.setenv("EVIL_MARKER", str(marker))
     evil = pickle.dumps(_Evil())
     data = entry.read_bytes()
-    head = len(b"cudnn-doctor-cache-1\n")
-    entry.write_bytes(data[: head + 32] + evil)  # a valid-looking header, another payload
+    head = len(cache._MAGIC) + cache._DIGEST
+    entry.write_bytes(data[:head] + len(evil).to_bytes(8, "little") + evil)  # a valid-looking header, another core
     assert load_catalog().signatures and not marker.exists()
     entry.write_bytes(evil)  # the old unsigned format
     assert load_catalog().signatures and not marker.exists()
@@ -568,6 +568,54 @@ def test_a_planted_cache_is_never_unpickled(fresh_cache: Path, tmp_path: Path, m
         fresh_cache.chmod(0o700)
         key = Path(os.environ["XDG_CONFIG_HOME"]) / "cudnn-doctor" / "cache.key"
         assert key.stat().st_mode & 0o777 == 0o600
+
+
+def test_cache_blobs_are_checked_when_read_never_unpickled_when_changed(fresh_cache: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signature records sit after the signed core, each named there by its digest: a load verifies the core
+    alone, a record is checked as it is read, and one changed on disk is never unpickled (the file is removed,
+    a one-line error says so, and the next run rebuilds the cache)."""
+    import pickle
+
+    from cudnn_doctor import cache
+    from cudnn_doctor.model import LazyRecord
+
+    value = {"record": LazyRecord({"id": "x/y", "title": "t" * 500}), "blob": cache.Blob(b"b" * 300)}
+    cache.store("blobs", value)
+    got = cache.load("blobs")
+    assert isinstance(got["blob"], cache.BlobRef) and got["blob"].bytes() == b"b" * 300
+    assert dict(got["record"]) == {"id": "x/y", "title": "t" * 500}
+    assert pickle.loads(pickle.dumps(got["record"]))["id"] == "x/y"  # pickled anew: the bytes themselves
+    (entry,) = list(fresh_cache.glob("catalog-*.cache"))
+    data = bytearray(entry.read_bytes())
+    assert data.count(b"b" * 300) == 1
+    at = data.find(b"b" * 300)
+    data[at + 7] ^= 1  # a blob changed behind the MAC
+    entry.write_bytes(bytes(data))
+    got = cache.load("blobs")
+    assert dict(got["record"])["id"] == "x/y"  # the other blob still reads
+    with pytest.raises(cache.CacheError, match="failed its check"):
+        got["blob"].bytes()
+    assert not entry.exists()
+
+    # through the CLI: the whole base's records changed on disk -> one line, exit 2, then a clean rebuild
+    marker = tmp_path / "pwned"
+    monkeypatch.setenv("EVIL_MARKER", str(marker))
+    paste = tmp_path / "paste.txt"
+    paste.write_text("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED when calling cudnnRNNBackwardData_v8\n")
+    argv = [sys.executable, "-m", "cudnn_doctor", "diagnose", str(paste)]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    (entry,) = fresh_cache.glob("catalog-*.cache")
+    data = entry.read_bytes()
+    size = int.from_bytes(data[len(cache._MAGIC) + cache._DIGEST :][:8], "little")
+    blobs_at = len(cache._MAGIC) + cache._DIGEST + 8 + size
+    evil = pickle.dumps(_Evil())
+    entry.write_bytes(data[:blobs_at] + evil * ((len(data) - blobs_at) // len(evil) + 1))
+    bad = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert not marker.exists()
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "failed its check" in bad.stderr, bad.stderr
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert again.returncode == first.returncode and again.stdout == first.stdout
 
 
 # --------------------------------------------------------------------------- regex cost

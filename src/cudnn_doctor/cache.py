@@ -10,6 +10,12 @@ A pickle executes code when loaded, so nothing is unpickled unless
   then hold only files this user's key signed: anything else is ignored and rebuilt, never loaded;
 * the cache directory and the file are owned by the user and not writable by group or others (POSIX).
 
+A value may hold ``Blob``s (the pickled record of each signature: most of a catalog's bytes, and a diagnosis
+reads a few). They are stored after the signed core, each named in the core by its place and its BLAKE2b
+digest, so the MAC covers them through their digests: loading verifies the core alone, and a blob is checked
+against its digest when it is read (``BlobRef``). A blob that fails its check (the file changed on disk behind
+its MAC, or the disk lied) removes the file and raises CacheError: it is never unpickled.
+
 Each key (the inputs that shape the catalog: signature files, schema, cudnn-doctor's code, Python and
 `regex` versions) has its own file; the MAX_ENTRIES most recently used are kept, so plain runs and
 ``--signatures`` runs do not evict each other. The prefilter's compiled hyperscan databases are kept the
@@ -20,6 +26,7 @@ same way under their own kind (match/prefilter.py), pruned apart from the catalo
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import pickle
 import sys
@@ -27,9 +34,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .errors import DoctorError
+
 ENV_CACHE = "CUDNN_DOCTOR_CACHE_DIR"
 MAX_ENTRIES = 8
-_MAGIC = b"cudnn-doctor-cache-1\n"
+_MAGIC = b"cudnn-doctor-cache-2\n"  # then the MAC, the core's length (8 bytes), the core, the blobs
+_LENGTH = 8
 _DIGEST = 32
 
 
@@ -119,40 +129,117 @@ def load(key: str, kind: str = "catalog") -> Any:
         return None
     path = _file(base, key, kind)
     found = _read_private(base, path)
-    payload = _verified(key, found[0]) if found is not None else None
-    if found is None or payload is None:
+    parts = _verified(key, found[0]) if found is not None else None
+    if found is None or parts is None:
         return None
     if time.time() - found[1] > 3600:  # most recently used (to the hour): kept when older ones are pruned;
         with contextlib.suppress(OSError):  # not on every run: a write would cost a pasted traceback's start-up
             os.utime(path)
     try:
-        return pickle.loads(payload)  # signed with this user's key (see the module docstring)
+        return _Unpickler(parts[0], parts[1], str(path)).load()  # signed with this user's key (module docstring)
     except Exception:
         return None
 
 
-def _read_private(base: Path, path: Path) -> tuple[bytes, float] | None:
-    """The file's bytes and mtime, if the directory and the file are this user's alone (else None)."""
+def _read_private(base: Path, path: Path) -> tuple[Any, float] | None:
+    """The file's bytes (mapped read-only: the blobs are read from disk only when a record is; a paste reads a
+    few of them) and mtime, if the directory and the file are this user's alone (else None)."""
     try:
         if not _private(os.stat(base)):
             return None
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
-            return (fh.read(), st.st_mtime) if _private(st) else None
+            if not _private(st):
+                return None
+            try:
+                import mmap
+
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ), st.st_mtime
+            except (ImportError, ValueError, OSError):  # empty, or a file system that cannot map it
+                return fh.read(), st.st_mtime
     except OSError:
         return None
 
 
-def _verified(key: str, data: bytes) -> bytes | None:
-    """The payload of a cache file whose MAC verifies with this user's secret for ``key`` (else None)."""
-    if not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _DIGEST:
+def _verified(key: str, data: Any) -> tuple[bytes, memoryview] | None:
+    """The core (copied out of the file, then verified: what is unpickled is what was checked) and the blob
+    area of a cache file whose core's MAC verifies with this user's secret for ``key`` (else None)."""
+    head = len(_MAGIC) + _DIGEST + _LENGTH
+    if len(data) < head or data[: len(_MAGIC)] != _MAGIC:
         return None
     secret = _secret(create=False)
     if secret is None:
         return None
-    mac, payload = data[len(_MAGIC) : len(_MAGIC) + _DIGEST], data[len(_MAGIC) + _DIGEST :]
-    return payload if _same(mac, _sign(secret, key, payload)) else None
+    mac = data[len(_MAGIC) : len(_MAGIC) + _DIGEST]
+    size = int.from_bytes(data[head - _LENGTH : head], "little")
+    core = data[head : head + size]
+    if len(core) != size or not _same(mac, _sign(secret, key, core)):
+        return None
+    return core, memoryview(data)[head + size :]
+
+
+class CacheError(DoctorError):
+    """The cache file a loaded catalog came from failed a check after loading (see the module docstring)."""
+
+
+class Blob(bytes):
+    """Bytes that a cached value keeps outside its signed core (the module docstring): ``store`` puts each after
+    the core, named there by place and digest; ``load`` gives a ``BlobRef`` in its place."""
+
+
+class BlobRef:
+    """A blob of a loaded cache file, checked against its digest (named in the signed core) when first read."""
+
+    __slots__ = ("_digest", "_path", "_view")
+
+    def __init__(self, view: memoryview, digest: bytes, path: str) -> None:
+        self._view: memoryview | bytes = view
+        self._digest = digest
+        self._path = path
+
+    def bytes(self) -> bytes:
+        """The blob's bytes, once they match their digest (else the file is removed and CacheError raised)."""
+        data = self._view if isinstance(self._view, bytes) else bytes(self._view)
+        if not isinstance(self._view, bytes):
+            if _blake2b(data, digest_size=_DIGEST).digest() != self._digest:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._path)
+                raise CacheError(f"{self._path}: a record in the catalog cache failed its check; the file was removed, run again")
+            self._view = data
+        return data
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled anew (a worker's copy, a new cache file): the bytes
+        return (Blob, (self.bytes(),))
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, out: io.BytesIO) -> None:
+        super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
+        self.blobs: list[bytes] = []
+        self._at = 0
+
+    def persistent_id(self, obj: Any) -> Any:
+        if type(obj) is Blob or type(obj) is BlobRef:
+            data = bytes(obj) if type(obj) is Blob else obj.bytes()
+            ref = ("blob", self._at, len(data), _blake2b(data, digest_size=_DIGEST).digest())
+            self.blobs.append(data)
+            self._at += len(data)
+            return ref
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, core: bytes, blobs: memoryview, path: str) -> None:
+        super().__init__(io.BytesIO(core))
+        self._blobs = blobs
+        self._path = path
+
+    def persistent_load(self, pid: Any) -> Any:
+        kind, at, size, digest = pid  # from the signed core: our own store()
+        if kind != "blob" or at < 0 or size < 0 or at + size > len(self._blobs):
+            raise pickle.UnpicklingError("a blob outside the file")
+        return BlobRef(self._blobs[at : at + size], digest, self._path)
 
 
 def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) -> None:
@@ -168,11 +255,15 @@ def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) 
         secret = _secret(create=True)
         if secret is None:
             return
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        out = io.BytesIO()
+        pickler = _Pickler(out)
+        pickler.dump(value)
+        core = out.getvalue()
         tmp = base / f".{kind}-{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(_MAGIC + _sign(secret, key, payload) + payload)
+            fh.write(_MAGIC + _sign(secret, key, core) + len(core).to_bytes(_LENGTH, "little") + core)
+            fh.writelines(pickler.blobs)
         os.replace(tmp, _file(base, key, kind))
         _prune(base, _file(base, key, kind), kind, keep)
     except (OSError, pickle.PicklingError):

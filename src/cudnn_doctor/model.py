@@ -32,7 +32,7 @@ class LazyRecord(Mapping[str, Any]):
 
     __slots__ = ("_blob", "_data")
 
-    def __init__(self, data: Mapping[str, Any] | None = None, blob: bytes | None = None) -> None:
+    def __init__(self, data: Mapping[str, Any] | None = None, blob: Any = None) -> None:  # bytes or a cache.BlobRef
         self._data = dict(data) if data is not None else None
         self._blob = blob
 
@@ -40,15 +40,20 @@ class LazyRecord(Mapping[str, Any]):
         if self._data is None:
             import pickle
 
-            self._data = pickle.loads(self._blob or pickle.dumps({}))  # written by __reduce__ below, our own cache
+            blob = self._blob
+            if blob is not None and not isinstance(blob, bytes):  # a cache.BlobRef: checked as it is read
+                blob = blob.bytes()
+            self._data = pickle.loads(blob or pickle.dumps({}))  # written by __reduce__ below, our own cache
             self._blob = None
         return self._data
 
     def __reduce__(self) -> tuple[Any, ...]:
         import pickle
 
+        from .cache import Blob  # kept outside the cache file's signed core, checked when read (cache.py)
+
         blob = self._blob if self._data is None else pickle.dumps(self._data, protocol=pickle.HIGHEST_PROTOCOL)
-        return (LazyRecord, (None, blob))
+        return (LazyRecord, (None, Blob(blob) if type(blob) is bytes else blob))
 
     def __getitem__(self, key: str) -> Any:
         return self._get()[key]
