@@ -51,11 +51,12 @@ class _Piece:
     """Lines ``first``..``last`` of a window as clean bytes (_clean_region's form), with the clean length of the
     lines before each (``acc``) and, once asked, the prefilter's words in them (``words``)."""
 
-    __slots__ = ("acc", "clean", "first", "last", "words")
+    __slots__ = ("acc", "clean", "first", "last", "look", "words")
 
     def __init__(self, first: int, clean: bytes) -> None:
         self.first = first
         self.clean = clean
+        self.look: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}  # a set of literals -> those in the piece
         # acc[i]: the bytes of the piece's lines 0..i-1 but their newlines
         self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
         self.last = first + len(self.acc) - 2
@@ -154,6 +155,12 @@ _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 @lru_cache(maxsize=4096)
+def _spans_lines(lits: tuple[bytes, ...]) -> bool:
+    """Whether a literal of the set holds a newline (then it is not looked for piece by piece)."""
+    return any(b"\n" in lit for lit in lits)
+
+
+@lru_cache(maxsize=4096)
 def _absence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     """Lower-cased literals such that every match of any of ``parts`` (IGNORECASE) holds one; None when some
     part has none (it may match without a literal, or the parser cannot read it)."""
@@ -235,12 +242,17 @@ class _Evidence:
         key = (lits, lo, hi)  # signatures with the same context around the same line: looked up once
         got = lines.memo.get(key)
         if got is None:
-            if lines.memo.get("scanned") is not None and not any(b"\n" in lit for lit in lits):
+            if lines.memo.get("scanned") is not None and not _spans_lines(lits):
                 # a big window: the clean pieces around lo..hi, only the literals there
                 got = []
                 for piece, first, start, end in _cover(lines).segments(lines, lo, hi):
+                    look = piece.look.get(lits)
+                    if look is None:
+                        look = piece.look[lits] = self._present(lits, lines, piece)
+                    if not look:
+                        continue
                     data, positions = piece.clean, []
-                    for lit in self._present(lits, lines, piece):
+                    for lit in look:
                         pos = data.find(lit, start, end)
                         while pos >= 0:  # one occurrence per line is enough
                             positions.append(pos)
@@ -258,7 +270,7 @@ class _Evidence:
         of them are in the piece (most of a context's literals are in no window of a log, and the few that
         are, such as 'higher', are rarely in the 100 lines around a match)."""
         key = ("present-lits", lits)
-        got: tuple[tuple[bytes, ...], tuple[bytes, ...]] | None = lines.memo.get(key)
+        got: tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]] | None = lines.memo.get(key)
         if got is None:
             unknown: list[bytes] = []  # not a word of the prefilter's
             words: list[bytes] = []
@@ -268,15 +280,15 @@ class _Evidence:
                     unknown.append(lit)
                 elif known or _joinable(lines):  # not in the raw bytes: a colour code may split it there
                     words.append(lit)
-            got = lines.memo[key] = (tuple(unknown), tuple(words))
-        unknown_lits, word_lits = got
+            got = lines.memo[key] = (tuple(unknown), tuple(words), (*unknown, *words))
+        unknown_lits, word_lits, both = got
         if not word_lits or piece is None:
-            return unknown_lits + word_lits
+            return both
         if piece.words is None:
             found = self._words_in(piece.clean) if self._words_in else None
             piece.words = _UNKNOWN if found is None else found
         if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
-            return unknown_lits + word_lits
+            return both
         return unknown_lits + tuple(lit for lit in word_lits if (lit, True) in piece.words)
 
     @staticmethod
@@ -330,15 +342,19 @@ class _Evidence:
         lo, hi = max(0, lo), min(lines.count - 1, hi)
         if hi < lo:
             return True
-        if lines.memo.get("scanned") is not None and not any(b"\n" in lit for lit in lits):
+        if lines.memo.get("scanned") is not None and not _spans_lines(lits):
             # a big window: the clean pieces around lo..hi, only the literals there
             if not self._present(lits, lines):
                 return True
-            return not any(
-                piece.clean.find(lit, start, end) >= 0
-                for piece, _first, start, end in _cover(lines).segments(lines, lo, hi)
-                for lit in self._present(lits, lines, piece)
-            )
+            for piece, _first, start, end in _cover(lines).segments(lines, lo, hi):
+                look = piece.look.get(lits)  # the piece around a repeated error: asked by every signature there
+                if look is None:
+                    look = piece.look[lits] = self._present(lits, lines, piece)
+                data = piece.clean
+                for lit in look:
+                    if data.find(lit, start, end) >= 0:
+                        return False
+            return True
         key = ("absent", lits, lo, hi)
         got = lines.memo.get(key)
         if got is None:
