@@ -136,7 +136,12 @@ def _joinable(lines: _Lines) -> bool:
 
 def _has_joinable(data: bytes) -> bool:
     # an escape (colours: the usual case) is found by memchr before a copy of the whole data is made
-    return b"\x1b" in data or b"\xc2\x9b" in data or len(data.translate(None, _JOINABLE_BYTES)) != len(data)
+    # (one byte is looked for with memchr; two, such as the C1 CSI's, cost a slower search of every byte)
+    return (
+        b"\x1b" in data
+        or (b"\x9b" in data and b"\xc2\x9b" in data)
+        or len(data.translate(None, _JOINABLE_BYTES)) != len(data)
+    )
 
 
 def _delete_joinable(data: bytes) -> bytes:
