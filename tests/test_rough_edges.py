@@ -584,6 +584,7 @@ def test_cache_blobs_are_checked_when_read_never_unpickled_when_changed(fresh_ca
     cache.store("blobs", value)
     got = cache.load("blobs")
     assert isinstance(got["blob"], cache.BlobRef) and got["blob"].bytes() == b"b" * 300
+    assert isinstance(got["record"]._blob, cache.BlobRef)  # a record is kept out of the core as well
     assert dict(got["record"]) == {"id": "x/y", "title": "t" * 500}
     assert pickle.loads(pickle.dumps(got["record"]))["id"] == "x/y"  # pickled anew: the bytes themselves
     (entry,) = list(fresh_cache.glob("catalog-*.cache"))
@@ -609,6 +610,7 @@ def test_cache_blobs_are_checked_when_read_never_unpickled_when_changed(fresh_ca
     data = entry.read_bytes()
     size = int.from_bytes(data[len(cache._MAGIC) + cache._DIGEST :][:8], "little")
     blobs_at = len(cache._MAGIC) + cache._DIGEST + 8 + size
+    assert size < len(data) / 2  # most of a catalog is its records, outside the signed core
     evil = pickle.dumps(_Evil())
     entry.write_bytes(data[:blobs_at] + evil * ((len(data) - blobs_at) // len(evil) + 1))
     bad = subprocess.run(argv, capture_output=True, text=True, timeout=300)

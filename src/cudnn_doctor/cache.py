@@ -185,7 +185,10 @@ class CacheError(DoctorError):
 
 class Blob(bytes):
     """Bytes that a cached value keeps outside its signed core (the module docstring): ``store`` puts each after
-    the core, named there by place and digest; ``load`` gives a ``BlobRef`` in its place."""
+    the core, named there by place and digest; ``load`` gives a ``BlobRef`` in its place. Any bytes subclass
+    whose ``cache_blob`` is true is kept so (model.LazyRecord's records, without importing this module)."""
+
+    cache_blob = True
 
 
 class BlobRef:
@@ -220,8 +223,8 @@ class _Pickler(pickle.Pickler):
         self._at = 0
 
     def persistent_id(self, obj: Any) -> Any:
-        if type(obj) is Blob or type(obj) is BlobRef:
-            data = bytes(obj) if type(obj) is Blob else obj.bytes()
+        if type(obj) is BlobRef or (isinstance(obj, bytes) and getattr(type(obj), "cache_blob", False)):
+            data = obj.bytes() if type(obj) is BlobRef else bytes(obj)
             ref = ("blob", self._at, len(data), _blake2b(data, digest_size=_DIGEST).digest())
             self.blobs.append(data)
             self._at += len(data)

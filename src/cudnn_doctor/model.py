@@ -25,6 +25,13 @@ TIER_TEXT = {
 }
 
 
+class _RecordBlob(bytes):
+    """A record's pickle, which the catalog cache keeps outside its signed core and checks when it is read
+    (cache.py: any bytes whose type says ``cache_blob``)."""
+
+    cache_blob = True
+
+
 class LazyRecord(Mapping[str, Any]):
     """A signature's record as written (``Signature.raw``), kept as pickled bytes in the catalog cache and
     unpickled on its first read: the records are most of the cache (1.3 of 1.5 MB for the built-in base), and a
@@ -50,10 +57,8 @@ class LazyRecord(Mapping[str, Any]):
     def __reduce__(self) -> tuple[Any, ...]:
         import pickle
 
-        from .cache import Blob  # kept outside the cache file's signed core, checked when read (cache.py)
-
         blob = self._blob if self._data is None else pickle.dumps(self._data, protocol=pickle.HIGHEST_PROTOCOL)
-        return (LazyRecord, (None, Blob(blob) if type(blob) is bytes else blob))
+        return (LazyRecord, (None, _RecordBlob(blob) if type(blob) is bytes else blob))
 
     def __getitem__(self, key: str) -> Any:
         return self._get()[key]
