@@ -47,7 +47,7 @@ def load_catalog(
     roots = catalog_roots(extra_dirs, builtin=builtin, use_env=use_env)
     files = root_files(roots)
     if not use_cache:
-        return read_catalog(roots, files)
+        return read_catalog(roots, [[Path(p) for p in group] for group in files])
     from . import cache
     from .patterns import restore
 
@@ -57,12 +57,13 @@ def load_catalog(
         catalog, patterns = cached
         restore(patterns)
         return catalog
-    catalog = _lean(read_catalog(roots, files))  # the same lean catalog whether from the files or the cache
+    # the same lean catalog whether from the files or the cache
+    catalog = _lean(read_catalog(roots, [[Path(p) for p in group] for group in files]))
     cache.store(key, (catalog, _warm_patterns(catalog)))
     return catalog
 
 
-def _fingerprint(files: Sequence[Path], extra: Sequence[Path]) -> str:
+def _fingerprint(files: Sequence[str | Path], extra: Sequence[Path]) -> str:
     """Every input that shapes the cached catalog: each signature file's path, size and mtime, the schema
     and evidence files, cudnn-doctor's own modules (an edited checkout), its version, the Python and
     `regex` C extension (the cache holds compiled `regex` programs) and the cache format."""
@@ -73,7 +74,7 @@ def _fingerprint(files: Sequence[Path], extra: Sequence[Path]) -> str:
     code = [here / f"{name}.py" for name in _SHAPING_MODULES]
     for p in [*files, *extra, *code]:
         try:
-            st = p.stat()
+            st = os.stat(p)
         except OSError:
             continue
         parts.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
