@@ -921,3 +921,19 @@ def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path) -
     assert "cudnn_doctor.pipeline" in loaded  # the diagnosis did run in this process
     unused = {"yaml", "jsonschema", "packaging", "hashlib", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich"}
     assert not unused & loaded, unused & loaded
+
+
+def test_signature_paths_keep_path_order(tmp_path: Path) -> None:
+    """The cache key lists the base as strings (no Path per file); the order is still Path's, component by
+    component, so a folder's files sort before a sibling folder whose name sorts after it as a string."""
+    from cudnn_doctor.catalog import signature_files, signature_paths
+
+    for rel in ("a/z.yaml", "a-b/x.yaml", "a/b/c.yaml", "A/y.yml", "b.yaml", "a.b/q.yaml", "_skip/x.yaml", "a/_x.yaml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("id: x\n")
+    for root in (tmp_path, ROOT / "signatures"):
+        expected = sorted((p for p in root.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file()
+                           and not any(part.startswith(("_", ".")) for part in p.relative_to(root).parts)),
+                          key=lambda p: tuple(map(os.path.normcase, p.parts)))
+        assert signature_paths(root) == [str(p) for p in expected]
+        assert signature_files(root) == expected
