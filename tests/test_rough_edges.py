@@ -937,3 +937,20 @@ def test_signature_paths_keep_path_order(tmp_path: Path) -> None:
                           key=lambda p: tuple(map(os.path.normcase, p.parts)))
         assert signature_paths(root) == [str(p) for p in expected]
         assert signature_files(root) == expected
+
+
+def test_a_changed_record_that_cannot_be_removed_says_so(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the damaged cache file cannot be removed (Windows: a mapped file), the one line says to remove it."""
+    from cudnn_doctor import cache
+
+    cache.store("blobs", {"blob": cache.Blob(b"c" * 200)})
+    (entry,) = fresh_cache.glob("catalog-*.cache")
+    entry.write_bytes(entry.read_bytes().replace(b"c" * 200, b"c" * 199 + b"d"))
+
+    def refuse(path: object) -> None:
+        raise PermissionError(13, "in use", str(path))
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    with pytest.raises(cache.CacheError, match="remove the file and run again"):
+        cache.load("blobs")["blob"].bytes()
+    assert entry.exists()

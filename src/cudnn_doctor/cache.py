@@ -206,9 +206,12 @@ class BlobRef:
         data = self._view if isinstance(self._view, bytes) else bytes(self._view)
         if not isinstance(self._view, bytes):
             if _blake2b(data, digest_size=_DIGEST).digest() != self._digest:
-                with contextlib.suppress(OSError):
+                try:
                     os.unlink(self._path)
-                raise CacheError(f"{self._path}: a record in the catalog cache failed its check; the file was removed, run again")
+                    done = "the file was removed, run again"
+                except OSError:  # Windows: a mapped file cannot be removed
+                    done = "remove the file and run again"
+                raise CacheError(f"{self._path}: a record in the catalog cache failed its check; {done}")
             self._view = data
         return data
 
