@@ -186,7 +186,8 @@ class CacheError(DoctorError):
 class Blob(bytes):
     """Bytes that a cached value keeps outside its signed core (the module docstring): ``store`` puts each after
     the core, named there by place and digest; ``load`` gives a ``BlobRef`` in its place. Any bytes subclass
-    whose ``cache_blob`` is true is kept so (model.LazyRecord's records, without importing this module)."""
+    whose ``cache_blob`` is true is kept so (model.LazyRecord's records, without importing this module), and
+    a ``BlobRef`` stored again."""
 
     cache_blob = True
 
@@ -195,6 +196,7 @@ class BlobRef:
     """A blob of a loaded cache file, checked against its digest (named in the signed core) when first read."""
 
     __slots__ = ("_digest", "_path", "_view")
+    cache_blob = True  # pickled into a new cache file: kept out of its core as well
 
     def __init__(self, view: memoryview, digest: bytes, path: str) -> None:
         self._view: memoryview | bytes = view
@@ -203,20 +205,25 @@ class BlobRef:
 
     def bytes(self) -> bytes:
         """The blob's bytes, once they match their digest (else the file is removed and CacheError raised)."""
-        data = self._view if isinstance(self._view, bytes) else bytes(self._view)
-        if not isinstance(self._view, bytes):
-            if _blake2b(data, digest_size=_DIGEST).digest() != self._digest:
-                try:
-                    os.unlink(self._path)
-                    done = "the file was removed, run again"
-                except OSError:  # Windows: a mapped file cannot be removed
-                    done = "remove the file and run again"
-                raise CacheError(f"{self._path}: a record in the catalog cache failed its check; {done}")
-            self._view = data
+        if isinstance(self._view, bytes):
+            return self._view
+        data = bytes(self._view)  # copied, then checked: what is unpickled is what was checked
+        if _blob_digest(data) != self._digest:
+            try:
+                os.unlink(self._path)
+                done = "the file was removed, run again"
+            except OSError:  # Windows: a mapped file cannot be removed
+                done = "remove the file and run again"
+            raise CacheError(f"{self._path}: a record in the catalog cache failed its check; {done}")
+        self._view = data
         return data
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled anew (a worker's copy, a new cache file): the bytes
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled anew (a worker's copy): the bytes
         return (Blob, (self.bytes(),))
+
+
+def _blob_digest(data: bytes) -> bytes:
+    return _blake2b(data, digest_size=_DIGEST).digest()  # type: ignore[no-any-return]
 
 
 class _Pickler(pickle.Pickler):
@@ -226,13 +233,13 @@ class _Pickler(pickle.Pickler):
         self._at = 0
 
     def persistent_id(self, obj: Any) -> Any:
-        if type(obj) is BlobRef or (isinstance(obj, bytes) and getattr(type(obj), "cache_blob", False)):
-            data = obj.bytes() if type(obj) is BlobRef else bytes(obj)
-            ref = ("blob", self._at, len(data), _blake2b(data, digest_size=_DIGEST).digest())
-            self.blobs.append(data)
-            self._at += len(data)
-            return ref
-        return None
+        if not getattr(type(obj), "cache_blob", False):
+            return None
+        data = obj.bytes() if isinstance(obj, BlobRef) else bytes(obj)
+        ref = ("blob", self._at, len(data), _blob_digest(data))
+        self.blobs.append(data)
+        self._at += len(data)
+        return ref
 
 
 class _Unpickler(pickle.Unpickler):

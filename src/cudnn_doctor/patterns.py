@@ -56,7 +56,10 @@ def regex_engine_file() -> str:
     return f"regex {regex_module().__version__}"
 
 
+@lru_cache(maxsize=1)
 def _engine_spec() -> Any:
+    """The `regex` C extension's import spec, found without importing the package (the cache key and the
+    loader both ask)."""
     import importlib.machinery
     import importlib.util
 
@@ -171,7 +174,37 @@ def restore(saved: dict[tuple[str, tuple[str, ...]], Any]) -> None:
             _CACHE.setdefault(key, value)
 
 
-class Lazy:
+class _Deferred:
+    """A compiled pattern's matching methods, handed on to the pattern ``_get`` makes on first use."""
+
+    __slots__ = ()
+
+    def _get(self) -> Any:
+        raise NotImplementedError
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().search(*args, **kwargs)
+
+    def match(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().match(*args, **kwargs)
+
+    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().fullmatch(*args, **kwargs)
+
+    def finditer(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().finditer(*args, **kwargs)
+
+    def findall(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().findall(*args, **kwargs)
+
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().sub(*args, **kwargs)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        return self._get().split(*args, **kwargs)
+
+
+class Lazy(_Deferred):
     """A module-level pattern compiled on first use through the shared cache (so a warm cache compiles nothing)."""
 
     __slots__ = ("flags", "source")
@@ -180,24 +213,12 @@ class Lazy:
         self.source = source
         self.flags = flags
 
-    @property
-    def compiled(self) -> Any:
+    def _get(self) -> Any:
         return compile_pattern(self.source, self.flags)
 
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        return self.compiled.search(*args, **kwargs)
-
-    def match(self, *args: Any, **kwargs: Any) -> Any:
-        return self.compiled.match(*args, **kwargs)
-
-    def fullmatch(self, *args: Any, **kwargs: Any) -> Any:
-        return self.compiled.fullmatch(*args, **kwargs)
-
-    def finditer(self, *args: Any, **kwargs: Any) -> Any:
-        return self.compiled.finditer(*args, **kwargs)
-
-    def sub(self, *args: Any, **kwargs: Any) -> Any:
-        return self.compiled.sub(*args, **kwargs)
+    @property
+    def compiled(self) -> Any:
+        return self._get()
 
 
 def warm_module(module: Any) -> None:
@@ -209,7 +230,7 @@ def warm_module(module: Any) -> None:
                 _ = item.compiled
 
 
-class LazyRe:
+class LazyRe(_Deferred):
     """A standard-library `re` pattern compiled on its first use: ``source`` is the pattern, or a function that
     builds it (the prefilter's trie is only needed for a big input; present.py's undoing patterns only for a
     presentation that was detected). Equal sources share one compiled pattern."""
@@ -222,8 +243,7 @@ class LazyRe:
         self._compiled: Any = None
 
     @property
-    def compiled(self) -> bool:
-        """Whether it has been compiled yet."""
+    def is_compiled(self) -> bool:
         return self._compiled is not None
 
     def _get(self) -> Any:
@@ -235,27 +255,6 @@ class LazyRe:
     @property
     def pattern(self) -> str | bytes:
         return self._get().pattern  # type: ignore[no-any-return]
-
-    def search(self, *args: Any) -> Any:
-        return self._get().search(*args)
-
-    def match(self, *args: Any) -> Any:
-        return self._get().match(*args)
-
-    def fullmatch(self, *args: Any) -> Any:
-        return self._get().fullmatch(*args)
-
-    def finditer(self, *args: Any) -> Any:
-        return self._get().finditer(*args)
-
-    def findall(self, *args: Any) -> Any:
-        return self._get().findall(*args)
-
-    def sub(self, *args: Any) -> Any:
-        return self._get().sub(*args)
-
-    def split(self, *args: Any) -> Any:
-        return self._get().split(*args)
 
 
 @lru_cache(maxsize=32)

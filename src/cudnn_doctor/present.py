@@ -33,21 +33,9 @@ from .normalize import line_prefix, normalize_line
 from .patterns import LazyRe
 
 MIN_WIDTH, MAX_WIDTH = 40, 200
-
-
-def _json_module() -> Any:
-    import json  # here: only a notebook's JSON presentation needs it
-
-    return json
-
-
-def _html_module() -> Any:
-    import html  # here: only an HTML presentation needs it
-
-    return html
-SAMPLE_BYTES = 64 << 10
+SAMPLE_BYTES = 64 << 10  # the head of a block whose line lengths are looked at for a wrap width
 DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
-DETECT_SAMPLE = 32 << 10  # else its head  # the head of a block whose line lengths are looked at for a wrap width
+DETECT_SAMPLE = 32 << 10  # else its head
 
 # detection, on the raw bytes of a block: the marks of a presentation (HTML entities and tags, JSON-escaped
 # text, typographic characters). Each pattern starts with a literal, which the `re` engine skips to; three
@@ -66,6 +54,19 @@ _MARKS_B = tuple(
 )
 _QUOTE_B = (b"\n>", b"\n >", b"\n  >")
 _BULLET_B = (b"\n- ", b"\n* ", b"\n+ ")
+
+
+def _json_module() -> Any:
+    import json  # here: only a notebook's JSON presentation needs it
+
+    return json
+
+
+def _html_module() -> Any:
+    import html  # here: only an HTML presentation needs it
+
+    return html
+
 
 _QUOTE = LazyRe(r"^[ \t]{0,3}(?:>[ \t]?)+")
 _FENCE = LazyRe(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..patterns import Lazy, compile_pattern
 from ..textsafe import NORMALIZE_DELETES_BYTES
-from .lines import _Lines, line_indexes
+from .lines import _Lines, first_per_line, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
 
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
@@ -251,19 +251,11 @@ class _Evidence:
                 # a big window: the clean pieces around lo..hi, only the literals there
                 got = []
                 for piece, first, start, end in _cover(lines).segments(lines, lo, hi):
-                    look = piece.look.get(lits)
-                    if look is None:
-                        look = piece.look[lits] = self._present(lits, lines, piece)
-                    if not look:
-                        continue
-                    data, positions = piece.clean, []
-                    for lit in look:
-                        pos = data.find(lit, start, end)
-                        while pos >= 0:  # one occurrence per line is enough
-                            positions.append(pos)
-                            nl = data.find(b"\n", pos, end)
-                            pos = -1 if nl < 0 else data.find(lit, nl, end)
-                    got += line_indexes(data, positions, first, start)
+                    positions: list[int] = []
+                    for lit in self._in_piece(lits, lines, piece):
+                        first_per_line(piece.clean, lit, positions, start, end)
+                    if positions:
+                        got += line_indexes(piece.clean, positions, first, start)
             else:
                 got = self._lines_with(lits, lines, lo, hi)
             lines.memo[key] = got
@@ -296,6 +288,14 @@ class _Evidence:
             return both
         return unknown_lits + tuple(lit for lit in word_lits if (lit, True) in piece.words)
 
+    def _in_piece(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
+        """_present for ``piece``, kept on it: the checks of every signature around a repeated error ask the
+        same piece for the same literals."""
+        got = piece.look.get(lits)
+        if got is None:
+            got = piece.look[lits] = self._present(lits, lines, piece)
+        return got
+
     @staticmethod
     def _in_raw(lit: bytes, lines: _Lines) -> bool | None:
         """Whether the prefilter's pass found ``lit`` in the window's raw bytes (None: not known, it is not one
@@ -310,20 +310,13 @@ class _Evidence:
         low = lines.region(lo, hi).lower()
         positions: list[int] = []
         for lit in lits:
-            pos = low.find(lit)
-            while pos >= 0:
-                positions.append(pos)
-                pos = low.find(lit, pos + len(lit))
+            first_per_line(low, lit, positions)
         deletable = len(low) - len(low.translate(None, _JOINABLE_BYTES))
         if deletable:
             if deletable > low.count(b"\x1b"):  # other control bytes (rare): a regex pass
                 positions += (m.start() for m in _JOINABLE.finditer(low))
             else:  # ANSI colours: one ESC per line is enough (memchr, line to line)
-                pos = low.find(b"\x1b")
-                while pos >= 0:
-                    positions.append(pos)
-                    nl = low.find(b"\n", pos)
-                    pos = -1 if nl < 0 else low.find(b"\x1b", nl)
+                first_per_line(low, b"\x1b", positions)
         if b"\xc2\x9b" in low:
             positions += (m.start() for m in _JOINABLE.finditer(low))
         return line_indexes(low, positions, lo)
@@ -352,11 +345,8 @@ class _Evidence:
             if not self._present(lits, lines):
                 return True
             for piece, _first, start, end in _cover(lines).segments(lines, lo, hi):
-                look = piece.look.get(lits)  # the piece around a repeated error: asked by every signature there
-                if look is None:
-                    look = piece.look[lits] = self._present(lits, lines, piece)
                 data = piece.clean
-                for lit in look:
+                for lit in self._in_piece(lits, lines, piece):
                     if data.find(lit, start, end) >= 0:
                         return False
             return True

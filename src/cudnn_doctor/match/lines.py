@@ -66,13 +66,20 @@ def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
         return got
     data = _window_data(icase, lines)
     positions: list[int] = []
-    pos = data.find(word)
-    while pos >= 0:  # one occurrence per line is enough
-        positions.append(pos)
-        nl = data.find(b"\n", pos)
-        pos = -1 if nl < 0 else data.find(word, nl)
+    first_per_line(data, word, positions)
     found = lines.memo[key] = line_indexes(data, positions, 0)
     return found
+
+
+def first_per_line(data: bytes, word: bytes, positions: list[int], start: int = 0, end: int | None = None) -> None:
+    """Append to ``positions`` the offset of ``word``'s first occurrence in each line of data[start:end] that
+    holds it (in C: one ``find`` per such line, none per line without it)."""
+    end = len(data) if end is None else end
+    pos = data.find(word, start, end)
+    while pos >= 0:
+        positions.append(pos)
+        nl = data.find(b"\n", pos, end)
+        pos = -1 if nl < 0 else data.find(word, nl, end)
 
 
 def line_indexes(data: bytes, positions: list[int], first: int, start: int = 0) -> list[int]:

@@ -131,7 +131,7 @@ class Prefilter:
         def chunk() -> bytes:
             return data[start:end] if start or end != len(data) else data
 
-        if end - start <= SMALL_TEXT and self._hs is None and (self._re is None or not self._re.compiled):
+        if end - start <= SMALL_TEXT and self._hs is None and (self._re is None or not self._re.is_compiled):
             return (self._scan_small(chunk().lower(), start) if self._re is not None else {}), None
         if self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
