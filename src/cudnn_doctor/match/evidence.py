@@ -60,7 +60,7 @@ class _Piece:
         # acc[i]: the bytes of the piece's lines 0..i-1 but their newlines
         self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
         self.last = first + len(self.acc) - 2
-        self.words: set[tuple[bytes, bool]] | None = None
+        self.words: _Words | None = None
 
     def span(self, lo: int, hi: int) -> tuple[int, int]:
         """The byte range of lines lo..hi (within the piece) in ``clean``, without the last newline."""
@@ -155,7 +155,9 @@ def _delete_joinable(data: bytes) -> bytes:
 
 
 _UNSET: Any = object()
-_UNKNOWN: set[tuple[bytes, bool]] = set()  # a piece's words when the prefilter cannot say (by identity)
+# a pass's words: (those found, those looked for)
+_Words = tuple[set[tuple[bytes, bool]], frozenset[tuple[bytes, bool]]]
+_UNKNOWN: _Words = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
 _CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -204,7 +206,7 @@ class _Evidence:
     made once (_Cover), and ``words_in`` over a piece says which literals are in it, so most checks of an
     error repeated 10,000 times, each with its own 100 lines of context, look for no literal at all."""
 
-    def __init__(self, catalog: Catalog, words_in: Callable[[bytes], set[tuple[bytes, bool]] | None] | None = None) -> None:
+    def __init__(self, catalog: Catalog, words_in: Callable[[bytes], _Words | None] | None = None) -> None:
         self._words_in = words_in
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
@@ -265,28 +267,22 @@ class _Evidence:
         """Those of ``lits`` that may be in the window (or in ``piece`` of it) once colour codes are deleted.
         The prefilter's pass over the raw window says which are not there, and one over a clean piece which
         of them are in the piece (most of a context's literals are in no window of a log, and the few that
-        are, such as 'higher', are rarely in the 100 lines around a match)."""
+        are, such as 'higher', are rarely in the 100 lines around a match). A literal a pass did not look for
+        may be there."""
         key = ("present-lits", lits)
-        got: tuple[tuple[bytes, ...], tuple[bytes, ...], tuple[bytes, ...]] | None = lines.memo.get(key)
-        if got is None:
-            unknown: list[bytes] = []  # not a word of the prefilter's
-            words: list[bytes] = []
-            for lit in lits:
-                known = self._in_raw(lit, lines)
-                if known is None:
-                    unknown.append(lit)
-                elif known or _joinable(lines):  # not in the raw bytes: a colour code may split it there
-                    words.append(lit)
-            got = lines.memo[key] = (tuple(unknown), tuple(words), (*unknown, *words))
-        unknown_lits, word_lits, both = got
-        if not word_lits or piece is None:
-            return both
+        maybe: tuple[bytes, ...] | None = lines.memo.get(key)
+        if maybe is None:
+            joinable = _joinable(lines)  # not in the raw bytes: a colour code may split it there
+            maybe = lines.memo[key] = tuple(lit for lit in lits if joinable or self._in_raw(lit, lines) is not False)
+        if not maybe or piece is None:
+            return maybe
         if piece.words is None:
             found = self._words_in(piece.clean) if self._words_in else None
             piece.words = _UNKNOWN if found is None else found
         if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
-            return both
-        return unknown_lits + tuple(lit for lit in word_lits if (lit, True) in piece.words)
+            return maybe
+        found, scanned = piece.words
+        return tuple(lit for lit in maybe if (lit, True) in found or (lit, True) not in scanned)
 
     def _in_piece(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
         """_present for ``piece``, kept on it: the checks of every signature around a repeated error ask the

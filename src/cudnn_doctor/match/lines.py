@@ -29,12 +29,18 @@ def _window_data(icase: bool, lines: _Lines) -> bytes:
 
 
 def _has_word(word: bytes, icase: bool, lines: _Lines) -> bool:
-    """Whether ``word`` is anywhere in the window (the prefilter's hyperscan pass says so, or one find)."""
+    """Whether ``word`` is anywhere in the window (the prefilter's hyperscan pass says so where it looked for
+    it, else one find: a word on most lines is left out of that pass, Matcher._drop_common)."""
     key = ("has", word, icase)
     got = lines.memo.get(key)
     if got is None:
-        present = lines.memo.get("present")
-        got = (word, icase) in present if present is not None else _window_data(icase, lines).find(word) >= 0
+        present, scanned = lines.memo.get("present"), lines.memo.get("scanned")
+        if present is not None and scanned is not None and (word, icase) in scanned:
+            got = (word, icase) in present
+        else:
+            got = _window_data(icase, lines).find(word) >= 0
+            if not got and present is not None:  # a word left out of the pass as common, and not here
+                lines.memo.setdefault("missed", set()).add((word, icase))
         lines.memo[key] = got
     return got
 

@@ -64,6 +64,11 @@ CONFIRM_FROM = 256 << 10
 # up to this many candidate lines of a signature in a window, its words are looked for around each of them
 # (Matcher._confirmed) rather than located in the whole window first
 FEW_CANDIDATES = 32
+# a word whose first occurrence in the first big window ends within this many bytes of its start (about one
+# every 16 KiB or more) is left out of hyperscan's word pass (Matcher._drop_common)
+COMMON_WITHIN = 16 << 10
+# after this many windows lacked a dropped word, every word is looked for again (Matcher._restore_missed)
+MAX_RESTORES = 2
 _UNSET: Any = object()
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -148,6 +153,11 @@ class Matcher:
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
         self._retired: set[int] = set()
         self._next_prefilter: Prefilter | None = None
+        self._common_dropped = False  # _drop_common ran (after the first big window)
+        self._piece_prefilter: Prefilter | None = None  # every word (_words_in)
+        self._all_words: tuple[tuple[bytes, bool], ...] = ()  # _confirm_all's words
+        self._dropped: set[tuple[bytes, bool]] = set()  # those left out of the windows' pass (_drop_common)
+        self._restores = 0  # how many times dropped words were put back (_restore_missed)
         probe_by_literal: dict[str, list[int]] = {}
         for pidx, probe in enumerate(self.probes):
             for lit in probe.literals:
@@ -211,6 +221,8 @@ class Matcher:
                 yield None, self._unconfirmed(idx, win.first_line + win.lines.line_at(off), win.source)
         if cand:
             yield from self._confirm(cand, win)
+        if self._dropped and win.lines.memo.get("missed"):
+            self._restore_missed(win.lines.memo["missed"])
         for idx in self.full_scan:
             cand[idx] = list(core)
         for idx in sorted(cand):
@@ -233,12 +245,54 @@ class Matcher:
             self._confirm_all()
         if self._next_prefilter is not None:
             self.prefilter, self._next_prefilter = self._next_prefilter, None
-        hits, present = self.prefilter.scan_words(lines.data, core_start, core_end)
+        firsts: dict[tuple[bytes, bool], int] | None = None
+        if not self._common_dropped and self.prefilter.words and len(lines.data) >= CONFIRM_FROM:
+            firsts = {}
+        hits, present = self.prefilter.scan_words(lines.data, core_start, core_end, firsts)
         if not self.prefilter.words:  # a prefilter made before the first big window: it knows no words
             present = None
         lines.memo["present"] = present
         lines.memo["scanned"] = self.prefilter.word_set if present is not None else None
+        if firsts is not None and present is not None:
+            self._drop_common(firsts, lines.data, core_start)
         return hits
+
+    def _drop_common(self, firsts: dict[tuple[bytes, bool], int], data: bytes, core_start: int) -> None:
+        """After the first big window scanned with every word: leave out of the next windows' pass the words
+        found both in its first and in its last COMMON_WITHIN bytes ('cudnn', 'device', 'Warning' on a dense
+        log; not a start-up banner's). hyperscan checks every occurrence of a word even when it asks for the
+        first only, so such a word costs the pass more than knowing it saves: whether a common word is in a
+        window is one ``find`` that stops near its start (lines._has_word), and clean pieces are still
+        scanned for every word (_words_in). A dropped word a window lacks goes back (_restore_missed).
+        Which words are dropped changes the speed only, never a result."""
+        self._common_dropped = True
+        self._all_words = self._words or ()
+        tail = data[-COMMON_WITHIN:]
+        low_tail = tail.lower()
+        common = {
+            (word, icase)
+            for (word, icase), end in firsts.items()
+            if end <= core_start + COMMON_WITHIN and (low_tail if icase else tail).find(word) >= 0
+        }
+        if common and self._words is not None:
+            self._piece_prefilter = self.prefilter
+            self._dropped = common
+            self._use_words()
+
+    def _restore_missed(self, missed: set[tuple[bytes, bool]]) -> None:
+        """Words _drop_common left out that a window then lacked (each cost a ``find`` through all of it): back
+        into the pass; after MAX_RESTORES such changes, every word (a log whose start is not like the rest)."""
+        back = self._dropped & missed
+        if back:
+            self._restores += 1
+            self._dropped = set() if self._restores >= MAX_RESTORES else self._dropped - back
+            self._use_words()
+
+    def _use_words(self) -> None:
+        """The next windows' pass looks for every word but the dropped ones."""
+        self._words = tuple(word for word in self._all_words if word not in self._dropped)
+        literals = (self._next_prefilter or self.prefilter).literals
+        self._next_prefilter = Prefilter.shared(literals, self._words)
 
     def _collect(self, hits: dict[int, list[str]], win: _Window, first_hit: dict[int, int]) -> dict[int, list[int]]:
         """{signature index: candidate lines} from the prefilter's hits; probe lines go to the probes (_probe).
@@ -418,6 +472,7 @@ class Matcher:
         hits, present = prefilter.scan_words(data)
         lines = _Lines(data, data.count(b"\n") + 1)
         lines.memo["present"] = present
+        lines.memo["scanned"] = prefilter.word_set if present is not None else None
         out: list[int] = []
         for off, lits in hits.items():
             li = -1
@@ -446,8 +501,12 @@ class Matcher:
         from the literals the prefilter's pass found in it, looked for in the clean pieces of the window made around the checks)."""
         return self.evidence.absent(group, lines, lo, hi)
 
-    def _words_in(self, data: bytes) -> set[tuple[bytes, bool]] | None:
-        return self.prefilter.scan_words(data)[1]
+    def _words_in(self, data: bytes) -> tuple[set[tuple[bytes, bool]], frozenset[tuple[bytes, bool]]] | None:
+        """The words in a clean piece (evidence.py), by the pass that looks for every word: those
+        _drop_common leaves out of the windows' pass are looked for in pieces still."""
+        prefilter = self._piece_prefilter or self.prefilter
+        found = prefilter.scan_words(data)[1]
+        return None if found is None else (found, prefilter.word_set)
 
     def _confirm_all(self) -> None:
         """The first big window: every signature's Confirm, and a prefilter that also reports its words."""

@@ -119,10 +119,11 @@ class Prefilter:
         return self.scan_words(data, start, end)[0]
 
     def scan_words(
-        self, data: bytes | str, start: int = 0, end: int | None = None
+        self, data: bytes | str, start: int = 0, end: int | None = None, firsts: dict[tuple[bytes, bool], int] | None = None
     ) -> tuple[dict[int, list[str]], set[tuple[bytes, bool]] | None]:
         """``scan``, and the confirmation words found in data[start:end] (None: not known, the scan did not
-        run on hyperscan; look them up)."""
+        run on hyperscan; look them up). ``firsts``, where given, gets the offset where each word found first
+        ends (how common a word is: Matcher._drop_common)."""
         data = _as_bytes(data)
         end = len(data) if end is None else end
         if (self._re is None and not self.words) or start >= end:
@@ -143,7 +144,10 @@ class Prefilter:
                     if start < to <= end:  # data[start - 1] is a newline: no literal starts before start
                         found.append((to, lit_id))
                 else:
-                    present.add(words[lit_id - n_lit])
+                    word = words[lit_id - n_lit]
+                    present.add(word)
+                    if firsts is not None:
+                        firsts[word] = to
 
             # the whole of data (the lines carried over from the blocks around too): the words are looked for
             # wherever a match's window may reach; the literals only count in data[start:end]
