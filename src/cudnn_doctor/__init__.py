@@ -7,13 +7,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .version import __version__
 
 __all__ = ["__version__", "auto", "diagnose", "install", "load_catalog", "uninstall"]
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .compiled import load_catalog
     from .hook import auto, install, uninstall
     from .pipeline import diagnose

@@ -32,9 +32,12 @@ import pickle
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from .errors import DoctorError
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 ENV_CACHE = "CUDNN_DOCTOR_CACHE_DIR"
 MAX_ENTRIES = 8

@@ -9,10 +9,13 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .errors import SignatureError
 from .model import Signature
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 ENV_SIGNATURES = "CUDNN_DOCTOR_SIGNATURES"
 SIGNATURE_SUFFIXES = (".yaml", ".yml", ".json")

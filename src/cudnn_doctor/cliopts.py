@@ -9,29 +9,39 @@ line and exit code 2 whichever parser read it. Adding an option = one ``Opt`` ro
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from .errors import UsageError
 from .render import Format
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 LANGS = ("en", "zh")
 DEFAULT_THRESHOLD = 0.5  # rank.CONFIDENCE_THRESHOLD (not imported: rank is not needed to parse a command line)
 DEFAULT_GZIP_RATIO = 50.0  # input.GZIP_MAX_RATIO
 
 
-class Opt(NamedTuple):
-    """One command-line option: ``kind`` is 'flag' (no value), 'value' (the last one given wins) or 'multi'
-    (repeatable, a list). ``dest`` is the DiagnoseArgs/RunArgs field; the converter runs in from_values.
-    (A NamedTuple, not a dataclass: built at every start-up, and cheaper to define.)"""
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-    dest: str
-    flags: tuple[str, ...]
-    kind: str
-    help: str
-    metavar: str = "TEXT"
+    class Opt(NamedTuple):
+        """One command-line option: ``kind`` is 'flag' (no value), 'value' (the last one given wins) or 'multi'
+        (repeatable, a list). ``dest`` is the DiagnoseArgs/RunArgs field; the converter runs in from_values.
+        (A NamedTuple, not a dataclass: built at every start-up, and cheaper to define.)"""
+
+        dest: str
+        flags: tuple[str, ...]
+        kind: str
+        help: str
+        metavar: str = "TEXT"
+
+else:  # typing.NamedTuple's class, without importing typing (start-up)
+    Opt = namedtuple("Opt", ("dest", "flags", "kind", "help", "metavar"), defaults=("TEXT",))
 
 
 def _opt(dest: str, *flags: str, kind: str = "value", help: str, metavar: str = "TEXT") -> Opt:

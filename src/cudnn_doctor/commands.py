@@ -12,13 +12,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from .cliopts import DiagnoseArgs, RunArgs
 from .errors import DoctorError, SignatureError, UsageError
 from .render import Format
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up)
+    from typing import Any, NoReturn
+
     from .catalog import Catalog
     from .input import Source
     from .report import Diagnosis

@@ -14,11 +14,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from .catalog import SCHEMA_PATH, Catalog, catalog_roots, evidence_path, read_catalog, root_files
 from .model import LazyRecord
 from .version import __version__
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _CACHE_FORMAT = 9
 

@@ -12,7 +12,10 @@ import re
 import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 Values = Mapping[str, "str | None"]
 Predicate = Callable[[Values], bool]

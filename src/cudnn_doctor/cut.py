@@ -21,12 +21,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from .model import Signature
 from .normalize import normalize_line
 from .patterns import Lazy, compile_pattern, regex_error
 from .present import unbalanced
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MIN_LITERAL = 10  # "cuDNN st" of a log cut in "cuDNN stream" is no reading of "cuDNN status ="
 ELLIPSES = ("...", "\u2026", "[truncated]", "(truncated)", "[...]")

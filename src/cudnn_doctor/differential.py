@@ -25,10 +25,14 @@ Which signatures are generic status signatures is defined here, once (:data:`GEN
 from __future__ import annotations
 
 import re
+from collections import namedtuple
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
 
 from .model import Candidate, Finding, Signature, localized
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The generic status signatures on the RNN path: they report that a cuDNN RNN call returned a status (or
 # that a wrapper's cuDNN RNN call failed) without saying why. Each must carry a differential of at least
@@ -296,16 +300,22 @@ def assess(
     return sorted(found, key=lambda c: bool(c.ruled_out))
 
 
-class _Log(NamedTuple):
-    """What a log shows that rules candidate causes in or out (``assess``)."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-    versions: Mapping[str, str]
-    text: str  # the lines up to the error
-    full: str  # whole_traceback of those lines
-    evidence: Mapping[str, tuple[str, ...]]
-    failing_call: str
-    frameworks: set[str]
-    non_rnn: str | None  # a non-RNN cuDNN call at the error
+    class _Log(NamedTuple):
+        """What a log shows that rules candidate causes in or out (``assess``)."""
+
+        versions: Mapping[str, str]
+        text: str  # the lines up to the error
+        full: str  # whole_traceback of those lines
+        evidence: Mapping[str, tuple[str, ...]]
+        failing_call: str
+        frameworks: set[str]
+        non_rnn: str | None  # a non-RNN cuDNN call at the error
+
+else:  # typing.NamedTuple's class, without importing typing (start-up)
+    _Log = namedtuple("_Log", ("versions", "text", "full", "evidence", "failing_call", "frameworks", "non_rnn"))
 
 
 def _decisive_reason(c: Candidate, log: _Log) -> str:

@@ -30,12 +30,15 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from .localenv import HOW_TAGS, cudnn_int_text
 from .model import RETIRE, Probe
 from .normalize import normalize_line
 from .patterns import compile_pattern
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 OVERRIDE_RANK = 100
 _V = r"\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|post|dev)\d*)*(?:\+[\w.]+)?"  # dotted version, PEP 440-ish suffixes

@@ -12,12 +12,16 @@ import codecs
 import contextlib
 import io
 import re
+from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
 
 from .errors import InputError
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 BLOCK_BYTES = 1 << 20  # 1 MiB: measured faster than 4 MiB (cache) and half the peak RSS
 MAX_LINE = 64 << 10
@@ -37,11 +41,17 @@ class ReadStats:
     cut_lines: int = 0
 
 
-class Block(NamedTuple):
-    """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
-    data: bytes
-    lines: int
+    class Block(NamedTuple):
+        """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are."""
+
+        data: bytes
+        lines: int
+
+else:  # typing.NamedTuple's class, without importing typing (start-up)
+    Block = namedtuple("Block", ("data", "lines"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,10 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 HEADER = "cudnn-doctor env: versions found on this machine"
 

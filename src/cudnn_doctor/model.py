@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCOPES = ("rnn", "cudnn", "cuda")
 SEVERITIES = ("error", "warning")
@@ -32,7 +35,7 @@ class _RecordBlob(bytes):
     cache_blob = True
 
 
-class LazyRecord(Mapping[str, Any]):
+class LazyRecord(Mapping[str, "Any"]):  # a string: typing is not imported at run time
     """A signature's record as written (``Signature.raw``), kept as pickled bytes in the catalog cache and
     unpickled on its first read: the records are most of the cache (1.3 of 1.5 MB for the built-in base), and a
     diagnosis reads those of a few signatures. Use ``dict(raw)`` where a real dict is needed (JSON, YAML)."""

@@ -19,10 +19,15 @@ import itertools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from .input import Source, plain_text_file
 from .match import TRACEBACK_LINES, Matcher
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 MIN_BYTES = 64 << 20
 MIN_BYTES_PER_JOB = 32 << 20
@@ -30,8 +35,6 @@ MAX_JOBS = 8
 QUIET_LINES = 128  # > Matcher.before/after (100), TRACEBACK_LINES (60), rank.CLUSTER_GAP
 SEARCH_BYTES = 1 << 20  # read at a time around a cut while looking for a quiet line (more if none is found)
 MAX_SEARCH = 64 << 20
-
-T = TypeVar("T")
 
 
 def jobs_for(src: Source, jobs: int = 0) -> int:

@@ -17,7 +17,10 @@ import sys
 import threading
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _FLAG_NAMES = ("IGNORECASE", "DOTALL", "VERBOSE")
 _ENGINE = "regex._regex"  # the `regex` package's C extension: what a compiled pattern pickles as

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from .catalog import Catalog
 from .compiled import load_catalog
@@ -30,6 +29,10 @@ from .rank import (
 from .reading import Reader
 from .report import Diagnosis
 from .tracebacks import user_frame
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # what makes a line look like an error (``FooError`` is found by its end), searched in the raw bytes; the
 # lookahead on the first letters lets the engine skip most positions, and the line around a hit is taken by

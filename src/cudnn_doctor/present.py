@@ -27,10 +27,13 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 from .normalize import line_prefix, normalize_line
 from .patterns import LazyRe
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MIN_WIDTH, MAX_WIDTH = 40, 200
 SAMPLE_BYTES = 64 << 10  # the head of a block whose line lengths are looked at for a wrap width

@@ -22,15 +22,17 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
 
 from .model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
+    from typing import TypeVar
+
     from .match import RawMatch
     from .records import CandidateRecord, DeadEndRecord, FindingRecord, WorkaroundRecord
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 CLUSTER_GAP = 4
 CONFIDENCE_THRESHOLD = 0.5

@@ -19,7 +19,6 @@ import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from .cut import ELLIPSES, MIN_LITERAL, CutRead, CutReader, CutResult, context_check, cut_record
 from .input import Block
@@ -29,6 +28,10 @@ from .normalize import normalize_line
 from .patterns import compile_pattern, regex_error
 from .present import present
 from .present import unbalanced as _unbalanced
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SMALL_INPUT = 256 << 10  # a paste: every line's end is looked at for a cut message
 MAX_CUT_LINE = 4000

@@ -8,7 +8,6 @@ list is kept); this module only puts it into records, in the reader's language (
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from .differential import candidate_record
 from .explain import fill_known
@@ -18,7 +17,10 @@ from .render.phrases import rate_text
 from .render.summary import finding_summary, record_summary
 from .version import __version__
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from typing import Any
+
     from .records import (
         BelowThresholdRecord,
         ConsequenceRecord,

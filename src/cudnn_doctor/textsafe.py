@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # ---- the character classes, each named once --------------------------------------------------------
 C0_BUT_TAB_LF = "\x00-\x08\x0b-\x1f"  # CR (\x0d) included

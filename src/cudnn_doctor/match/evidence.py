@@ -12,14 +12,16 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from ..patterns import Lazy, compile_pattern
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
+    from typing import Any
+
     from ..catalog import Catalog
 
 MATCH_TIMEOUT_S = 1.0

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
 
 from ..normalize import normalize_line
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .regexinfo import Confirm
 
 

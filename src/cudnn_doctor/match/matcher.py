@@ -21,7 +21,6 @@ import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from ..input import Block
 from ..model import RETIRE, Probe, Signature
@@ -42,7 +41,10 @@ from .prefilter import Prefilter, _as_block
 from .regexinfo import Confirm, confirm_words, derive_literal, line_local
 from .results import Miss, RawMatch
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
+    from typing import Any
+
     from ..catalog import Catalog
 
 # the CPU time one signature's regex may spend over a whole run (all its searches; CPU, not wall time, so
@@ -73,7 +75,7 @@ _UNSET: Any = object()
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
-Found = tuple[Any, int, int, int]
+Found = tuple["Any", int, int, int]
 
 
 @dataclass(slots=True)

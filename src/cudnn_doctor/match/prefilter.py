@@ -14,10 +14,13 @@ import sys
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
 
 from ..input import Block
 from ..patterns import LazyRe
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SMALL_TEXT = 256 << 10
 

@@ -9,13 +9,15 @@ without colour; rich is only imported when there is colour to render.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
 
 from ..rank import TERMINAL, head
 from ..textsafe import terminal_safe as safe
 from .phrases import cut_note, plural, scope_text, sources_text
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
+    from typing import Any
+
     from ..records import FindingRecord, Report
 
 __all__ = ["plural", "render_terminal", "safe", "sources_text"]
