@@ -31,7 +31,6 @@ import os
 import pickle
 import sys
 import time
-from pathlib import Path
 
 from .errors import DoctorError
 
@@ -46,20 +45,21 @@ _LENGTH = 8
 _DIGEST = 32
 
 
-def cache_dir() -> Path | None:
+def cache_dir() -> str | None:
+    """The cache directory (a path string: a pasted traceback's start-up does not import pathlib)."""
     if os.environ.get(ENV_CACHE):
-        return Path(os.environ[ENV_CACHE])
+        return os.environ[ENV_CACHE]
     base = os.environ.get("XDG_CACHE_HOME") or (
         os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
     ) or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cudnn-doctor"
+    return os.path.join(base, "cudnn-doctor")
 
 
-def key_path() -> Path:
+def key_path() -> str:
     base = os.environ.get("XDG_CONFIG_HOME") or (
         os.environ.get("APPDATA") if sys.platform == "win32" else None
     ) or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "cudnn-doctor" / "cache.key"
+    return os.path.join(base, "cudnn-doctor", "cache.key")
 
 
 def _private(st: os.stat_result) -> bool:
@@ -86,9 +86,9 @@ def _secret(create: bool) -> bytes | None:
     return secret if len(secret) >= 32 else None
 
 
-def _new_secret(path: Path) -> bytes | None:
+def _new_secret(path: str) -> bytes | None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     except FileExistsError:  # another process made it just now
         return _secret(create=False)
@@ -114,8 +114,8 @@ def digest(data: bytes, size: int = 16) -> str:
     return _blake2b(data, digest_size=size).hexdigest()  # type: ignore[no-any-return]
 
 
-def _file(base: Path, key: str, kind: str = "catalog") -> Path:
-    return base / f"{kind}-{_blake2b(key.encode('utf-8', 'surrogatepass'), digest_size=10).hexdigest()}.cache"
+def _file(base: str, key: str, kind: str = "catalog") -> str:
+    return os.path.join(base, f"{kind}-{_blake2b(key.encode('utf-8', 'surrogatepass'), digest_size=10).hexdigest()}.cache")
 
 
 def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
@@ -144,7 +144,7 @@ def load(key: str, kind: str = "catalog") -> Any:
         return None
 
 
-def _read_private(base: Path, path: Path) -> tuple[Any, float] | None:
+def _read_private(base: str, path: str) -> tuple[Any, float] | None:
     """The file's bytes (mapped read-only: the blobs are read from disk only when a record is; a paste reads a
     few of them) and mtime, if the directory and the file are this user's alone (else None)."""
     try:
@@ -265,7 +265,7 @@ def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) 
     if base is None:
         return
     try:
-        base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(base, mode=0o700, exist_ok=True)
         if not _private(os.stat(base)):
             return
         secret = _secret(create=True)
@@ -275,7 +275,7 @@ def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) 
         pickler = _Pickler(out)
         pickler.dump(value)
         core = out.getvalue()
-        tmp = base / f".{kind}-{os.getpid()}.tmp"
+        tmp = os.path.join(base, f".{kind}-{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(_MAGIC + _sign(secret, key, core) + len(core).to_bytes(_LENGTH, "little") + core)
@@ -286,14 +286,19 @@ def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) 
         pass
 
 
-def _prune(base: Path, newest: Path, kind: str, keep: int) -> None:
+def _prune(base: str, newest: str, kind: str, keep: int) -> None:
     entries = []
-    for path in base.glob(f"{kind}-*.cache"):
-        with contextlib.suppress(OSError):
-            entries.append((path == newest, path.stat().st_mtime_ns, path))
+    with os.scandir(base) as listing:
+        names = [entry.name for entry in listing]
+    for name in names:
+        if name.startswith(f"{kind}-") and name.endswith(".cache"):
+            path = os.path.join(base, name)
+            with contextlib.suppress(OSError):
+                entries.append((path == newest, os.stat(path).st_mtime_ns, path))
     for _, _, path in sorted(entries, reverse=True)[keep:]:
         with contextlib.suppress(OSError):
-            path.unlink()
-    for old in base.glob("catalog-*.pickle"):  # the unsigned format of earlier versions
-        with contextlib.suppress(OSError):
-            old.unlink()
+            os.unlink(path)
+    for name in names:
+        if name.startswith("catalog-") and name.endswith(".pickle"):  # the unsigned format of earlier versions
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(base, name))

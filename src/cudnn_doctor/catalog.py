@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .errors import SignatureError
 from .model import Signature
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 ENV_SIGNATURES = "CUDNN_DOCTOR_SIGNATURES"
@@ -23,7 +23,15 @@ EVIDENCE_FILE = "_evidence.yaml"
 NO_FILES = "no signature files here (*.yaml, *.yml, *.json; names starting with '_' or '.' are skipped)"
 MAX_FILE_BYTES = 1 << 20
 MAX_NODES = 50_000
-SCHEMA_PATH = Path(__file__).resolve().parent / "data" / "signature.schema.json"
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "data", "signature.schema.json")
+
+
+def __getattr__(name: str) -> Any:  # SCHEMA_PATH as a Path, made when asked: start-up does not import pathlib
+    if name == "SCHEMA_PATH":
+        from pathlib import Path
+
+        return Path(SCHEMA_FILE)
+    raise AttributeError(name)
 
 
 @dataclass(slots=True)
@@ -47,24 +55,33 @@ class Catalog:
 
 def builtin_dir() -> Path:
     """Where the built-in signatures are: inside the wheel, or the repository's signatures/ folder."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_signatures", here.parents[1] / "signatures"):
-        if candidate.is_dir():
+    from pathlib import Path
+
+    return Path(builtin_root())
+
+
+def builtin_root() -> str:
+    """builtin_dir as a path string (a pasted traceback's start-up does not import pathlib)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for candidate in (os.path.join(here, "_signatures"), os.path.join(os.path.dirname(os.path.dirname(here)), "signatures")):
+        if os.path.isdir(candidate):
             return candidate
     raise SignatureError(["built-in signatures not found: the installation is incomplete (reinstall cudnn-doctor)"])
 
 
 def signature_files(root: Path) -> list[Path]:
     """Signature files under a directory (or the file itself); names starting with '_' are not signatures."""
+    from pathlib import Path
+
     return [Path(p) for p in signature_paths(root)]
 
 
-def signature_paths(root: Path) -> list[str]:
+def signature_paths(root: str | Path) -> list[str]:
     """signature_files as path strings, in the same order: every start lists the knowledge base to key the
     catalog cache, and 2,040 Path objects (the 10x base) cost more than listing and stat-ing the files."""
-    if root.is_file():
+    if os.path.isfile(root):
         return [str(root)]
-    if not root.is_dir():
+    if not os.path.isdir(root):
         raise SignatureError([f"{root}: no such signature file or directory"])
     if not os.access(root, os.R_OK | os.X_OK):
         raise SignatureError([f"{root}: cannot read this signature directory (permission denied)"])
@@ -168,7 +185,8 @@ def _validator() -> Any:
 
         from jsonschema import Draft202012Validator
 
-        schema = json.loads(SCHEMA_PATH.read_text("utf-8"))
+        with open(SCHEMA_FILE, encoding="utf-8") as fh:
+            schema = json.loads(fh.read())
         _VALIDATOR = Draft202012Validator(schema)
     return _VALIDATOR
 
@@ -198,9 +216,16 @@ def schema_problems(path: Path, record: Any) -> list[str]:
 # --------------------------------------------------------------------------- loading
 
 
-def evidence_path(root: Path) -> Path:
+def evidence_path(root: str | Path) -> Path:
     """The evidence sets beside a signature directory (or beside a single signature file)."""
-    return (root if root.is_dir() else root.parent) / EVIDENCE_FILE
+    from pathlib import Path
+
+    return Path(evidence_file(root))
+
+
+def evidence_file(root: str | Path) -> str:
+    """evidence_path as a path string."""
+    return os.path.join(root if os.path.isdir(root) else os.path.dirname(root), EVIDENCE_FILE)
 
 
 def load_evidence(root: Path, problems: list[str]) -> dict[str, tuple[str, ...]]:
@@ -259,16 +284,20 @@ def duplicate_problem(sig: Signature, seen: dict[str, str]) -> str:
 # --------------------------------------------------------------------------- the catalog
 
 
-Root = tuple[Path, bool]  # a signature directory (or file) and whether it is the built-in base
+# a signature directory (or file) and whether it is the built-in base: the built-in one as a string (start-up)
+Root = tuple["str | Path", bool]
 
 
 def catalog_roots(extra_dirs: Sequence[str | os.PathLike[str]], *, builtin: bool, use_env: bool) -> list[Root]:
     """The built-in base, then ``extra_dirs``, then ``CUDNN_DOCTOR_SIGNATURES`` (os.pathsep-separated)."""
-    roots: list[Root] = [(builtin_dir(), True)] if builtin else []
-    user = [Path(d) for d in extra_dirs]
+    roots: list[Root] = [(builtin_root(), True)] if builtin else []
+    user = [*extra_dirs]
     if use_env and os.environ.get(ENV_SIGNATURES):
-        user += [Path(d) for d in os.environ[ENV_SIGNATURES].split(os.pathsep) if d]
-    roots += [(p, False) for p in user]
+        user += [d for d in os.environ[ENV_SIGNATURES].split(os.pathsep) if d]
+    if user:
+        from pathlib import Path
+
+        roots += [(Path(d), False) for d in user]
     if not roots:
         raise SignatureError(["no signatures: --no-builtin needs at least one --signatures DIR"])
     return roots

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .errors import UsageError
 from .render import Format
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 LANGS = ("en", "zh")
@@ -141,7 +141,19 @@ def to_ratio(value: str | float | None) -> float:
 
 
 def _path(value: str | Path | None) -> Path | None:
-    return None if value is None or value == "" else Path(value)
+    if value is None or value == "":
+        return None
+    from pathlib import Path  # here: a paste with no path option does not import pathlib (start-up)
+
+    return Path(value)
+
+
+def _paths(values: Sequence[str | Path] | None) -> list[Path]:
+    if not values:
+        return []
+    from pathlib import Path
+
+    return [Path(p) for p in values]
 
 
 @dataclass
@@ -166,7 +178,7 @@ class DiagnoseArgs:
         return cls(
             files=list(values.get("files") or []),
             fmt=to_format(values.get("fmt")) or Format.terminal,
-            signatures=[Path(p) for p in values.get("signatures") or []],
+            signatures=_paths(values.get("signatures")),
             no_builtin=bool(values.get("no_builtin")),
             lang=to_lang(values.get("lang")),
             env=to_env(values.get("env")),
@@ -198,7 +210,7 @@ class RunArgs:
             command=list(values.get("command") or []),
             fmt=to_format(values.get("fmt"), None),
             output=_path(values.get("output")),
-            signatures=[Path(p) for p in values.get("signatures") or []],
+            signatures=_paths(values.get("signatures")),
             no_builtin=bool(values.get("no_builtin")),
             lang=to_lang(values.get("lang")),
             env=to_env(values.get("env")),

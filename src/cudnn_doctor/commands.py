@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from .cliopts import DiagnoseArgs, RunArgs
 from .errors import DoctorError, SignatureError, UsageError
@@ -19,6 +18,7 @@ from .render import Format
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up)
+    from pathlib import Path
     from typing import Any, NoReturn
 
     from .catalog import Catalog

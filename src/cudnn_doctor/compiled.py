@@ -13,14 +13,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from .catalog import SCHEMA_PATH, Catalog, catalog_roots, evidence_path, read_catalog, root_files
+from .catalog import SCHEMA_FILE, Catalog, catalog_roots, evidence_file, read_catalog, root_files
 from .model import LazyRecord
 from .version import __version__
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 _CACHE_FORMAT = 9
@@ -50,31 +50,37 @@ def load_catalog(
     roots = catalog_roots(extra_dirs, builtin=builtin, use_env=use_env)
     files = root_files(roots)
     if not use_cache:
-        return read_catalog(roots, [[Path(p) for p in group] for group in files])
+        return read_catalog(roots, _as_paths(files))
     from . import cache
     from .patterns import restore
 
-    key = _fingerprint([f for group in files for f in group], [*(evidence_path(r) for r, _ in roots), SCHEMA_PATH])
+    key = _fingerprint([f for group in files for f in group], [*(evidence_file(r) for r, _ in roots), SCHEMA_FILE])
     cached = cache.load(key)
     if cached is not None:
         catalog, patterns = cached
         restore(patterns)
         return catalog
     # the same lean catalog whether from the files or the cache
-    catalog = _lean(read_catalog(roots, [[Path(p) for p in group] for group in files]))
+    catalog = _lean(read_catalog(roots, _as_paths(files)))
     cache.store(key, (catalog, _warm_patterns(catalog)))
     return catalog
 
 
-def _fingerprint(files: Sequence[str | Path], extra: Sequence[Path]) -> str:
+def _as_paths(files: list[list[str]]) -> list[list[Path]]:
+    from pathlib import Path  # here: a cached start-up does not import pathlib
+
+    return [[Path(p) for p in group] for group in files]
+
+
+def _fingerprint(files: Sequence[str | Path], extra: Sequence[str | Path]) -> str:
     """Every input that shapes the cached catalog: each signature file's path, size and mtime, the schema
     and evidence files, cudnn-doctor's own modules (an edited checkout), its version, the Python and
     `regex` C extension (the cache holds compiled `regex` programs) and the cache format."""
     from .patterns import regex_engine_file
 
-    here = Path(__file__).resolve().parent
+    here = os.path.dirname(os.path.realpath(__file__))
     parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:{regex_engine_file()}"]
-    code = [here / f"{name}.py" for name in _SHAPING_MODULES]
+    code = [os.path.join(here, f"{name}.py") for name in _SHAPING_MODULES]
     for p in [*files, *extra, *code]:
         try:
             st = os.stat(p)

@@ -15,12 +15,12 @@ import re
 from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import InputError
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, BinaryIO
 
 BLOCK_BYTES = 1 << 20  # 1 MiB: measured faster than 4 MiB (cache) and half the peak RSS
@@ -76,6 +76,8 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
                 continue
             out.append(Source("<stdin>", lambda s=stdin: s))
             continue
+        from pathlib import Path  # here: a paste on standard input does not import pathlib (start-up)
+
         path = Path(arg)
         if path.is_dir():
             files = sorted(
