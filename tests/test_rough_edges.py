@@ -423,7 +423,12 @@ def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.Monkey
         assert str(Path(module.__file__).resolve()) in compiled._fingerprint([], [])
 
 
-def test_compiled_patterns_run_without_the_regex_package(fresh_cache: Path) -> None:
+@pytest.mark.parametrize("paste", [
+    "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED when calling cudnnRNNBackwardData_v8\n",
+    # a bare status: its differential searches the log for each candidate cause's evidence
+    "Traceback (most recent call last):\nRuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED\n",
+])
+def test_compiled_patterns_run_without_the_regex_package(fresh_cache: Path, paste: str) -> None:
     """A warm cache's patterns are unpickled with the `regex` C extension alone: a pasted traceback's
     diagnosis never imports the package (its parser), and it gives the same findings as one that does."""
     code = (
@@ -433,7 +438,6 @@ def test_compiled_patterns_run_without_the_regex_package(fresh_cache: Path) -> N
         "print(' '.join(f.id for f in d.findings))\n"
         "print('regex' in sys.modules, 'regex._regex_core' in sys.modules)\n"
     )
-    paste = "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED when calling cudnnRNNBackwardData_v8\n"
     argv = [sys.executable, "-c", code]
     cold = subprocess.run(argv, input=paste, capture_output=True, text=True, timeout=120)  # fills the cache
     warm = subprocess.run(argv, input=paste, capture_output=True, text=True, timeout=120)

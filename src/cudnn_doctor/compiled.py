@@ -10,6 +10,7 @@ patterns, and none of them imports it (no import circle).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -28,7 +29,7 @@ _CACHE_FORMAT = 9
 # the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
 _SHAPING_MODULES = (
     "catalog", "build", "semantic", "compiled", "model", "patterns", "environment", "tracebacks",
-    "conditions", "cache", "version",
+    "conditions", "cache", "version", "differential",
     *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "evidence", "results", "matcher")),
 )
 
@@ -105,13 +106,17 @@ def _lean(catalog: Catalog) -> Catalog:
 def _warm_patterns(catalog: Catalog) -> dict[Any, Any]:
     """Compile everything a diagnose with this catalog needs, for the cache (see patterns.py)."""
     from . import match, tracebacks
+    from .differential import search_patterns
     from .environment import DETECTORS, EnvironmentCollector
     from .match import Matcher
-    from .patterns import snapshot, warm_module
+    from .patterns import compile_pattern, snapshot, warm_module
 
     Matcher(catalog, probes=EnvironmentCollector().probes()).warm()
     for detector in DETECTORS:
         _ = detector.regex
     warm_module(tracebacks)
     warm_module(match)
+    for part in search_patterns(catalog.signatures, catalog.evidence):
+        with contextlib.suppress(Exception):  # a bad pattern is the differential's to skip (its _search)
+            compile_pattern(part, ("IGNORECASE",))
     return snapshot()

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .model import Candidate, Finding, Signature, localized
 
@@ -175,6 +175,19 @@ def _version_reason(applies: Iterable[tuple[str, str]], fixed_in: Iterable[tuple
         if have is not None and version_in(have, f">={fixed}") is True:
             return f"fixed in {component} {fixed}; the log shows {component} {have}"
     return ""
+
+
+def search_patterns(signatures: Iterable[Signature], evidence: Mapping[str, tuple[str, ...]]) -> Iterator[str]:
+    """Every pattern _search may compile for a catalog (compiled._warm_patterns keeps them in the catalog
+    cache: a pasted bare cuDNN status then compiles nothing): the ``@non_rnn`` set, each candidate's needed
+    evidence (its signature's ``require_any``) and each entry's ``ruled_out_by``."""
+    items = ["@non_rnn"]
+    for sig in signatures:
+        items += sig.context.require_any
+        for e in sig.differential:
+            items += e.ruled_out_by
+    for item in dict.fromkeys(items):
+        yield from evidence.get(item[1:], ()) if item.startswith("@") else (item,)
 
 
 def _search(patterns: Iterable[str], text: str, evidence: Mapping[str, tuple[str, ...]]) -> str | None:
