@@ -923,7 +923,7 @@ def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path) -
     assert "CUDNN_STATUS_NOT_SUPPORTED" in proc.stdout, proc.stdout + proc.stderr
     loaded = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", proc.stderr, re.M)}
     assert "cudnn_doctor.pipeline" in loaded  # the diagnosis did run in this process
-    unused = {"yaml", "jsonschema", "packaging", "hashlib", "typing", "pathlib", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich"}
+    unused = {"yaml", "jsonschema", "packaging", "hashlib", "typing", "pathlib", "threading", "regex", "cudnn_doctor.localenv", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich"}
     assert not unused & loaded, unused & loaded
 
 

@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .localenv import HOW_TAGS, cudnn_int_text
 from .model import RETIRE, Probe
 from .normalize import normalize_line
 from .patterns import compile_pattern
@@ -39,6 +38,24 @@ from .patterns import compile_pattern
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
+
+# The "(how)" tags of ``cudnn-doctor env`` lines (localenv.py writes them); the detector below keys on these exact
+# texts.
+HOW_PACKAGE = "installed package"
+HOW_CUDNN_CALL = "cudnnGetVersion"
+HOW_CUDNN_FILE = "libcudnn file"
+HOW_SMI = "nvidia-smi"
+HOW_PYTHON = "this interpreter"
+HOW_OS = "platform"
+HOW_TAGS = (HOW_PACKAGE, HOW_CUDNN_CALL, HOW_CUDNN_FILE, HOW_SMI, HOW_PYTHON, HOW_OS)
+
+
+def cudnn_int_text(n: int) -> str:
+    """cudnnGetVersion()/CUDNN_VERSION as dotted text: 7605 -> 7.6.5, 8906 -> 8.9.6, 90100 -> 9.1.0."""
+    if n >= 10000:
+        return f"{n // 10000}.{(n % 10000) // 100}.{n % 100}"
+    return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
+
 
 OVERRIDE_RANK = 100
 _V = r"\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|post|dev)\d*)*(?:\+[\w.]+)?"  # dotted version, PEP 440-ish suffixes

@@ -16,20 +16,24 @@ import re
 import sys
 from dataclasses import dataclass, field
 
+# the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
+# (environment.py): a diagnosis does not import this module
+from .environment import (
+    HOW_CUDNN_CALL,
+    HOW_CUDNN_FILE,
+    HOW_OS,
+    HOW_PACKAGE,
+    HOW_PYTHON,
+    HOW_SMI,
+    cudnn_int_text,
+)
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 HEADER = "cudnn-doctor env: versions found on this machine"
 
-# The "(how)" tags of ``env`` lines; environment.py keys its detector on these exact texts.
-HOW_PACKAGE = "installed package"
-HOW_CUDNN_CALL = "cudnnGetVersion"
-HOW_CUDNN_FILE = "libcudnn file"
-HOW_SMI = "nvidia-smi"
-HOW_PYTHON = "this interpreter"
-HOW_OS = "platform"
-HOW_TAGS = (HOW_PACKAGE, HOW_CUDNN_CALL, HOW_CUDNN_FILE, HOW_SMI, HOW_PYTHON, HOW_OS)
 
 # Distributions looked up with importlib.metadata (order = output order).
 PACKAGES = (
@@ -95,13 +99,6 @@ class LocalEnv:
         value = " ".join(str(value).split())
         if value:
             self.facts.append(Fact(component, value, how, path))
-
-
-def cudnn_int_text(n: int) -> str:
-    """cudnnGetVersion()/CUDNN_VERSION as dotted text: 7605 -> 7.6.5, 8906 -> 8.9.6, 90100 -> 9.1.0."""
-    if n >= 10000:
-        return f"{n // 10000}.{(n % 10000) // 100}.{n % 100}"
-    return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
 
 
 def _packages(env: LocalEnv) -> None:

@@ -9,12 +9,12 @@ with the package's C extension alone (_regex_engine), and the package is importe
 
 from __future__ import annotations
 
+import _thread  # threading's own primitives, without importing threading (start-up)
 import io
 import os
 import pickle
 import re
 import sys
-import threading
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -76,7 +76,7 @@ def _engine_spec() -> Any:
 
 
 _engine: Any = None
-_engine_lock = threading.Lock()  # the threads of a Dask worker unpickle patterns at once
+_engine_lock = _thread.allocate_lock()  # the threads of a Dask worker unpickle patterns at once
 
 
 def _regex_engine() -> Any:

@@ -7,11 +7,11 @@ hyperscan also reports, in the same pass, which of the Confirm words (regexinfo.
 
 from __future__ import annotations
 
+import _thread  # threading's get_ident, without importing threading (start-up)
 import contextlib
 import os
 import re
 import sys
-import threading
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -93,7 +93,7 @@ class Prefilter:
         """One Prefilter per set of literals in a process (it keeps no state of a scan): the Matchers of
         many small logs (triage) share its compiled hyperscan database and trie."""
         return _shared_prefilter(
-            tuple(sorted({lit.lower() for lit in literals if lit})), tuple(sorted(set(words))), threading.get_ident()
+            tuple(sorted({lit.lower() for lit in literals if lit})), tuple(sorted(set(words))), _thread.get_ident()
         )
 
     def _load_hyperscan(self) -> Any:
@@ -224,7 +224,7 @@ class Prefilter:
 
 
 @lru_cache(maxsize=64)
-def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool], ...], _thread: int) -> Prefilter:
+def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool], ...], _thread_id: int) -> Prefilter:
     # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
     return Prefilter(literals, words)
 
