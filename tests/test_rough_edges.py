@@ -906,17 +906,21 @@ def test_every_command_has_help_with_the_installed_typer() -> None:
         assert result.returncode == 0 and "Usage" in result.stdout, (name, result.stderr[-300:])
 
 
-def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path) -> None:
-    """python -X importtime on a warm cache: a pasted traceback's diagnosis (terminal output) loads no YAML,
-    schema, version-specifier, OpenSSL-backed hashing, hyperscan, gzip, JSON or typer/rich module; each
-    is tens of milliseconds of a start-up that is meant to stay close to Python's own."""
+@pytest.mark.parametrize("how", ["stdin", "file"])
+def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path, tmp_path: Path, how: str) -> None:
+    """python -X importtime on a warm cache: a pasted traceback's diagnosis (terminal output), on standard
+    input or as a file argument, loads no YAML, schema, version-specifier, OpenSSL-backed hashing, hyperscan,
+    gzip, JSON, typer/rich, typing, pathlib or threading module; each costs milliseconds of a start-up that
+    is meant to stay close to Python's own."""
     paste = "\n".join([
         "Traceback (most recent call last):",
         '  File "train.py", line 57, in <module>',
         "    out, h = model(x)",
         "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED",
     ])
-    argv = [sys.executable, "-X", "importtime", "-m", "cudnn_doctor", "diagnose", "-"]
+    log = tmp_path / "train.log"
+    log.write_text(paste)
+    argv = [sys.executable, "-X", "importtime", "-m", "cudnn_doctor", "diagnose", "-" if how == "stdin" else str(log)]
     env = {**os.environ, "NO_COLOR": "1"}
     subprocess.run(argv, input=paste, capture_output=True, text=True, env=env, timeout=120)  # builds the cache
     proc = subprocess.run(argv, input=paste, capture_output=True, text=True, env=env, timeout=120)
@@ -925,6 +929,23 @@ def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path) -
     assert "cudnn_doctor.pipeline" in loaded  # the diagnosis did run in this process
     unused = {"yaml", "jsonschema", "packaging", "hashlib", "typing", "pathlib", "threading", "regex", "cudnn_doctor.localenv", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich"}
     assert not unused & loaded, unused & loaded
+
+
+@pytest.mark.parametrize("spelling", ["x.log", "./x.log", "d/../x.log", "d//y.log", "d/./y.log", "{tmp}/x.log", "{tmp}//d/y.log", "d/"])
+def test_file_arguments_are_named_as_path_prints_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str) -> None:
+    """A plain file argument skips pathlib (start-up); its source is named exactly as Path names the others."""
+    from cudnn_doctor.input import sources_from_args
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "x.log").write_text("a\n")
+    (tmp_path / "d" / "y.log").write_text("b\n")
+    monkeypatch.chdir(tmp_path)
+    arg = spelling.format(tmp=tmp_path)
+    sources, problems = sources_from_args([arg], None)
+    assert not problems and sources
+    expected = [str(p) for p in sorted(Path(arg).rglob("*"))] if Path(arg).is_dir() else [str(Path(arg))]
+    assert [s.name for s in sources] == expected
+    assert all(s.path == s.name and s.size == 2 for s in sources)
 
 
 def test_signature_paths_keep_path_order(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import io
+import os
 import re
 from collections import namedtuple
 from collections.abc import Callable, Iterator
@@ -76,7 +77,10 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
                 continue
             out.append(Source("<stdin>", lambda s=stdin: s))
             continue
-        from pathlib import Path  # here: a paste on standard input does not import pathlib (start-up)
+        if _plain_file(arg):  # the common case, without pathlib (start-up)
+            out.append(Source(arg, _file_opener(arg), _size(arg), path=arg))
+            continue
+        from pathlib import Path
 
         path = Path(arg)
         if path.is_dir():
@@ -129,14 +133,23 @@ def notebook_sources(path: Path) -> list[Source] | None:
     return out or [Source(str(path), lambda: io.BytesIO(b""), 0)]
 
 
-def _size(path: Path) -> int | None:
+def _plain_file(arg: str) -> bool:
+    """A regular file whose name Path would print unchanged (POSIX; no '.', empty or trailing component)
+    and that is not a notebook: sources_from_args names it as given, without making a Path."""
+    if os.sep != "/" or not arg or arg.lower().endswith(".ipynb"):
+        return False
+    parts = arg.split("/")[1:] if arg.startswith("/") else arg.split("/")
+    return all(part not in ("", ".") for part in parts) and os.path.isfile(arg)
+
+
+def _size(path: str | Path) -> int | None:
     try:
-        return path.stat().st_size
+        return os.stat(path).st_size
     except OSError:
         return None
 
 
-def _file_opener(path: Path) -> Callable[[], BinaryIO]:
+def _file_opener(path: str | Path) -> Callable[[], BinaryIO]:
     def opener() -> BinaryIO:
         try:
             return open(path, "rb")  # closed by read_blocks
