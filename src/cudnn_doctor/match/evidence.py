@@ -276,7 +276,7 @@ class _Evidence:
         if maybe is None:
             joinable = _joinable(lines)  # not in the raw bytes: a colour code may split it there
             maybe = lines.memo[key] = tuple(lit for lit in lits if joinable or self._in_raw(lit, lines) is not False)
-        if not maybe or piece is None:
+        if not maybe or piece is None or lines.memo.get("scanned") is None:  # no hyperscan pass: no piece pass
             return maybe
         if piece.words is None:
             found = self._words_in(piece.clean) if self._words_in else None
