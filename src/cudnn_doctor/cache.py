@@ -291,14 +291,12 @@ def _prune(base: str, newest: str, kind: str, keep: int) -> None:
     with os.scandir(base) as listing:
         names = [entry.name for entry in listing]
     for name in names:
-        if name.startswith(f"{kind}-") and name.endswith(".cache"):
-            path = os.path.join(base, name)
-            with contextlib.suppress(OSError):
+        path = os.path.join(base, name)
+        with contextlib.suppress(OSError):
+            if name.startswith(f"{kind}-") and name.endswith(".cache"):
                 entries.append((path == newest, os.stat(path).st_mtime_ns, path))
+            elif name.startswith("catalog-") and name.endswith(".pickle"):  # the unsigned format of earlier versions
+                os.unlink(path)
     for _, _, path in sorted(entries, reverse=True)[keep:]:
         with contextlib.suppress(OSError):
             os.unlink(path)
-    for name in names:
-        if name.startswith("catalog-") and name.endswith(".pickle"):  # the unsigned format of earlier versions
-            with contextlib.suppress(OSError):
-                os.unlink(os.path.join(base, name))

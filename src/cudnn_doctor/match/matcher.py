@@ -155,9 +155,8 @@ class Matcher:
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
         self._retired: set[int] = set()
         self._next_prefilter: Prefilter | None = None
-        self._common_dropped = False  # _drop_common ran (after the first big window)
         self._piece_prefilter: Prefilter | None = None  # every word (_words_in)
-        self._all_words: tuple[tuple[bytes, bool], ...] = ()  # _confirm_all's words
+        self._all_words: tuple[tuple[bytes, bool], ...] = ()  # _confirm_all's words, once _drop_common ran
         self._dropped: set[tuple[bytes, bool]] = set()  # those left out of the windows' pass (_drop_common)
         self._restores = 0  # how many times dropped words were put back (_restore_missed)
         probe_by_literal: dict[str, list[int]] = {}
@@ -248,7 +247,7 @@ class Matcher:
         if self._next_prefilter is not None:
             self.prefilter, self._next_prefilter = self._next_prefilter, None
         firsts: dict[tuple[bytes, bool], int] | None = None
-        if not self._common_dropped and self.prefilter.words and len(lines.data) >= CONFIRM_FROM:
+        if not self._all_words and self.prefilter.words and len(lines.data) >= CONFIRM_FROM:
             firsts = {}
         hits, present = self.prefilter.scan_words(lines.data, core_start, core_end, firsts)
         if not self.prefilter.words:  # a prefilter made before the first big window: it knows no words
@@ -267,7 +266,6 @@ class Matcher:
         window is one ``find`` that stops near its start (lines._has_word), and clean pieces are still
         scanned for every word (_words_in). A dropped word a window lacks goes back (_restore_missed).
         Which words are dropped changes the speed only, never a result."""
-        self._common_dropped = True
         self._all_words = self._words or ()
         tail = data[-COMMON_WITHIN:]
         low_tail = tail.lower()
