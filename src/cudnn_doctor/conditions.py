@@ -33,6 +33,8 @@ class ConditionError(ValueError):
 
 @dataclass(frozen=True)
 class _Tok:
+    """A token of a condition expression: its kind (the _TOKEN group that matched) and text."""
+
     kind: str
     text: str
 

@@ -65,6 +65,8 @@ Emit = Callable[[re.Match[str]], Iterable[tuple[str, str]]]
 
 @dataclass(frozen=True, slots=True)
 class Detector:
+    """A probe for one environment fact (a version, a device): its prefilter literals and its regex."""
+
     name: str
     literals: tuple[str, ...]
     source: str  # the regex, compiled on first use (patterns.py caches it with the catalog)

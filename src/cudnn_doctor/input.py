@@ -37,6 +37,8 @@ GZIP_FLOOR = 256 << 20
 
 @dataclass(slots=True)
 class ReadStats:
+    """What reading a source took in: bytes, lines, and lines cut at MAX_LINE."""
+
     bytes_read: int = 0
     lines: int = 0
     cut_lines: int = 0

@@ -74,6 +74,8 @@ SMI_TIMEOUT_S = 5.0
 
 @dataclass(slots=True)
 class Fact:
+    """One fact about this machine's stack (a component's version) and how it was learned."""
+
     component: str
     value: str
     how: str
@@ -91,6 +93,8 @@ class Fact:
 
 @dataclass(slots=True)
 class LocalEnv:
+    """What `cudnn-doctor env` learned about this machine: its facts, what it could not find, notes."""
+
     facts: list[Fact] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

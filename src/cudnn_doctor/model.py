@@ -93,12 +93,16 @@ def localized(obj: object, name: str, lang: str = "en") -> str:
 
 @dataclass(frozen=True, eq=False)
 class Reference:
+    """A link the knowledge cites (an issue thread, a doc page) and its title."""
+
     url: str
     title: str = ""
 
 
 @dataclass(frozen=True, eq=False)
 class DeadEnd:
+    """A fix known NOT to work, why it fails, how often (with its verification_tier) and its sources."""
+
     action: str
     why_fails: str
     fail_rate: float | None = None
@@ -111,6 +115,8 @@ class DeadEnd:
 
 @dataclass(frozen=True, eq=False)
 class Workaround:
+    """A fix that works: how, its success rate (with its verification_tier), effort, where it applies."""
+
     action: str
     how: str = ""
     success_rate: float | None = None
@@ -134,6 +140,8 @@ class Case:
 
 @dataclass(frozen=True, eq=False)
 class Example:
+    """A realistic log the signature must match (or, as a counter-example, must not) and its captures."""
+
     text: str
     name: str = ""
     captures: tuple[tuple[str, str | None], ...] = ()
@@ -142,6 +150,8 @@ class Example:
 
 @dataclass(frozen=True, eq=False)
 class GraphEdge:
+    """A link to another signature (leads_to, preceded_by, confused_with) and how to tell them apart."""
+
     id: str
     how_to_tell: str = ""
 
@@ -176,6 +186,8 @@ class DifferentialEntry:
 
 @dataclass(frozen=True, eq=False)
 class Context:
+    """Lines around a match that must (require_any), must not (exclude_any) or may (support_any) appear."""
+
     require_any: tuple[str, ...] = ()
     exclude_any: tuple[str, ...] = ()
     support_any: tuple[str, ...] = ()

@@ -49,6 +49,8 @@ MAX_SKIPPED_WARNINGS = 20
 
 @dataclass(slots=True)
 class Options:
+    """How a diagnosis runs: language, environment, confidence threshold, timeouts and processes."""
+
     lang: str = "en"
     env: Mapping[str, str] = field(default_factory=dict)
     threshold: float = CONFIDENCE_THRESHOLD

@@ -41,6 +41,8 @@ _ELLIPSES = ELLIPSES
 
 @dataclass(slots=True)
 class _Segment:
+    """One block's lines as the matcher saw them (presentation undone) against the original's lines."""
+
     new_first: int  # absolute line (1-based) of the block's first line as the matcher sees it
     orig_first: int  # the same in the original input
     count: int  # lines as the matcher sees them
@@ -94,6 +96,8 @@ class LineMap:
 
 @dataclass(slots=True)
 class _Seen:
+    """A block already read, kept for the matches that need the lines around them."""
+
     block: Block
     first: int  # presented absolute line of its first line
     small: bool

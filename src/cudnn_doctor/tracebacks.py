@@ -77,6 +77,8 @@ _JULIA_LIBRARY_MODULES = frozenset({"Base", "Core", "Main.Base"})
 
 @dataclass(frozen=True, slots=True)
 class Frame:
+    """A stack frame read from a traceback (Python, C++, Julia, Lua, a notebook cell)."""
+
     file: str
     line: int
     func: str
@@ -95,6 +97,8 @@ class Frame:
 
 @dataclass(slots=True)
 class _Raw:
+    """A frame as parsed, before library frames are told apart from the user's."""
+
     file: str
     line: int
     func: str

@@ -381,6 +381,8 @@ def run_dask(
 
 @dataclass(slots=True)
 class SignatureRow:
+    """One signature's line in a triage report: how many logs, first and last seen, example logs."""
+
     id: str
     title: str
     severity: str
@@ -398,6 +400,8 @@ class SignatureRow:
 
 @dataclass(slots=True)
 class Summary:
+    """A triage run's aggregate: logs read, logs with findings, errors, bytes and a row per signature."""
+
     logs: int = 0
     with_findings: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)

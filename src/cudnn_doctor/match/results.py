@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class RawMatch:
+    """A signature's message found in a source, before ranking: where, what it captured, its evidence."""
+
     sig: Signature
     source: str
     line: int
@@ -29,6 +31,8 @@ class RawMatch:
 
 @dataclass(slots=True)
 class Miss:
+    """A signature whose message was found but whose context ruled it out (a near miss), and why."""
+
     sig: Signature
     source: str
     line: int
