@@ -9,8 +9,7 @@ has no calls other than ``has`` and no attribute access, so a hostile signature 
 from __future__ import annotations
 
 import re
-import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -19,6 +18,14 @@ if TYPE_CHECKING:
 
 Values = Mapping[str, "str | None"]
 Predicate = Callable[[Values], bool]
+
+try:  # what string.Formatter().parse calls, without importing `string` (its Template compiles a regex at import)
+    from _string import formatter_parser
+except ImportError:  # pragma: no cover - another interpreter
+    import string
+
+    def formatter_parser(template: str) -> Iterator[tuple[str, str | None, str | None, str | None]]:
+        return string.Formatter().parse(template)
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>-?\d+(?:\.\d+)?)|(?P<str>'[^']*'|\"[^\"]*\")|(?P<op>==|!=|<=|>=|<|>|\(|\)|,|//|[-+*/%])"
@@ -217,13 +224,13 @@ def compile_condition(source: str) -> Predicate:
 
 def template_fields(template: str) -> list[str]:
     """Names of the ``{placeholders}`` in a template (raises ValueError on bad braces)."""
-    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+    return [name for _, name, _, _ in formatter_parser(template) if name]
 
 
 def fill(template: str, values: Values) -> str | None:
     """Fill ``{name}`` placeholders; None when one has no value (so the caller tries another case)."""
     out = []
-    for literal, name, _spec, _conv in string.Formatter().parse(template):
+    for literal, name, _spec, _conv in formatter_parser(template):
         out.append(literal)
         if name:
             value = values.get(name)

@@ -24,11 +24,11 @@ Which signatures are generic status signatures is defined here, once (:data:`GEN
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from .model import Candidate, Finding, Signature, localized
+from .patterns import LazyRe
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ def _search(patterns: Iterable[str], text: str, evidence: Mapping[str, tuple[str
     return None
 
 
-_API = re.compile(r"cudnn[A-Z][A-Za-z0-9]+")
+_API = LazyRe(r"cudnn[A-Z][A-Za-z0-9]+")
 
 
 def api_names(pattern: str) -> tuple[str, ...]:
@@ -220,7 +220,7 @@ def _same_call(a: str, b: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
-_FRAME_MARKS = re.compile(r"\\\.py|\.py\b|\\\.jl|\.jl\b|\\\.lua|\.lua\b|\bFile\b|\bline\b|\bin function\b|::|\[/\\\\|\\\(")
+_FRAME_MARKS = LazyRe(r"\\\.py|\.py\b|\\\.jl|\.jl\b|\\\.lua|\.lua\b|\bFile\b|\bline\b|\bin function\b|::|\[/\\\\|\\\(")
 
 
 def frame_like(item: str) -> bool:
@@ -234,7 +234,7 @@ def frame_like(item: str) -> bool:
 
 # a traceback of the backward pass: autograd runs the RNN's backward in C++, so the forward frames a cause
 # names (the user's call, rnn.py) are not in it even when that cause is the one
-_BACKWARD = re.compile(r"\.backward\(|run_backward|autograd[/\\]__init__\.py|in backward\b|_backward_pass|gradients_util\.py")
+_BACKWARD = LazyRe(r"\.backward\(|run_backward|autograd[/\\]__init__\.py|in backward\b|_backward_pass|gradients_util\.py")
 
 
 # frameworks that can be the same run: Keras 3 runs on TensorFlow, PyTorch or JAX; Chainer runs on CuPy
@@ -245,7 +245,7 @@ _SAME_RUN = {
 }
 _GENERAL = {"", "any", "cudnn", "cuda"}
 # a traceback frame's package: the framework that raised the error
-_FRAME_PACKAGE = re.compile(
+_FRAME_PACKAGE = LazyRe(
     r"(?:^|(?<=[\s/\\'\"(]))(torch|tensorflow|tensorflow_core|tf_keras|keras|jax|jaxlib|flax|mxnet|paddle|chainer|cupy|cupy_backends"
     r"|onnxruntime)[/\\]|\b(Flux|CuArrays|CUDA)[/\\][^\n]*\.jl\b"
 )

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from .model import RETIRE, Probe
 from .normalize import normalize_line
-from .patterns import compile_pattern
+from .patterns import LazyRe, compile_pattern
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -192,8 +192,8 @@ def _package_value(component: str, version: str) -> str | None:
     return version
 
 
-_CONDA_BUILD = re.compile(r"cuda(?P<cuda>\d+\.\d+)_cudnn(?P<cudnn>\d+\.\d+(?:\.\d+)?)")
-_LOCAL_CUDA = re.compile(r"\+cu(?P<cu>\d{2,3})\b")
+_CONDA_BUILD = LazyRe(r"cuda(?P<cuda>\d+\.\d+)_cudnn(?P<cudnn>\d+\.\d+(?:\.\d+)?)")
+_LOCAL_CUDA = LazyRe(r"\+cu(?P<cu>\d{2,3})\b")
 
 
 def _package_row(m: re.Match[str]) -> Iterable[tuple[str, str]]:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping
 from functools import lru_cache
 
-from .conditions import Predicate, compile_condition, fill
+from .conditions import Predicate, compile_condition, fill, formatter_parser
 from .model import Case, Signature, localized
 
 
@@ -43,7 +42,7 @@ def fill_known(template: str, sig: Signature, captures: Mapping[str, str | None]
         return template
     values = values_for(sig, captures)
     try:
-        parts = string.Formatter().parse(template)
+        parts = formatter_parser(template)
         return "".join(lit + ((str(values.get(name) or f"<{name}>")) if name else "") for lit, name, _, _ in parts)
     except ValueError:
         return template

@@ -12,12 +12,12 @@ import codecs
 import contextlib
 import io
 import os
-import re
 from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .errors import InputError
+from .patterns import LazyRe
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ BLOCK_BYTES = 1 << 20  # 1 MiB: measured faster than 4 MiB (cache) and half the 
 MAX_LINE = 64 << 10
 _HEAD_KEEP = 8 << 10
 _TAIL_KEEP = MAX_LINE - _HEAD_KEEP
-_LONG_LINE = re.compile(rb"[^\n]{%d,}" % (MAX_LINE + 1))
+_LONG_LINE = LazyRe(rb"[^\n]{%d,}" % (MAX_LINE + 1))
 # a gzip log may expand to GZIP_MAX_RATIO times the compressed bytes read so far (and GZIP_FLOOR in any
 # case): real logs compress 5-20x; a gzip bomb expands ~1000x (58 MB -> 16 GiB took 82 s before this)
 GZIP_MAX_RATIO = 50.0
@@ -363,7 +363,7 @@ def _has_long_line(block: bytes) -> bool:
     return False
 
 
-_MARKER = re.compile(rb" \[\.\.\. (\d+) bytes cut by cudnn-doctor \.\.\.\] ")
+_MARKER = LazyRe(rb" \[\.\.\. (\d+) bytes cut by cudnn-doctor \.\.\.\] ")
 
 
 def _cut_long(line: bytes, stats: ReadStats, again: bool = False) -> bytes:

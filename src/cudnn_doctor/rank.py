@@ -19,11 +19,11 @@
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
+from .patterns import LazyRe
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
@@ -204,8 +204,8 @@ def apply_versions(finding: Finding, versions: dict[str, str]) -> None:
             finding.confidence = round(max(0.0, finding.confidence - 0.35), 2)
 
 
-_RELEASE_CLAUSE = re.compile(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
-_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+_RELEASE_CLAUSE = LazyRe(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
+_RELEASE = LazyRe(r"\d+(?:\.\d+)*")
 _COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt}
 
 

@@ -15,15 +15,18 @@ once below; each consumer takes the classes it must not pass on:
 ``md_text/md_code/md_block``   Markdown: prose escaped, code spans and fences longer than any backtick run
 =============================  =============================================================================
 
-Only ``re`` and the standard library: the start-up path imports this module, so only the patterns that
-path uses (normalize, terminal) are compiled at import; the others on first use. ``ANSI`` and
-``NORMALIZE_CONTROLS`` are public so that normalize.py's per-line loop can test cheaply before calling them.
+Only ``re``, the standard library and patterns.LazyRe: the start-up path imports this module, so only the
+pattern every report uses (the terminal's) is compiled at import; the others on first use.
+``ANSI`` and ``NORMALIZE_CONTROLS`` are public so that normalize.py's per-line loop can test cheaply before
+calling them.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
+
+from .patterns import LazyRe
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -40,12 +43,12 @@ LINE_SEPARATORS = "\u2028\u2029"
 SURROGATES = "\ud800-\udfff"  # lone surrogates from undecodable file names (not encodable)
 BOM = "\ufeff"
 
-ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
-NORMALIZE_CONTROLS = re.compile(f"[{C0_BUT_TAB_LF}{DEL}]")
+ANSI = LazyRe(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+NORMALIZE_CONTROLS = LazyRe(f"[{C0_BUT_TAB_LF}{DEL}]")
 # what normalization deletes from inside a line, as UTF-8 bytes (the one-byte CSI is \xc2\x9b there): the
 # matcher looks for literals in raw bytes with these deleted
-NORMALIZE_DELETES_BYTES = re.compile(
-    (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF}{DEL}]").encode("latin-1")
+NORMALIZE_DELETES_BYTES = LazyRe(
+    lambda: (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF}{DEL}]").encode("latin-1")
 )
 _TERMINAL = re.compile(f"[{C0_BUT_TAB_LF}{DEL_C1}{ZERO_WIDTH}{BIDI}]")
 _LATER = {

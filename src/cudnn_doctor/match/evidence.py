@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ..patterns import Lazy, compile_pattern
+from ..patterns import Lazy, LazyRe, compile_pattern
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
@@ -30,7 +30,7 @@ NON_RNN = "@non_rnn"
 DIRECT_RNN = Lazy(r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b|\brnn-inl\.h\b|\bcurnn\.jl\b")
 # bytes that normalize.py deletes from inside a line (ANSI escapes, control characters other than CR)
 _JOINABLE_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
-_JOINABLE = re.compile(b"[" + re.escape(_JOINABLE_BYTES) + b"]|\xc2\x9b")  # \x9b: C1 CSI in UTF-8
+_JOINABLE = LazyRe(b"[" + re.escape(_JOINABLE_BYTES) + b"]|\xc2\x9b")  # \x9b: C1 CSI in UTF-8
 
 
 def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
@@ -160,7 +160,7 @@ _UNSET: Any = object()
 # a pass's words: (those found, those looked for)
 _Words = tuple[set[tuple[bytes, bool]], frozenset[tuple[bytes, bool]]]
 _UNKNOWN: _Words = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
-_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")
+_CSI = LazyRe(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 @lru_cache(maxsize=4096)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..patterns import derived
+from ..patterns import LazyRe, derived
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class Confirm:
 
 
 MIN_CONFIRM_WORD = 5
-_WORD = re.compile(rf"[A-Za-z0-9_]{{{MIN_CONFIRM_WORD},}}")
+_WORD = LazyRe(rf"[A-Za-z0-9_]{{{MIN_CONFIRM_WORD},}}")
 
 
 def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[str] = ()) -> Confirm | None:
