@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .errors import SignatureError
+from .fieldmethods import FieldEq
 from .model import Signature
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -34,8 +35,8 @@ def __getattr__(name: str) -> Any:  # SCHEMA_PATH as a Path, made when asked: st
     raise AttributeError(name)
 
 
-@dataclass(slots=True)
-class Catalog:
+@dataclass(slots=True, repr=False, eq=False)
+class Catalog(FieldEq):
     """The signatures in force (user ones replace built-in ones with the same id) and evidence sets."""
 
     signatures: list[Signature] = field(default_factory=list)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import UsageError
+from .fieldmethods import FieldEq
 from .render import Format
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -156,8 +157,8 @@ def _paths(values: Sequence[str | Path] | None) -> list[Path]:
     return [Path(p) for p in values]
 
 
-@dataclass
-class DiagnoseArgs:
+@dataclass(repr=False, eq=False)
+class DiagnoseArgs(FieldEq):
     """What ``diagnose`` was asked to do, whichever parser read the command line."""
 
     files: list[str] = field(default_factory=list)
@@ -190,8 +191,8 @@ class DiagnoseArgs:
         )
 
 
-@dataclass
-class RunArgs:
+@dataclass(repr=False, eq=False)
+class RunArgs(FieldEq):
     """What ``run`` was asked to do: the command and how to report on it."""
 
     command: list[str] = field(default_factory=list)

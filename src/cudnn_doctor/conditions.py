@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from .fieldmethods import FieldValue
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -38,8 +40,8 @@ class ConditionError(ValueError):
     """A condition does not parse."""
 
 
-@dataclass(frozen=True)
-class _Tok:
+@dataclass(frozen=True, repr=False, eq=False)
+class _Tok(FieldValue):
     """A token of a condition expression: its kind (the _TOKEN group that matched) and text."""
 
     kind: str

@@ -22,6 +22,7 @@ import bisect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .fieldmethods import FieldEq, FieldValue
 from .model import Signature
 from .normalize import normalize_line
 from .patterns import Lazy, compile_pattern, regex_error
@@ -39,8 +40,8 @@ SCOPE_RANK = {"rnn": 2, "cudnn": 1, "cuda": 0}
 DIRECT_RNN = Lazy(r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b|\brnn-inl\.h\b|\bcurnn\.jl\b")
 
 
-@dataclass(slots=True)
-class CutRead:
+@dataclass(slots=True, repr=False, eq=False)
+class CutRead(FieldEq):
     """One signature's reading of a cut text."""
 
     sig: Signature
@@ -53,8 +54,8 @@ class CutRead:
     size: int = 0  # how much of it the text holds
 
 
-@dataclass(slots=True)
-class CutResult:
+@dataclass(slots=True, repr=False, eq=False)
+class CutResult(FieldEq):
     """``reads[0]`` is the reading (one candidate or several agreeing); ``ambiguous`` lists several that disagree."""
 
     reads: list[CutRead]
@@ -270,8 +271,8 @@ class CutReader:
         return got
 
 
-@dataclass(frozen=True, slots=True)
-class Prefix:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Prefix(FieldValue):
     """The shortest unambiguous prefix of one example's message, or why there is none."""
 
     sig_id: str

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from .fieldmethods import FieldEq, FieldValue
 from .model import RETIRE, Probe
 from .normalize import normalize_line
 from .patterns import LazyRe, compile_pattern
@@ -63,8 +64,8 @@ _V = r"\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|post|dev)\d*)*(?:\+[\w.]+)?"  # dotted ver
 Emit = Callable[[re.Match[str]], Iterable[tuple[str, str]]]
 
 
-@dataclass(frozen=True, slots=True)
-class Detector:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Detector(FieldValue):
     """A probe for one environment fact (a version, a device): its prefilter literals and its regex."""
 
     name: str
@@ -464,8 +465,8 @@ DETECTORS: list[Detector] = [
 ]
 
 
-@dataclass(slots=True)
-class Environment:
+@dataclass(slots=True, repr=False, eq=False)
+class Environment(FieldEq):
     """Detected versions: component -> version text, where it was seen, how much that evidence is worth."""
 
     versions: dict[str, str] = field(default_factory=dict)

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .errors import InputError
+from .fieldmethods import FieldEq, FieldValue
 from .patterns import LazyRe
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -35,8 +36,8 @@ GZIP_MAX_RATIO = 50.0
 GZIP_FLOOR = 256 << 20
 
 
-@dataclass(slots=True)
-class ReadStats:
+@dataclass(slots=True, repr=False, eq=False)
+class ReadStats(FieldEq):
     """What reading a source took in: bytes, lines, and lines cut at MAX_LINE."""
 
     bytes_read: int = 0
@@ -57,8 +58,8 @@ else:  # typing.NamedTuple's class, without importing typing (start-up)
     Block = namedtuple("Block", ("data", "lines"))
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Source(FieldValue):
     """A named input; ``opener`` returns a binary stream."""
 
     name: str

@@ -16,8 +16,6 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-# the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
-# (environment.py): a diagnosis does not import this module
 from .environment import (
     HOW_CUDNN_CALL,
     HOW_CUDNN_FILE,
@@ -27,6 +25,10 @@ from .environment import (
     HOW_SMI,
     cudnn_int_text,
 )
+
+# the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
+# (environment.py): a diagnosis does not import this module
+from .fieldmethods import FieldEq
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -72,8 +74,8 @@ PACKAGES = (
 SMI_TIMEOUT_S = 5.0
 
 
-@dataclass(slots=True)
-class Fact:
+@dataclass(slots=True, repr=False, eq=False)
+class Fact(FieldEq):
     """One fact about this machine's stack (a component's version) and how it was learned."""
 
     component: str
@@ -91,8 +93,8 @@ class Fact:
         return out
 
 
-@dataclass(slots=True)
-class LocalEnv:
+@dataclass(slots=True, repr=False, eq=False)
+class LocalEnv(FieldEq):
     """What `cudnn-doctor env` learned about this machine: its facts, what it could not find, notes."""
 
     facts: list[Fact] = field(default_factory=list)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from .fieldmethods import FieldEq, FieldRepr, FieldValue
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
@@ -91,16 +93,16 @@ def localized(obj: object, name: str, lang: str = "en") -> str:
     return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True, eq=False)
-class Reference:
+@dataclass(frozen=True, repr=False, eq=False)
+class Reference(FieldRepr):
     """A link the knowledge cites (an issue thread, a doc page) and its title."""
 
     url: str
     title: str = ""
 
 
-@dataclass(frozen=True, eq=False)
-class DeadEnd:
+@dataclass(frozen=True, repr=False, eq=False)
+class DeadEnd(FieldRepr):
     """A fix known NOT to work, why it fails, how often (with its verification_tier) and its sources."""
 
     action: str
@@ -113,8 +115,8 @@ class DeadEnd:
     sources: tuple[Reference, ...] = ()
 
 
-@dataclass(frozen=True, eq=False)
-class Workaround:
+@dataclass(frozen=True, repr=False, eq=False)
+class Workaround(FieldRepr):
     """A fix that works: how, its success rate (with its verification_tier), effort, where it applies."""
 
     action: str
@@ -129,8 +131,8 @@ class Workaround:
     sources: tuple[Reference, ...] = ()
 
 
-@dataclass(frozen=True, eq=False)
-class Case:
+@dataclass(frozen=True, repr=False, eq=False)
+class Case(FieldRepr):
     """One ``explain`` case, ``derived`` value case or ``checks`` entry: a condition and a template."""
 
     text: str
@@ -138,8 +140,8 @@ class Case:
     text_zh: str = ""
 
 
-@dataclass(frozen=True, eq=False)
-class Example:
+@dataclass(frozen=True, repr=False, eq=False)
+class Example(FieldRepr):
     """A realistic log the signature must match (or, as a counter-example, must not) and its captures."""
 
     text: str
@@ -148,16 +150,16 @@ class Example:
     why: str = ""
 
 
-@dataclass(frozen=True, eq=False)
-class GraphEdge:
+@dataclass(frozen=True, repr=False, eq=False)
+class GraphEdge(FieldRepr):
     """A link to another signature (leads_to, preceded_by, confused_with) and how to tell them apart."""
 
     id: str
     how_to_tell: str = ""
 
 
-@dataclass(frozen=True, eq=False)
-class Cause:
+@dataclass(frozen=True, repr=False, eq=False)
+class Cause(FieldRepr):
     """``cause``: this signature names WHY a generic status (the ids in ``of``) happened."""
 
     of: tuple[str, ...]
@@ -168,8 +170,8 @@ class Cause:
     check_zh: str = ""
 
 
-@dataclass(frozen=True, eq=False)
-class DifferentialEntry:
+@dataclass(frozen=True, repr=False, eq=False)
+class DifferentialEntry(FieldRepr):
     """One ``differential`` entry of a generic status signature: a candidate cause without (or with) a
     signature of its own, the check that tells it apart and what in a log rules it out."""
 
@@ -184,8 +186,8 @@ class DifferentialEntry:
     check_zh: str = ""
 
 
-@dataclass(frozen=True, eq=False)
-class Context:
+@dataclass(frozen=True, repr=False, eq=False)
+class Context(FieldRepr):
     """Lines around a match that must (require_any), must not (exclude_any) or may (support_any) appear."""
 
     require_any: tuple[str, ...] = ()
@@ -195,8 +197,8 @@ class Context:
     lines_after: int = 10
 
 
-@dataclass(frozen=True, eq=False)
-class Signature:
+@dataclass(frozen=True, repr=False, eq=False)
+class Signature(FieldRepr):
     """A loaded, validated signature. ``raw`` keeps the record as written (for ``show``)."""
 
     id: str
@@ -265,8 +267,8 @@ _REPORT_FIELDS = frozenset({
 })
 
 
-@dataclass(frozen=True, eq=False)
-class Occurrence:
+@dataclass(frozen=True, repr=False, eq=False)
+class Occurrence(FieldRepr):
     """Where a match is in the input."""
 
     source: str
@@ -277,8 +279,8 @@ class Occurrence:
     stream: str = ""
 
 
-@dataclass
-class Candidate:
+@dataclass(repr=False, eq=False)
+class Candidate(FieldEq):
     """One cause in a finding's differential, as assessed against this log.
 
     ``ruled_out`` says why the log excludes it ("" = still possible); ``note`` says what the log could not
@@ -301,8 +303,8 @@ class Candidate:
     framework: str = ""  # the framework of the signature that diagnoses it ("" or "any": every framework)
 
 
-@dataclass
-class Finding:
+@dataclass(repr=False, eq=False)
+class Finding(FieldEq):
     """One diagnosed error (all occurrences of the same signature in one source)."""
 
     signature: Signature
@@ -330,8 +332,8 @@ class Finding:
         return dict(self.first.captures)
 
 
-@dataclass
-class NearMiss:
+@dataclass(repr=False, eq=False)
+class NearMiss(FieldEq):
     """A signature whose literal appeared but which did not match, and why."""
 
     id: str
@@ -345,8 +347,8 @@ class NearMiss:
 # (environment.py makes the probes; match/ gives them their lines)
 
 
-@dataclass(frozen=True, slots=True)
-class Probe:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Probe(FieldValue):
     """Extra literals to watch for (e.g. version lines); ``handle`` gets (normalized line, line number).
 
     ``handle`` may return RETIRE: nothing it could give is still wanted (e.g. every version it can read is

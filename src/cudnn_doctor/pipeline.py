@@ -13,6 +13,7 @@ from .differential import stand_ins
 from .environment import EnvironmentCollector
 from .errors import InputError
 from .explain import check_messages, explanation
+from .fieldmethods import FieldEq
 from .input import Block, ReadStats, Source, read_blocks, read_range, text_source
 from .match import MAX_NEAR_MISSES_PER_SIG, Matcher, RawMatch
 from .model import Finding, NearMiss
@@ -47,8 +48,8 @@ MAX_ERROR_LINES_ALL = 50  # over every input (a directory of thousands of logs)
 MAX_SKIPPED_WARNINGS = 20
 
 
-@dataclass(slots=True)
-class Options:
+@dataclass(slots=True, repr=False, eq=False)
+class Options(FieldEq):
     """How a diagnosis runs: language, environment, confidence threshold, timeouts and processes."""
 
     lang: str = "en"
@@ -172,8 +173,8 @@ def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ pack
     return diagnosis
 
 
-@dataclass(slots=True)
-class Part:
+@dataclass(slots=True, repr=False, eq=False)
+class Part(FieldEq):
     """What scanning one source (or one byte range of it) found; line numbers count from its first line."""
 
     findings: dict[str, Finding]  # by signature id

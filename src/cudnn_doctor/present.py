@@ -28,6 +28,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from .fieldmethods import FieldValue
 from .normalize import line_prefix, normalize_line
 from .patterns import LazyRe
 
@@ -92,8 +93,8 @@ _LINE_START = LazyRe(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Presented:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Presented(FieldValue):
     """A block rewritten: its lines and, for each, the index (in the original block) of its first line."""
 
     data: bytes

@@ -22,6 +22,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from .fieldmethods import FieldValue
 from .model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
 from .patterns import LazyRe
 
@@ -353,8 +354,8 @@ MAX_NEAR_MISSES = 10  # in the record (JSON) when no signature matched
 MAX_DIFFERENTIAL = 8  # causes listed by the full views; JSON lists all
 
 
-@dataclass(frozen=True)
-class View:
+@dataclass(frozen=True, repr=False, eq=False)
+class View(FieldValue):
     """How much of a report one view shows (None: all of it). A view that is cut says how much it left out."""
 
     causes: int | None = MAX_DIFFERENTIAL  # possible causes, and ruled-out ones, of a differential

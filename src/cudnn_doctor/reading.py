@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .cut import ELLIPSES, MIN_LITERAL, CutRead, CutReader, CutResult, context_check, cut_record
+from .fieldmethods import FieldEq
 from .input import Block
 from .match import Matcher, Miss, RawMatch
 from .model import Signature
@@ -39,8 +40,8 @@ CUT_WINDOW = 30  # lines before a cut line given to patterns that span lines
 _ELLIPSES = ELLIPSES
 
 
-@dataclass(slots=True)
-class _Segment:
+@dataclass(slots=True, repr=False, eq=False)
+class _Segment(FieldEq):
     """One block's lines as the matcher saw them (presentation undone) against the original's lines."""
 
     new_first: int  # absolute line (1-based) of the block's first line as the matcher sees it
@@ -50,8 +51,8 @@ class _Segment:
     origin: tuple[int, ...] | None  # per presented line, its original line offset in the block; None: same
 
 
-@dataclass(slots=True)
-class LineMap:
+@dataclass(slots=True, repr=False, eq=False)
+class LineMap(FieldEq):
     """Presented line numbers -> original ones, for the blocks of one source."""
 
     segments: list[_Segment] = field(default_factory=list)
@@ -94,8 +95,8 @@ class LineMap:
         return seg.orig_first + max(seg.origin[off], nxt)
 
 
-@dataclass(slots=True)
-class _Seen:
+@dataclass(slots=True, repr=False, eq=False)
+class _Seen(FieldEq):
     """A block already read, kept for the matches that need the lines around them."""
 
     block: Block

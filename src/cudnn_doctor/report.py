@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .differential import candidate_record
 from .explain import fill_known
+from .fieldmethods import FieldEq
 from .model import DeadEnd, Finding, NearMiss, Signature, Workaround, localized
 from .rank import MAX_NEAR_MISSES, plan_workarounds, sort_dead_ends
 from .render.phrases import rate_text
@@ -36,8 +37,8 @@ if TYPE_CHECKING:  # the records are types only: nothing to import at run time
 SCHEMA_VERSION = 1
 
 
-@dataclass
-class Diagnosis:
+@dataclass(repr=False, eq=False)
+class Diagnosis(FieldEq):
     """What ``diagnose`` returns (pipeline.py builds it, rank.py ordered it): the findings and what was read.
     It lives here, beside the report built from it, so the data model never imports upward."""
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import IO, Any, BinaryIO
 
 from .catalog import Catalog
+from .fieldmethods import FieldEq
 from .input import Source
 from .pipeline import Options, diagnose_sources
 
@@ -287,8 +288,8 @@ def _spawn(argv: Sequence[str], env: dict[str, str], tty: int | None = None) -> 
         raise LaunchError(f"{name}: cannot run: {exc.strerror or exc}", EXIT_NOT_EXECUTABLE) from exc
 
 
-@dataclass(slots=True)
-class RunResult:
+@dataclass(slots=True, repr=False, eq=False)
+class RunResult(FieldEq):
     """What ``run`` returns: the exit code to pass on, the Diagnosis (None when the command succeeded),
     and whether the command's last stdout / stderr output ended a line (so a report starts on its own)."""
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .fieldmethods import FieldEq, FieldValue
 from .patterns import Lazy
 
 _PY_FRAME = Lazy(r'^\s*(?:>\s*)?File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
@@ -75,8 +76,8 @@ _LIBRARY = Lazy(
 _JULIA_LIBRARY_MODULES = frozenset({"Base", "Core", "Main.Base"})
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Frame(FieldValue):
     """A stack frame read from a traceback (Python, C++, Julia, Lua, a notebook cell)."""
 
     file: str
@@ -95,8 +96,8 @@ class Frame:
         }
 
 
-@dataclass(slots=True)
-class _Raw:
+@dataclass(slots=True, repr=False, eq=False)
+class _Raw(FieldEq):
     """A frame as parsed, before library frames are told apart from the user's."""
 
     file: str

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DoctorError, InputError, UsageError
+from .fieldmethods import FieldEq, FieldValue
 
 EXAMPLES = 3  # example logs kept per signature
 STAMP_BYTES = 64 << 10  # where a log's first / last timestamp is looked for (its head and tail)
@@ -32,8 +33,8 @@ _STAMP = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class CatalogSpec:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class CatalogSpec(FieldValue):
     """Which knowledge base a worker loads: the built-in one and/or signature directories (paths that exist
     where the worker runs)."""
 
@@ -379,8 +380,8 @@ def run_dask(
 # ----------------------------------------------------------------------------------------------- aggregate
 
 
-@dataclass(slots=True)
-class SignatureRow:
+@dataclass(slots=True, repr=False, eq=False)
+class SignatureRow(FieldEq):
     """One signature's line in a triage report: how many logs, first and last seen, example logs."""
 
     id: str
@@ -398,8 +399,8 @@ class SignatureRow:
                 "examples": list(self.examples)}
 
 
-@dataclass(slots=True)
-class Summary:
+@dataclass(slots=True, repr=False, eq=False)
+class Summary(FieldEq):
     """A triage run's aggregate: logs read, logs with findings, errors, bytes and a row per signature."""
 
     logs: int = 0

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ..fieldmethods import FieldEq
 from ..input import Block
 from ..model import RETIRE, Probe, Signature
 from ..normalize import normalize_line
@@ -78,8 +79,8 @@ Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 Found = tuple["Any", int, int, int]
 
 
-@dataclass(slots=True)
-class _Window:
+@dataclass(slots=True, repr=False, eq=False)
+class _Window(FieldEq):
     """One window being scanned, and the de-duplication and near-miss counts of the whole scan."""
 
     lines: _Lines

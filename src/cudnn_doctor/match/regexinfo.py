@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..fieldmethods import FieldValue
 from ..patterns import LazyRe, derived
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -171,8 +172,8 @@ def _class_has_newline(items: list[Any]) -> bool:
     return has != negate
 
 
-@dataclass(frozen=True)  # no slots: pickled with the catalog cache, which 3.10 cannot do for frozen slots
-class Confirm:
+@dataclass(frozen=True, repr=False, eq=False)  # no slots: pickled with the catalog cache, which 3.10 cannot do for frozen slots
+class Confirm(FieldValue):
     r"""Words every match of a signature holds, checked in the raw bytes before a candidate line costs anything.
 
     ``branches``: one tuple of words per top-level alternative of the regex; a candidate is kept when, for some

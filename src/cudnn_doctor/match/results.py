@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..fieldmethods import FieldEq
 from ..model import Signature
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -12,8 +13,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass(slots=True)
-class RawMatch:
+@dataclass(slots=True, repr=False, eq=False)
+class RawMatch(FieldEq):
     """A signature's message found in a source, before ranking: where, what it captured, its evidence."""
 
     sig: Signature
@@ -29,8 +30,8 @@ class RawMatch:
     cut: dict[str, Any] | None = None  # the message was cut off: what was read and what was not (cut.py)
 
 
-@dataclass(slots=True)
-class Miss:
+@dataclass(slots=True, repr=False, eq=False)
+class Miss(FieldEq):
     """A signature whose message was found but whose context ruled it out (a near miss), and why."""
 
     sig: Signature
