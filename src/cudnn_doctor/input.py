@@ -325,15 +325,17 @@ def _blocks(
             on_bytes(len(data))
         if recode is not None:
             data = recode.decode(data).encode("utf-8", "surrogatepass")
-        chunk = carry + data if carry else data
-        cut = chunk.rfind(b"\n")
+        cut = data.rfind(b"\n")  # the carry (a line's start) holds no newline
         if cut < 0:
+            chunk = carry + data
             if len(chunk) > 2 * MAX_LINE:
                 carry, carry_cut = _cut_long(chunk, stats, carry_cut), True
             else:
                 carry = chunk
         else:
-            block, carry = chunk[:cut], chunk[cut + 1 :]
+            # the block in one copy (carry + data, then a slice of it, was two of every MiB read)
+            block = b"".join((carry, memoryview(data)[:cut])) if carry else data[:cut]
+            carry = data[cut + 1 :]
             yield _finish(block, stats, carry_cut)
             carry_cut = False
             if len(carry) > 2 * MAX_LINE:

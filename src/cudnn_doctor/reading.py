@@ -407,29 +407,54 @@ def cut_reader(sigs: tuple[Signature, ...]) -> CutReader:
 def _rechunk(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
     """The same lines in blocks that do not cut a wrapped line from its continuation: the input's blocks
     (its last line comes alone) are merged while they stay under ``limit``, and otherwise each block's last
-    ``keep`` lines go on with the next one."""
-    held: Block | None = None
+    ``keep`` lines go on with the next one.
+
+    The lines held are kept as pieces, joined by newlines, and joined once, when their block is given: a
+    block is copied once (slicing it, then prepending the lines it passes on to the next, was two copies of
+    every MiB read)."""
+    parts: list[bytes] = []  # the held lines: pieces to join with b"\n"
+    size = lines = 0
     for b in blocks:
-        if held is None:
-            held = b
+        if not parts:
+            parts, size, lines = [b.data], len(b.data), b.lines
             continue
-        if len(held.data) + len(b.data) < limit:
-            held = Block(held.data + b"\n" + b.data, held.lines + b.lines)
+        if size + len(b.data) < limit:
+            parts.append(b.data)
+            size, lines = size + 1 + len(b.data), lines + b.lines
             continue
-        pos, n = len(held.data), 0
-        while n < keep:
-            p = held.data.rfind(b"\n", 0, pos)
+        k, off = _last_lines(parts, keep)
+        if k < 0:
+            yield Block(b"\n".join(parts), lines)
+            parts, size, lines = [b.data], len(b.data), b.lines
+            continue
+        rest = [parts[k][off + 1 :], *parts[k + 1 :]] if off < len(parts[k]) else parts[k + 1 :]
+        yield Block(b"\n".join([*parts[:k], memoryview(parts[k])[:off]]), lines - keep)
+        parts = [*rest, b.data]
+        size, lines = sum(map(len, parts)) + len(parts) - 1, keep + b.lines
+    if parts:
+        yield Block(b"\n".join(parts), lines)
+
+
+def _last_lines(parts: list[bytes], keep: int) -> tuple[int, int]:
+    """Where the held pieces (joined by newlines) are cut so that ``keep`` whole lines follow: (piece, offset
+    of the newline in it; the piece's length for the newline that joins it to the next), or (-1, 0) when
+    fewer lines follow the first byte."""
+    n = 0
+    for k in range(len(parts) - 1, -1, -1):
+        part = parts[k]
+        pos = len(part)
+        if k < len(parts) - 1:  # the newline joining this piece to the next
+            n += 1
+            if n == keep:
+                return (k, pos) if k or pos else (-1, 0)
+        while True:
+            p = part.rfind(b"\n", 0, pos)
             if p < 0:
                 break
-            pos, n = p, n + 1
-        if n < keep or pos <= 0:
-            yield held
-            held = b
-            continue
-        yield Block(held.data[:pos], held.lines - n)
-        held = Block(held.data[pos + 1 :] + b"\n" + b.data, n + b.lines)
-    if held is not None:
-        yield held
+            n, pos = n + 1, p
+            if n == keep:
+                return (k, p) if k or p else (-1, 0)
+    return -1, 0
 
 
 def _mapped(handle: Any, lmap: LineMap) -> Any:

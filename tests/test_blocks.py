@@ -1,0 +1,86 @@
+"""How a log is cut into blocks: input._blocks (whole lines, one copy of each read) and reading._rechunk (the
+last lines of a block go on with the next). Both were rewritten to copy each byte once; each is checked here
+against the straightforward version it replaced, over random blocks and reads."""
+
+from __future__ import annotations
+
+import io
+import random
+from collections.abc import Iterable, Iterator
+
+import pytest
+
+from cudnn_doctor import input as input_mod
+from cudnn_doctor.input import Block, ReadStats
+from cudnn_doctor.reading import _rechunk
+
+
+def _rechunk_reference(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
+    """reading._rechunk before it kept its lines as pieces (two copies of every block)."""
+    held: Block | None = None
+    for b in blocks:
+        if held is None:
+            held = b
+            continue
+        if len(held.data) + len(b.data) < limit:
+            held = Block(held.data + b"\n" + b.data, held.lines + b.lines)
+            continue
+        pos, n = len(held.data), 0
+        while n < keep:
+            p = held.data.rfind(b"\n", 0, pos)
+            if p < 0:
+                break
+            pos, n = p, n + 1
+        if n < keep or pos <= 0:
+            yield held
+            held = b
+            continue
+        yield Block(held.data[:pos], held.lines - n)
+        held = Block(held.data[pos + 1 :] + b"\n" + b.data, n + b.lines)
+    if held is not None:
+        yield held
+
+
+def _random_block(rng: random.Random) -> Block:
+    lines = [b"x" * rng.choice((0, 0, 1, 3, 10, 40)) for _ in range(rng.choice((1, 1, 2, 3, 5, 8, 30)))]
+    return Block(b"\n".join(lines), len(lines))
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_rechunk_cuts_as_before(seed: int) -> None:
+    rng = random.Random(seed)
+    blocks = [_random_block(rng) for _ in range(rng.randint(0, 12))]
+    keep, limit = rng.choice((1, 2, 3, 5, 20)), rng.choice((1, 8, 30, 100, 400))
+    got = [(bytes(b.data), b.lines) for b in _rechunk(blocks, keep, limit)]
+    assert got == [tuple(b) for b in _rechunk_reference(blocks, keep, limit)]
+    assert all(isinstance(b.data, bytes) for b in _rechunk(blocks, keep, limit))
+    assert b"\n".join(d for d, _ in got) == b"\n".join(b.data for b in blocks)
+
+
+def _blocks_reference(data: bytes, read: int) -> list[bytes]:
+    """Whole lines per read: what input._blocks gives for short lines (no line cut at MAX_LINE)."""
+    out, carry = [], b""
+    for i in range(0, len(data), read):
+        chunk = carry + data[i : i + read]
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            carry = chunk
+        else:
+            out.append(chunk[:cut])
+            carry = chunk[cut + 1 :]
+    if carry:
+        out.append(carry)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_blocks_are_the_whole_lines_of_each_read(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(seed)
+    read = rng.choice((1, 2, 7, 16, 64))
+    monkeypatch.setattr(input_mod, "BLOCK_BYTES", read)
+    data = b"\n".join(b"y" * rng.choice((0, 1, 5, 20, 90)) for _ in range(rng.randint(1, 40)))
+    if rng.random() < 0.3:
+        data += b"\n"
+    got = list(input_mod._blocks(io.BytesIO(data), "t.log", ReadStats(), None))  # type: ignore[arg-type]
+    assert [b.data for b in got] == _blocks_reference(data, read)
+    assert all(b.lines == b.data.count(b"\n") + 1 for b in got)
