@@ -59,6 +59,16 @@ def _instance(cls: type, values: dict[str, Any]) -> Any:
     return obj
 
 
+# the classes compared by identity (``eq=False`` before fieldmethods): the knowledge records, which are many,
+# built once and never compared by value. Any other class is compared by value, so a class given FieldRepr by
+# mistake (identity where its fields were compared) fails here, not silently.
+IDENTITY = {
+    f"cudnn_doctor.model.{name}"
+    for name in ("Reference", "DeadEnd", "Workaround", "Case", "Example", "GraphEdge", "Cause", "DifferentialEntry",
+                 "Context", "Signature", "Occurrence")
+}
+
+
 def test_the_package_has_its_dataclasses() -> None:
     names = {c.__qualname__ for c in CLASSES}
     assert {"Signature", "Finding", "Frame", "Source", "Probe", "Diagnosis", "Confirm"} <= names
@@ -72,6 +82,7 @@ def test_each_dataclass_is_declared_over_one_base(cls: type) -> None:
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     assert not params.repr and not params.eq, "declare it @dataclass(..., repr=False, eq=False) over a fieldmethods base"
     assert issubclass(cls, FieldRepr)
+    assert issubclass(cls, FieldEq) == (f"{cls.__module__}.{cls.__qualname__}" not in IDENTITY), "compared by identity?"
     if issubclass(cls, FieldValue):
         assert params.frozen, "FieldValue is for frozen classes (a mutable value's hash would change)"
     elif issubclass(cls, FieldEq):

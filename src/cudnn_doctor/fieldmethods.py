@@ -13,6 +13,10 @@ first use. A class is declared ``@dataclass(..., repr=False, eq=False)`` over on
 
 Each honours a field's ``repr``, ``compare`` and ``hash`` options. tests/test_fieldmethods.py checks every
 dataclass of the package against the methods ``dataclasses`` would have generated for it.
+
+Equality is that of tuples, as dataclasses documents it and as Python 3.10-3.12 generate it: Python 3.13's
+generated ``__eq__`` compares field by field, which differs only for a field holding the same NaN object on
+both sides (equal as a tuple member, unequal alone); no field of the package is meant to hold a NaN.
 """
 
 from __future__ import annotations

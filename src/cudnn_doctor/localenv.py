@@ -16,6 +16,8 @@ import re
 import sys
 from dataclasses import dataclass, field
 
+# the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
+# (environment.py): a diagnosis does not import this module
 from .environment import (
     HOW_CUDNN_CALL,
     HOW_CUDNN_FILE,
@@ -25,9 +27,6 @@ from .environment import (
     HOW_SMI,
     cudnn_int_text,
 )
-
-# the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
-# (environment.py): a diagnosis does not import this module
 from .fieldmethods import FieldEq
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
