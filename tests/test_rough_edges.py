@@ -650,8 +650,9 @@ def test_a_slow_signature_is_dropped_past_its_budget_naming_its_file(tmp_path: P
     (d / "slow.yaml").write_text(SLOW_SIG)
     monkeypatch.setattr(match, "SIGNATURE_BUDGET_S", 0.5)
     catalog = load_catalog([d], builtin=False, use_cache=False)
-    # each line: 27 letters then a fail: ~0.1-0.2 s of splits per line, under the 1 s per-search timeout
-    log = "".join(f"Boom: {'a' * 27}!#\n" for _ in range(200))
+    # each line: 27 letters then a fail: ~0.1-0.2 s of splits per line, under the 1 s per-search timeout; each
+    # line its own (a line seen before is not searched again: Matcher._search_lines)
+    log = "".join(f"Boom: {'a' * 27}!# {i}\n" for i in range(200))
     started = time.perf_counter()
     result = diagnose(log, catalog=catalog)
     took = time.perf_counter() - started

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ..patterns import Lazy, LazyRe, compile_pattern
+from ..patterns import Lazy, LazyRe, compile_pattern, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes
 from .regexinfo import alternative_literals, derive_literal, line_local
@@ -53,7 +53,7 @@ class _Piece:
     """Lines ``first``..``last`` of a window as clean bytes (_clean_region's form), with the clean length of the
     lines before each (``acc``) and, once asked, the prefilter's words in them (``words``)."""
 
-    __slots__ = ("acc", "clean", "first", "last", "look", "words")
+    __slots__ = ("_ends", "acc", "at", "clean", "first", "last", "look", "words")
 
     def __init__(self, first: int, clean: bytes) -> None:
         self.first = first
@@ -63,6 +63,29 @@ class _Piece:
         self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
         self.last = first + len(self.acc) - 2
         self.words: _Words | None = None
+        self.at: dict[bytes, list[int]] = {}  # a literal -> the lines holding it (lines_of)
+        self._ends: list[int] | None = None
+
+    def lines_of(self, lit: bytes) -> list[int]:
+        """The sorted (window) indexes of the piece's lines holding ``lit``, found once per piece: the checks
+        of every signature around one match ask for the same literals over overlapping ranges."""
+        got = self.at.get(lit)
+        if got is None:
+            positions: list[int] = []
+            first_per_line(self.clean, lit, positions)
+            got = self.at[lit] = []
+            if positions:
+                ends = self.ends()
+                for pos in positions:  # the first per line: one index per position
+                    got.append(self.first + bisect.bisect_left(ends, pos))
+        return got
+
+    def ends(self) -> list[int]:
+        """The offset in ``clean`` of each line's newline (the last line's: the length), made on first use."""
+        if self._ends is None:
+            acc = self.acc
+            self._ends = [acc[i + 1] + i for i in range(len(acc) - 1)]
+        return self._ends
 
     def span(self, lo: int, hi: int) -> tuple[int, int]:
         """The byte range of lines lo..hi (within the piece) in ``clean``, without the last newline."""
@@ -107,18 +130,15 @@ class _Cover:
         data = lines.data
         start = lines.start(first)
         nxt = i + 1
-        limit = lines.start(self.firsts[nxt]) - 1 if nxt < len(self.firsts) else len(data)
-        size = self.grow
-        while True:
-            end = start + size
-            if end >= limit:
-                end = limit
-            else:
-                nl = data.find(b"\n", end, limit)
-                end = limit if nl < 0 else nl
-            if end >= limit or first + data.count(b"\n", start, end) >= hi:
-                break
-            size *= 2
+        if nxt < len(self.firsts):
+            limit = lines.start(self.firsts[nxt]) - 1
+            hi = min(hi, self.firsts[nxt] - 1)
+        else:
+            limit = len(data)
+        # through line hi (located from the nearest line known, such as the match's), or further: the grown
+        # size, ended at a line's end
+        nl = data.find(b"\n", max(lines.start(hi), start + self.grow), limit)
+        end = limit if nl < 0 else nl
         return _Piece(first, _delete_joinable(data[start:end].lower()))
 
 
@@ -214,16 +234,30 @@ class _Evidence:
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
         self._absence: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
+        self._any: dict[tuple[str, ...], Any] = {}
 
     def pattern(self, item: str) -> Any:
         got = self._cache.get(item)
         if got is None:
-            if item.startswith("@"):
-                parts = self._sets.get(item[1:], ())
-                source = "|".join(f"(?:{p})" for p in parts) or r"(?!x)x"
-            else:
-                source = item
-            got = self._cache[item] = compile_pattern(source, ("IGNORECASE",))
+            got = self._cache[item] = compile_pattern(self._source(item), ("IGNORECASE",))
+        return got
+
+    def _source(self, item: str) -> str:
+        if item.startswith("@"):
+            parts = self._sets.get(item[1:], ())
+            return "|".join(f"(?:{p})" for p in parts) or r"(?!x)x"
+        return item
+
+    def any_pattern(self, items: tuple[str, ...]) -> Any:
+        """One pattern that matches where any of ``items`` does (None: they do not combine, e.g. a global
+        inline flag in one of them): whether a line holds any evidence at all is one search."""
+        got = self._any.get(items, _UNSET)
+        if got is _UNSET:
+            try:
+                got = compile_pattern("|".join(f"(?:{self._source(item)})" for item in items), ("IGNORECASE",))
+            except regex_error():  # each item is still searched on its own
+                got = None
+            self._any[items] = got
         return got
 
     def literals(self, items: tuple[str, ...]) -> tuple[bytes, ...] | None:
@@ -254,12 +288,13 @@ class _Evidence:
             if lines.memo.get("scanned") is not None and not _spans_lines(lits):
                 # a big window: the clean pieces around lo..hi, only the literals there
                 got = []
-                for piece, first, start, end in _cover(lines).segments(lines, lo, hi):
-                    positions: list[int] = []
+                for piece, first, _start, _end in _cover(lines).segments(lines, lo, hi):
+                    top = min(hi, piece.last)
                     for lit in self._in_piece(lits, lines, piece):
-                        first_per_line(piece.clean, lit, positions, start, end)
-                    if positions:
-                        got += line_indexes(piece.clean, positions, first, start)
+                        at = piece.lines_of(lit)
+                        got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
+                if got:
+                    got = sorted(set(got))
             else:
                 got = self._lines_with(lits, lines, lo, hi)
             lines.memo[key] = got

@@ -58,6 +58,12 @@ MAX_NEAR_MISSES_PER_SIG = 3
 TRACEBACK_LINES = 60
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
 PROBED_MEMO = 16384  # line shapes already given to the environment probes
+# a line-local regex's matches, by (pattern, normalized line), across windows: a warning repeated 10,000 times
+# is searched once per pattern (lines longer than MEMO_TEXT are searched each time)
+SEARCHED_MEMO = 4096
+MEMO_TEXT = 4096
+# context decisions, by the context and the normalized lines in it that hold one of its literals (_decide_once)
+DECIDED_MEMO = 4096
 # digits -> '0': lines that differ only in their numbers (timestamps, step counters, versions) share a shape
 _SHAPE = bytes.maketrans(b"123456789", b"000000000")
 # normalize.py's GitHub Actions timestamp, in ASCII bytes (anything it does not match is kept in the key)
@@ -119,8 +125,11 @@ class Matcher:
             compile_pattern(sig.regex, sig.flags)
             line_local(sig.regex, sig.flags)
             confirm_words(sig.regex, sig.flags, sig.prefilter)
-            for item in (*sig.context.require_any, *sig.context.exclude_any, *sig.context.support_any):
+            items = (*sig.context.exclude_any, *sig.context.require_any, *sig.context.support_any)
+            for item in items:
                 self.evidence.pattern(item)
+            if items and self.evidence.literals(items) is not None:  # what _holding searches with
+                self.evidence.any_pattern(items)
             for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
                 if group:  # what a big log's first window would parse (_confirm_all): kept in the cache too
                     self.evidence.absence_literals(group)
@@ -152,11 +161,15 @@ class Matcher:
         self.probes = list(probes)
         self._local: dict[int, bool] = {}
         self._framed: set[tuple[str, int]] = set()
+        self._searched: dict[tuple[Any, str], list[Any]] = {}  # _search_lines, across windows
+        self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
+        self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
         self._probed: dict[tuple[bytes, tuple[int, ...]], None] = {}
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
         self._retired: set[int] = set()
         self._next_prefilter: Prefilter | None = None
         self._piece_prefilter: Prefilter | None = None  # every word (_words_in)
+        self._words_only: tuple[Prefilter, Prefilter] | None = None  # a prefilter, one of its words only
         self._all_words: tuple[tuple[bytes, bool], ...] = ()  # _confirm_all's words, once _drop_common ran
         self._dropped: set[tuple[bytes, bool]] = set()  # those left out of the windows' pass (_drop_common)
         self._restores = 0  # how many times dropped words were put back (_restore_missed)
@@ -506,7 +519,11 @@ class Matcher:
         """The words in a clean piece (evidence.py), by the pass that looks for every word: those
         _drop_common leaves out of the windows' pass are looked for in pieces still."""
         prefilter = self._piece_prefilter or self.prefilter
-        found = prefilter.scan_words(data)[1]
+        if not prefilter.words:
+            return None
+        if self._words_only is None or self._words_only[0] is not prefilter:
+            self._words_only = (prefilter, Prefilter.shared((), prefilter.words))
+        found = self._words_only[1].words_in(data)
         return None if found is None else (found, prefilter.word_set)
 
     def _confirm_all(self) -> None:
@@ -597,15 +614,24 @@ class Matcher:
         spent, timeout, norm = self.spent, self._timeout(idx), win.norm
         index = win.lines
         memo = index.memo
+        searched = self._searched
         for li in run:
             got = memo.get((pattern, li))  # signatures sharing a pattern search a line once
             if got is None:
                 text = norm(li)[0]
-                started = time.thread_time()
-                try:
-                    got = memo[(pattern, li)] = list(pattern.finditer(text, timeout=timeout()))
-                finally:  # only the regex's own time is charged to the signature's budget
-                    spent[idx] = spent.get(idx, 0.0) + time.thread_time() - started
+                key = (pattern, text)
+                got = searched.get(key)  # the same line seen in an earlier window (a repeated warning)
+                if got is None:
+                    started = time.thread_time()
+                    try:
+                        got = list(pattern.finditer(text, timeout=timeout()))
+                    finally:  # only the regex's own time is charged to the signature's budget
+                        spent[idx] = spent.get(idx, 0.0) + time.thread_time() - started
+                    if len(text) <= MEMO_TEXT:
+                        if len(searched) >= SEARCHED_MEMO:
+                            searched.clear()
+                        searched[key] = got
+                memo[(pattern, li)] = got
             found += ((m, li, li, m.start()) for m in got)
 
         def around(lo: int, hi: int) -> list[str]:
@@ -725,8 +751,62 @@ class Matcher:
         key = ("decision", exclude, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after, li_s, li_e, stream)
         got = index.memo.get(key)
         if got is None:
-            got = index.memo[key] = self._decide(sig, exclude, (li_s, li_e), around, stream, win)
+            got = self._decide_once(sig, exclude, (li_s, li_e), stream, win)
+            if got is None:
+                got = self._decide(sig, exclude, (li_s, li_e), around, stream, win)
+            index.memo[key] = got
         return got if isinstance(got, str) else (list(got[0]), got[1])
+
+    def _decide_once(
+        self, sig: Signature, exclude: tuple[str, ...], span: tuple[int, int], stream: str, win: _Window
+    ) -> tuple[list[str], bool] | str | None:
+        """_decide, remembered across windows by what it depends on. Where every item of the context has a
+        literal on the line of each of its matches (_Evidence.literals), an item's first match in the context
+        is its first match in the lines that hold one of those literals (lines_with: found in the raw bytes),
+        and among those, in the lines where an item matches at all (_relevant). So the context's items and
+        those normalized lines decide it: a warning repeated 10,000 times, each with its own 100 lines of noise
+        around it, is decided once per context instead of once per occurrence. None: not so (the items), or a
+        search timed out; _decide then looks at the lines itself."""
+        ctx = sig.context
+        items = (*exclude, *ctx.require_any, *ctx.support_any)
+        if not items or self.evidence.literals(items) is None:
+            return None
+        li_s, li_e = span
+        only = self.evidence.lines_with(items, win.lines, li_s - ctx.lines_before, li_e + ctx.lines_after)
+        norm, relevant = win.norm, self._relevant
+        try:
+            parts = tuple(
+                text for text, line_stream in map(norm, only or ())
+                if (not stream or line_stream == stream) and relevant(items, text)
+            )
+        except TimeoutError:
+            return None
+        key = (exclude, ctx.require_any, ctx.support_any, parts)
+        got = self._decided.get(key)
+        if got is None:
+            got = self._verdict(sig, exclude, "\n".join(parts), win.lines.memo)
+            if got != "":  # '': the check timed out (a warning said so); not remembered
+                if len(self._decided) >= DECIDED_MEMO:
+                    self._decided.clear()
+                self._decided[key] = got
+        return got
+
+    def _relevant(self, items: tuple[str, ...], text: str) -> bool:
+        """Whether an item of ``items`` matches in ``text`` (one line), remembered by text across windows: the
+        same noise line around each occurrence of a repeated warning is searched once."""
+        key = (items, text)
+        got = self._relevant_memo.get(key)
+        if got is None:
+            combined = self.evidence.any_pattern(items)
+            if combined is not None:
+                got = combined.search(text, timeout=MATCH_TIMEOUT_S) is not None
+            else:
+                got = any(self.evidence.pattern(item).search(text, timeout=MATCH_TIMEOUT_S) for item in items)
+            if len(text) <= MEMO_TEXT:
+                if len(self._relevant_memo) >= DECIDED_MEMO:
+                    self._relevant_memo.clear()
+                self._relevant_memo[key] = got
+        return got
 
     def _decide(
         self, sig: Signature, exclude: tuple[str, ...], span: tuple[int, int], around: Callable[[int, int], list[str]], stream: str, win: _Window
@@ -756,19 +836,25 @@ class Matcher:
             if got is None:
                 got = index.memo[text_key] = "\n".join(win.norm(li)[0] for li in only)
             context_text = got
+        return self._verdict(sig, exclude, context_text, index.memo)
+
+    def _verdict(self, sig: Signature, exclude: tuple[str, ...], context_text: str, memo: dict[Any, Any]) -> tuple[list[str], bool] | str:
+        """(evidence, supported), or the near-miss reason, from the context's items' first matches in
+        ``context_text``."""
+        ctx = sig.context
         evidence: list[str] = []
         find = self.evidence.find
         try:
             if exclude:
-                bad = find(exclude, context_text, index.memo)
+                bad = find(exclude, context_text, memo)
                 if bad is not None:
                     return f"matched, but excluded by context {bad!r} nearby"
             if ctx.require_any:
-                good = find(ctx.require_any, context_text, index.memo)
+                good = find(ctx.require_any, context_text, memo)
                 if good is None:
                     return f"matched, but no required evidence ({', '.join(ctx.require_any)}) within the lines around it"
                 evidence.append(good)
-            extra = find(ctx.support_any, context_text, index.memo) if ctx.support_any else None
+            extra = find(ctx.support_any, context_text, memo) if ctx.support_any else None
         except TimeoutError:
             self.warnings.append(f"signature {sig.id}: context check timed out; skipped")
             return ""

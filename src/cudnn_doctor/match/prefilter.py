@@ -101,7 +101,7 @@ class Prefilter:
         (~20-50 ms) would cost a pasted traceback more than scanning it with ``bytes.find``."""
         if not self._hs_tried:
             self._hs_tried = True
-            if self.literals and not os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
+            if (self.literals or self.words) and not os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
                 try:
                     import hyperscan  # type: ignore[import-not-found]
 
@@ -159,6 +159,21 @@ class Prefilter:
         if self._re is None:
             return {}, None
         return self._scan_re(chunk(), start), None
+
+    def words_in(self, data: bytes) -> set[tuple[bytes, bool]] | None:
+        """The words in ``data`` (None: not known, no hyperscan). Made for a prefilter of words only
+        (Matcher._words_in, over the clean pieces around matches): each word is reported once, no literal."""
+        if self._load_hyperscan() is None:
+            return None
+        present: set[tuple[bytes, bool]] = set()
+        words, n_lit = self.words, len(self.literals)
+
+        def on_match(word_id: int, _frm: int, _to: int, _flags: int, _ctx: object) -> None:
+            if word_id >= n_lit:
+                present.add(words[word_id - n_lit])
+
+        self._hs.scan(data, match_event_handler=on_match)
+        return present
 
     def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
         """Group hyperscan's (end offset, literal id) hits by line."""

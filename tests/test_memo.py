@@ -1,0 +1,188 @@
+"""What the Matcher remembers across windows changes nothing but the time.
+
+* A line-local regex's matches, by (pattern, normalized line): a warning repeated 10,000 times is searched once
+  per pattern (Matcher._search_lines).
+* A context decision, by the context's items and the normalized lines around the match where one of them
+  matches (Matcher._decide_once): each occurrence with the same such lines gets the same decision, one with
+  other evidence nearby (a DataParallel line, a weight-drop wrapper, a colour code splitting a word, another
+  rank's line) gets its own.
+
+Each is checked against the Matcher with nothing remembered (``_decide`` over the lines itself), on a log where
+the same warnings repeat with varied evidence around them, read in small blocks (many windows) as a big log and
+as a paste, and over the whole base on the big-window path.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from cudnn_doctor import input as input_mod
+from cudnn_doctor.compiled import load_catalog
+from cudnn_doctor.input import text_source
+from cudnn_doctor.match import Matcher
+from cudnn_doctor.match import matcher as match_mod  # the module that reads the memo sizes
+from cudnn_doctor.match import prefilter as prefilter_mod
+from cudnn_doctor.pipeline import Options, diagnose_sources
+from cudnn_doctor.report import build_report
+
+CATALOG = load_catalog(use_cache=False, use_env=False)
+CORPUS = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
+
+FLATTEN = (
+    "/pytorch/aten/src/ATen/native/cudnn/RNN.cpp:1266: UserWarning: RNN module weights are not part of single "
+    "contiguous chunk of memory. This means they need to be compacted at every call, possibly greatly increasing "
+    "memory usage. To compact weights again call flatten_parameters()."
+)
+HALF = "RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM"
+# evidence that some of the signatures checked at the warning look for, planted near some occurrences only
+EVIDENCE = [
+    "model = nn.DataParallel(model)",
+    "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/parallel/data_parallel.py\", line 171, in forward",
+    "Applying weight drop of 0.5 to weight_hh_l0",
+    "model = nn.\x1b[1;34mData\x1b[0mParallel(model)",  # a colour code inside the word
+    "import higher",
+    "with higher.innerloop_ctx(model, opt) as (fmodel, diffopt):",
+    "scripted = torch.jit.script(model)",
+    "[rank1]: model = nn.DataParallel(model)",  # another rank's line
+    "prefetch queue 7/64, 31.5 batches/s",  # holds 'tch' (a literal of the libtorch cause) without its word
+    "cargo run --release",
+]
+NOISE = [
+    "Epoch {n} step {n}/5000 loss=0.{n}",
+    "\x1b[32mINFO\x1b[0m train.py:214 saving checkpoint to ckpt/step_{n}.pt",
+    "\x1b[36m[data]\x1b[0m prefetch queue {n}/64, 12.{n} batches/s",
+    "+ python -m torch.distributed.run --nproc_per_node=2 train.py --epochs 50",
+    "  src/model/tokenizer.py:{n}: DeprecationWarning: torch.cuda.amp.GradScaler is deprecated",
+    "torch.backends.cudnn.benchmark = True",
+]
+
+
+def repeated_log(occurrences: int = 240, seed: int = 11) -> str:
+    rng = random.Random(seed)
+    out: list[str] = []
+    for k in range(occurrences):
+        for _ in range(rng.randrange(20, 130)):
+            out.append(rng.choice(NOISE).format(n=rng.randrange(1000)))
+        if rng.random() < 0.35:  # evidence somewhere in the 100 lines around the next occurrence
+            at = len(out) - rng.randrange(0, 90)
+            out.insert(max(0, at), rng.choice(EVIDENCE))
+        prefix = rng.choice(("", "", "[rank0]: ", "[rank1]: "))
+        out.append(prefix + (FLATTEN if k % 7 else HALF))
+        for _ in range(rng.randrange(0, 25)):
+            out.append(rng.choice(NOISE).format(n=rng.randrange(1000)))
+        if rng.random() < 0.2:
+            out.append(rng.choice(EVIDENCE))
+    return "\n".join(f"2024-05-14T09:{i // 600 % 60:02d}:{i % 60:02d}.{i:07d}Z {line}" for i, line in enumerate(out)) + "\n"
+
+
+def _report(text: str, *, block: int | None = None) -> dict[str, object]:
+    with pytest.MonkeyPatch.context() as m:
+        if block is not None:
+            m.setattr(input_mod, "BLOCK_BYTES", block)
+        record = build_report(diagnose_sources([text_source(text, "log")], catalog=CATALOG, options=Options(jobs=1)))
+    return {k: record[k] for k in ("findings", "near_misses", "below_threshold", "warnings")}
+
+
+def _forget(m: pytest.MonkeyPatch) -> None:
+    """Nothing remembered across windows: each line searched, each decision made over its own lines."""
+    m.setattr(match_mod, "MEMO_TEXT", -1)
+    m.setattr(Matcher, "_decide_once", lambda self, sig, exclude, span, stream, win: None)
+
+
+@pytest.fixture(scope="module")
+def log() -> str:
+    return repeated_log()
+
+
+@pytest.mark.parametrize("block", [None, 64 << 10], ids=["one-window", "many-windows"])
+def test_remembered_decisions_change_nothing(log: str, block: int | None) -> None:
+    fresh = _report(log, block=block)
+    with pytest.MonkeyPatch.context() as m:
+        _forget(m)
+        plain = _report(log, block=block)
+    assert fresh == plain
+    # the occurrences are decided differently for the evidence near them: the log tests something
+    ids = {f["id"] for f in plain["findings"]}  # type: ignore[index, union-attr]
+    assert {"pytorch/cause-dataparallel-replica-weights-not-flat", "pytorch/cause-weight-drop-wrapper-unflattens-rnn"} <= ids
+    assert {"pytorch/cause-functional-fast-weights-rnn-not-flat", "pytorch/cause-torchscript-moved-after-scripting"} <= ids
+
+
+def test_remembered_decisions_change_nothing_on_the_big_window_path(log: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same with the clean pieces and hyperscan's word presence read from the first window on."""
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    fresh = _report(log, block=64 << 10)
+    with pytest.MonkeyPatch.context() as m:
+        _forget(m)
+        assert _report(log, block=64 << 10) == fresh
+
+
+def test_whole_base_same_with_nothing_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every example, counter-example and corpus log, as a paste and on the big-window path."""
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+
+    def ids() -> list[list[tuple[str, int, int, tuple[str, ...]]]]:
+        from cudnn_doctor import diagnose
+
+        return [
+            [(f.id, f.first.line, f.count, tuple(f.evidence)) for f in diagnose(t, catalog=CATALOG).findings]
+            for t in texts
+        ]
+
+    for big in (False, True):
+        with monkeypatch.context() as m:
+            if big:
+                m.setattr(match_mod, "CONFIRM_FROM", 0)
+                m.setattr(prefilter_mod, "SMALL_TEXT", -1)
+            fresh = ids()
+            _forget(m)
+            assert ids() == fresh, f"big window: {big}"
+
+
+def test_a_repeated_line_is_searched_once_per_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    searches: list[str] = []
+    proxies: dict[int, object] = {}
+    real_compile = match_mod.compile_pattern
+
+    class Counting:
+        def __init__(self, pattern: object) -> None:
+            self.pattern = pattern
+
+        def finditer(self, text: str, *args: object, **kwargs: object) -> object:
+            searches.append(text)
+            return self.pattern.finditer(text, *args, **kwargs)  # type: ignore[attr-defined]
+
+    def compile_counting(source: str, flags: tuple[str, ...] = ()) -> object:
+        pattern = real_compile(source, flags)
+        return proxies.setdefault(id(pattern), Counting(pattern))
+
+    monkeypatch.setattr(match_mod, "compile_pattern", compile_counting)
+    m = Matcher(CATALOG)
+    text = "\n".join(["noise"] * 50 + [FLATTEN] + ["noise"] * 50)
+    for _ in range(3):  # three windows holding the same line
+        m.scan_text(text)
+    on_it = [t for t in searches if t.endswith("flatten_parameters().")]
+    patterns = {id(p) for p in proxies.values()}
+    assert on_it and len(on_it) <= len(patterns)  # once per pattern, not once per window
+    # a line longer than MEMO_TEXT is searched each time and never kept
+    long_line = FLATTEN + " x" * match_mod.MEMO_TEXT
+    counts = []
+    for _ in range(2):
+        searches.clear()
+        m.scan_text(long_line)
+        counts.append(searches.count(long_line))
+    assert counts[0] > 0 and counts[1] == counts[0]
+    assert not [key for key in m._searched if key[1] == long_line]
+
+
+def test_the_memos_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(match_mod, "SEARCHED_MEMO", 4)
+    monkeypatch.setattr(match_mod, "DECIDED_MEMO", 4)
+    m = Matcher(CATALOG)
+    for i in range(40):
+        m.scan_text(f"step {i}\n{FLATTEN} {i}\nmodel = nn.DataParallel(model{i})\n")
+    assert len(m._searched) <= 4 and len(m._decided) <= 4 and len(m._relevant_memo) <= 4
