@@ -186,3 +186,46 @@ def test_the_memos_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(40):
         m.scan_text(f"step {i}\n{FLATTEN} {i}\nmodel = nn.DataParallel(model{i})\n")
     assert len(m._searched) <= 4 and len(m._decided) <= 4 and len(m._relevant_memo) <= 4
+
+
+def test_literal_conditions_read_every_alternative() -> None:
+    from cudnn_doctor.match.evidence import _evidence_conditions, _evidence_literals
+    from cudnn_doctor.match.regexinfo import alternative_runs
+
+    assert alternative_runs(r"torch[/\\]func[/\\]|torch\.func\.", ("IGNORECASE",)) == (("torch", "func"), ("torch.func.",))
+    parts = (r"torch[/\\]func[/\\]|torch\.func\.", r"\bimport higher\b")
+    lits = _evidence_literals(parts)
+    assert lits == (b"torch", b"torch.func.", b"import higher")
+    conds = _evidence_conditions(parts, lits)
+    # 'torch' alone satisfies neither alternative: 'func' or 'torch.func.' is needed with it
+    assert conds == {b"torch": ((b"torch", b"func"), (b"torch.func.",)), b"torch.func.": None, b"import higher": None}
+
+
+def test_literal_conditions_hold_for_every_evidence_line_of_the_base() -> None:
+    """Soundness over the whole base: wherever an item of a context matches a line (examples, counter-examples,
+    corpus logs), the line holds one of the context's literals and satisfies that literal's conditions; a
+    line dropped for its conditions could never have been evidence."""
+    from cudnn_doctor.normalize import normalize_line
+
+    m = Matcher(CATALOG)
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+    lines = {normalize_line(line)[0] for text in texts for line in text.splitlines()}
+    lines |= {line for line in EVIDENCE if "\x1b" not in line}
+    contexts = {(*s.context.exclude_any, *s.context.require_any, *s.context.support_any) for s in CATALOG.signatures}
+    checked = filtered = 0
+    for items in contexts:
+        lits = m.evidence.literals(items) if items else None
+        if lits is None:
+            continue
+        conds = m.evidence.conditions(items) or {}
+        pattern = m.evidence.any_pattern(items)
+        for line in lines:
+            low = line.lower().encode()
+            holds = [lit for lit in lits if lit in low]
+            ok = [lit for lit in holds if conds.get(lit) is None or any(all(r in low for r in c) for c in conds[lit])]
+            filtered += len(holds) > 0 and not ok
+            if pattern.search(line):
+                checked += 1
+                assert ok, (items, line)
+    assert checked > 50 and filtered > 0

@@ -16,7 +16,7 @@ from functools import lru_cache
 from ..patterns import Lazy, LazyRe, compile_pattern, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes
-from .regexinfo import alternative_literals, derive_literal, line_local
+from .regexinfo import alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
@@ -63,21 +63,32 @@ class _Piece:
         self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
         self.last = first + len(self.acc) - 2
         self.words: _Words | None = None
-        self.at: dict[bytes, list[int]] = {}  # a literal -> the lines holding it (lines_of)
+        self.at: dict[tuple[bytes, Any], list[int]] = {}  # (a literal, its conditions) -> lines (lines_of)
         self._ends: list[int] | None = None
 
-    def lines_of(self, lit: bytes) -> list[int]:
-        """The sorted (window) indexes of the piece's lines holding ``lit``, found once per piece: the checks
-        of every signature around one match ask for the same literals over overlapping ranges."""
-        got = self.at.get(lit)
+    def lines_of(self, lit: bytes, conds: tuple[tuple[bytes, ...], ...] | None = None) -> list[int]:
+        """The sorted (window) indexes of the piece's lines holding ``lit`` (and all the runs of one of
+        ``conds``, where given: _evidence_conditions), found once per piece: the checks of every signature
+        around one match ask for the same literals over overlapping ranges."""
+        key = (lit, conds)
+        got = self.at.get(key)
         if got is None:
+            got = self.at[key] = []
+            if conds is not None:  # only the alternatives whose every run is in the piece at all
+                conds = tuple(c for c in conds if all(r in self.clean for r in c))
+                if not conds:
+                    return got
             positions: list[int] = []
             first_per_line(self.clean, lit, positions)
-            got = self.at[lit] = []
             if positions:
-                ends = self.ends()
+                ends, clean = self.ends(), self.clean
                 for pos in positions:  # the first per line: one index per position
-                    got.append(self.first + bisect.bisect_left(ends, pos))
+                    i = bisect.bisect_left(ends, pos)
+                    if conds is not None:
+                        line = clean[ends[i - 1] + 1 if i else 0 : ends[i]]
+                        if not any(all(r in line for r in c) for c in conds):
+                            continue
+                    got.append(self.first + i)
         return got
 
     def ends(self) -> list[int]:
@@ -221,6 +232,34 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
+# for each literal of a context, the conjunctions of runs (one per alternative it stands for) a line holding it
+# must satisfy one of for an item to match there; None: every line holding it may
+Conditions = dict[bytes, tuple[tuple[bytes, ...], ...] | None]
+
+
+@lru_cache(maxsize=4096)
+def _evidence_conditions(parts: tuple[str, ...], lits: tuple[bytes, ...]) -> Conditions | None:
+    """What a line holding one of ``lits`` (_evidence_literals of ``parts``) must also hold for an item to match
+    there: every literal run of one of the items' alternatives (``torch[/\\]func[/\\]`` needs 'func' besides
+    'torch', so the 'torch' of a launcher command or a DeprecationWarning does not make its line evidence).
+    Each alternative is filed under each literal that lies in one of its runs; None when an item cannot be read
+    this way (then a line holding a literal is enough)."""
+    conds: dict[bytes, list[tuple[bytes, ...]]] = {lit: [] for lit in lits}
+    for part in parts:
+        alternatives = alternative_runs(part, ("IGNORECASE",))
+        if not alternatives:
+            return None
+        for runs in alternatives:
+            conj = tuple(r.encode() for r in runs)
+            homes = [lit for lit in lits if any(lit in r for r in conj)]
+            if not homes:  # no literal of the set lies in it: it cannot be filed (not expected)
+                return None
+            for lit in homes:
+                conds[lit].append(conj)
+    # a literal with an alternative it alone satisfies needs no check
+    return {lit: None if any(all(r in lit for r in c) for c in cs) else tuple(dict.fromkeys(cs)) for lit, cs in conds.items()}
+
+
 class _Evidence:
     """Finds a signature's context evidence. ``words_in(data)`` is the prefilter's answer to which of its
     words are in ``data`` (None: not known). Over a big window the prefilter's pass says which literals are
@@ -233,6 +272,7 @@ class _Evidence:
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
+        self._conds: dict[tuple[str, ...], Conditions | None] = {}
         self._absence: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
         self._any: dict[tuple[str, ...], Any] = {}
 
@@ -269,6 +309,15 @@ class _Evidence:
             got = self._lits[items] = _evidence_literals(parts)
         return got
 
+    def conditions(self, items: tuple[str, ...]) -> Conditions | None:
+        """_evidence_conditions of ``items`` (whose literals() are not None)."""
+        got = self._conds.get(items, _UNSET)
+        if got is _UNSET:
+            parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
+            lits = self.literals(items)
+            got = self._conds[items] = _evidence_conditions(parts, lits) if lits else None
+        return got  # type: ignore[no-any-return]
+
     def lines_with(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> list[int] | None:
         """The lines among lo..hi where an item may match, found in the raw bytes, or None (use them all).
 
@@ -288,10 +337,11 @@ class _Evidence:
             if lines.memo.get("scanned") is not None and not _spans_lines(lits):
                 # a big window: the clean pieces around lo..hi, only the literals there
                 got = []
+                conds = self.conditions(items) or {}
                 for piece, first, _start, _end in _cover(lines).segments(lines, lo, hi):
                     top = min(hi, piece.last)
                     for lit in self._in_piece(lits, lines, piece):
-                        at = piece.lines_of(lit)
+                        at = piece.lines_of(lit, conds.get(lit))
                         got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
                 if got:
                     got = sorted(set(got))

@@ -225,20 +225,42 @@ def alternative_literals(pattern: str, flags: Sequence[str] = ()) -> tuple[str, 
 
 
 def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ...] | None:
+    runs = _runs_per_alternative(pattern, flags)
+    if runs is None:
+        return None
+    out: list[str] = []
+    for alt in runs:
+        found = [r for r in alt if len(r.strip().encode()) >= 3]  # 3 bytes at least: a literal to look for
+        if not found:
+            return None
+        out.append(max(found, key=lambda r: (len(r), r)).lower())
+    return tuple(dict.fromkeys(out))
+
+
+def alternative_runs(pattern: str, flags: Sequence[str] = ()) -> tuple[tuple[str, ...], ...] | None:
+    """For each top-level alternative of ``pattern``, every literal run each of its matches holds (ASCII, or
+    characters without case; lower-cased, longest first): a line where that alternative matches holds all of
+    them. None when the parser cannot read it."""
+    return derived("alternative_runs", (pattern, tuple(flags)), _alternative_runs)  # type: ignore[no-any-return]
+
+
+def _alternative_runs(pattern: str, flags: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
+    runs = _runs_per_alternative(pattern, flags)
+    if runs is None:
+        return None
+    return tuple(tuple(sorted({r.lower() for r in alt}, key=lambda r: (-len(r), r))) for alt in runs)
+
+
+def _runs_per_alternative(pattern: str, flags: tuple[str, ...]) -> list[list[str]] | None:
+    """The required runs of each top-level alternative that are found in lower-cased bytes as they are: ASCII,
+    or characters without case (CJK)."""
     parsed = _alternatives(pattern, flags)
     if parsed is None:
         return None
-    out: list[str] = []
-    for alt in parsed[0]:
-        # a run found in the lower-cased bytes: ASCII, or characters without case (CJK), 3 bytes at least
-        runs = [
-            r for r in _required_runs(alt, parsed[1])[0]
-            if all(c.isascii() or c.lower() == c.upper() for c in r) and len(r.strip().encode()) >= 3
-        ]
-        if not runs:
-            return None
-        out.append(max(runs, key=lambda r: (len(r), r)).lower())
-    return tuple(dict.fromkeys(out))
+    return [
+        [r for r in _required_runs(alt, parsed[1])[0] if all(c.isascii() or c.lower() == c.upper() for c in r)]
+        for alt in parsed[0]
+    ]
 
 
 def _alternatives(pattern: str, flags: tuple[str, ...]) -> tuple[list[list[Any]], bool] | None:
