@@ -74,10 +74,6 @@ class _Piece:
         got = self.at.get(key)
         if got is None:
             got = self.at[key] = []
-            if conds is not None:  # only the alternatives whose every run is in the piece at all
-                conds = tuple(c for c in conds if all(r in self.clean for r in c))
-                if not conds:
-                    return got
             positions: list[int] = []
             first_per_line(self.clean, lit, positions)
             if positions:
