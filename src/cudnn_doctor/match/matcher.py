@@ -357,12 +357,15 @@ class Matcher:
         shape = None
         if end - off <= 600:  # the memos are keyed by the line's hits as found (same bytes, same hits)
             probed, shapes = self._probed, self._shapes
-            ts = _RAW_TIMESTAMP.match(data, off, end)
-            raw = data[ts.end() if ts else off : end]
-            shape = (raw.translate(_SHAPE), pidxs)
+            line = data[off:end]
+            # the shape of the line as it is: a timestamp's digits are zeros too, so lines of one shape here
+            # have one shape once the timestamp goes (and the regex below runs only past this test)
+            shape = (line.translate(_SHAPE), pidxs)
             got = shapes.get(shape)
             if got is not None and not got:  # a shape every probe declined: the commonest case, first
                 return
+            ts = _RAW_TIMESTAMP.match(line)
+            raw = line[ts.end() :] if ts else line
             if (raw, pidxs) in probed:
                 return
             if len(probed) >= PROBED_MEMO:
