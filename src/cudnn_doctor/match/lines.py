@@ -50,12 +50,16 @@ def _has_word(word: bytes, icase: bool, lines: _Lines) -> bool:
 def _branches_present(conf: Confirm, lines: _Lines) -> list[tuple[bytes, ...]]:
     """The alternatives of ``conf`` whose every word is somewhere in the window (a word on every line of a
     dense log, such as 'device', is located line by line only when the other words of its alternative are
-    there too)."""
-    return [
-        tuple(sorted(words, key=lambda w: _word_count(w, conf.icase, lines)))  # rarest first: checked first
-        for words in conf.branches
-        if all(_has_word(w, conf.icase, lines) for w in words)
-    ]
+    there too); once per window for the signatures that share a regex (and so its Confirm)."""
+    key = ("branches", conf)
+    got = lines.memo.get(key)
+    if got is None:
+        got = lines.memo[key] = [
+            tuple(sorted(words, key=lambda w: _word_count(w, conf.icase, lines)))  # rarest first: checked first
+            for words in conf.branches
+            if all(_has_word(w, conf.icase, lines) for w in words)
+        ]
+    return got  # type: ignore[no-any-return]
 
 
 def _word_count(word: bytes, icase: bool, lines: _Lines) -> int:

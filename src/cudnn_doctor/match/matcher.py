@@ -572,12 +572,18 @@ class Matcher:
         """The signature's full regex over one run of its candidate lines, then context and the matches."""
         stream = win.norm(run[0])[1]
         local = self._is_local(idx)
+        # signatures with one regex and window (a message and the causes behind it) search a run once
+        key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
+        memo = win.lines.memo
         try:
-            pattern = compile_pattern(sig.regex, sig.flags)
-            if local:
-                found, around = self._search_lines(pattern, idx, run, stream, win)
-            else:
-                found, around = self._search_window(pattern, sig, idx, run, stream, win)
+            got = memo.get(key)
+            if got is None:
+                pattern = compile_pattern(sig.regex, sig.flags)
+                if local:
+                    got = memo[key] = self._search_lines(pattern, idx, run, stream, win)
+                else:
+                    got = memo[key] = self._search_window(pattern, sig, idx, run, stream, win)
+            found, around = got
         except TimeoutError:
             self.disabled[sig.id] = "regex timed out"
             self.warnings.append(
