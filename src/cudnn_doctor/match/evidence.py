@@ -62,7 +62,7 @@ class _Piece:
         # acc[i]: the bytes of the piece's lines 0..i-1 but their newlines
         self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
         self.last = first + len(self.acc) - 2
-        self.words: _Words | None = None
+        self.words: _Caseless | None = None
         self.at: dict[tuple[bytes, Any], list[int]] = {}  # (a literal, its conditions) -> lines (lines_of)
         self._ends: list[int] | None = None
 
@@ -186,7 +186,9 @@ def _delete_joinable(data: bytes) -> bytes:
 _UNSET: Any = object()
 # a pass's words: (those found, those looked for)
 _Words = tuple[set[tuple[bytes, bool]], frozenset[tuple[bytes, bool]]]
-_UNKNOWN: _Words = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
+# a piece's caseless words: (those found, those looked for), as bytes
+_Caseless = tuple[set[bytes], frozenset[bytes]]
+_UNKNOWN: _Caseless = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
 _CSI = LazyRe(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -265,6 +267,7 @@ class _Evidence:
 
     def __init__(self, catalog: Catalog, words_in: Callable[[bytes], _Words | None] | None = None) -> None:
         self._words_in = words_in
+        self._scanned: tuple[frozenset[tuple[bytes, bool]], frozenset[bytes]] | None = None
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
@@ -360,12 +363,19 @@ class _Evidence:
         if not maybe or piece is None or lines.memo.get("scanned") is None:  # no hyperscan pass: no piece pass
             return maybe
         if piece.words is None:
-            found = self._words_in(piece.clean) if self._words_in else None
-            piece.words = _UNKNOWN if found is None else found
+            got = self._words_in(piece.clean) if self._words_in else None
+            # the caseless words (what context literals are) as bytes: no (word, True) pair made per literal
+            piece.words = _UNKNOWN if got is None else ({w for w, icase in got[0] if icase}, self._caseless(got[1]))
         if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
             return maybe
         found, scanned = piece.words
-        return tuple(lit for lit in maybe if (lit, True) in found or (lit, True) not in scanned)
+        return tuple(lit for lit in maybe if lit in found or lit not in scanned)
+
+    def _caseless(self, scanned: frozenset[tuple[bytes, bool]]) -> frozenset[bytes]:
+        """The caseless words of a pass's word set, kept for the last set seen (one per prefilter)."""
+        if self._scanned is None or self._scanned[0] is not scanned:
+            self._scanned = (scanned, frozenset(w for w, icase in scanned if icase))
+        return self._scanned[1]
 
     def _in_piece(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
         """_present for ``piece``, kept on it: the checks of every signature around a repeated error ask the

@@ -66,7 +66,7 @@ def _word_count(word: bytes, icase: bool, lines: _Lines) -> int:
     key = ("count", word, icase)
     got = lines.memo.get(key)
     if got is None:
-        got = lines.memo[key] = _window_data(icase, lines).count(word, 0, 1 << 16)  # a sample: how common
+        got = lines.memo[key] = _window_data(icase, lines).count(word, 0, 1 << 14)  # a sample: how common
     return got  # type: ignore[no-any-return]
 
 
