@@ -186,6 +186,12 @@ def test_the_memos_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(40):
         m.scan_text(f"step {i}\n{FLATTEN} {i}\nmodel = nn.DataParallel(model{i})\n")
     assert len(m._searched) <= 4 and len(m._decided) <= 4 and len(m._relevant_memo) <= 4
+    # evidence lines too long to keep as a key: the decision is made, not remembered
+    m = Matcher(CATALOG)
+    long_line = "model = nn.DataParallel(model)  # " + "x" * match_mod.MEMO_TEXT
+    matches, _ = m.scan_text(f"{long_line}\n{FLATTEN}\n")
+    assert matches and all(sum(map(len, key[3])) <= match_mod.MEMO_TEXT for key in m._decided)
+    assert not any(long_line in text for key in m._decided for text in key[3])
 
 
 def test_literal_conditions_read_every_alternative() -> None:

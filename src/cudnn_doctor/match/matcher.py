@@ -62,7 +62,8 @@ PROBED_MEMO = 16384  # line shapes already given to the environment probes
 # is searched once per pattern (lines longer than MEMO_TEXT are searched each time)
 SEARCHED_MEMO = 4096
 MEMO_TEXT = 4096
-# context decisions, by the context and the normalized lines in it that hold one of its literals (_decide_once)
+# context decisions, by the context and the normalized lines around the match where one of its items matches
+# (_decide_once; lines of MEMO_TEXT characters at most in all), and whether an item matches a line (_relevant)
 DECIDED_MEMO = 4096
 # digits -> '0': lines that differ only in their numbers (timestamps, step counters, versions) share a shape
 _SHAPE = bytes.maketrans(b"123456789", b"000000000")
@@ -128,7 +129,7 @@ class Matcher:
             items = (*sig.context.exclude_any, *sig.context.require_any, *sig.context.support_any)
             for item in items:
                 self.evidence.pattern(item)
-            if items and self.evidence.literals(items) is not None:  # what _holding searches with
+            if items and self.evidence.literals(items) is not None:  # what _relevant searches with
                 self.evidence.any_pattern(items)
             for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
                 if group:  # what a big log's first window would parse (_confirm_all): kept in the cache too
@@ -793,8 +794,10 @@ class Matcher:
         key = (exclude, ctx.require_any, ctx.support_any, parts)
         got = self._decided.get(key)
         if got is None:
-            got = self._verdict(sig, exclude, "\n".join(parts), win.lines.memo)
-            if got != "":  # '': the check timed out (a warning said so); not remembered
+            text = "\n".join(parts)
+            got = self._verdict(sig, exclude, text, win.lines.memo)
+            # '': the check timed out (a warning said so); not remembered, nor a key too big to keep
+            if got != "" and len(text) <= MEMO_TEXT:
                 if len(self._decided) >= DECIDED_MEMO:
                     self._decided.clear()
                 self._decided[key] = got
