@@ -61,7 +61,7 @@ PROBED_MEMO = 16384  # line shapes already given to the environment probes
 # a line-local regex's matches, by (pattern, normalized line), across windows: a warning repeated 10,000 times
 # is searched once per pattern (lines longer than MEMO_TEXT are searched each time)
 SEARCHED_MEMO = 4096
-MEMO_TEXT = 4096
+MEMO_TEXT = 1024  # characters: each memo holds 4 MiB of text at most
 # context decisions, by the context and the normalized lines around the match where one of its items matches
 # (_decide_once; lines of MEMO_TEXT characters at most in all), and whether an item matches a line (_relevant)
 DECIDED_MEMO = 4096
