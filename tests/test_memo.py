@@ -180,18 +180,32 @@ def test_a_repeated_line_is_searched_once_per_pattern(monkeypatch: pytest.Monkey
 
 
 def test_the_memos_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)  # the big-window path: decisions are remembered there
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
     monkeypatch.setattr(match_mod, "SEARCHED_MEMO", 4)
     monkeypatch.setattr(match_mod, "DECIDED_MEMO", 4)
     m = Matcher(CATALOG)
+    sizes = []
     for i in range(40):
         m.scan_text(f"step {i}\n{FLATTEN} {i}\nmodel = nn.DataParallel(model{i})\n")
-    assert len(m._searched) <= 4 and len(m._decided) <= 4 and len(m._relevant_memo) <= 4
+        sizes.append((len(m._searched), len(m._decided), len(m._relevant_memo)))
+    assert max(sizes) <= (4, 4, 4) and min(sizes[5:]) >= (1, 1, 1)
     # evidence lines too long to keep as a key: the decision is made, not remembered
     m = Matcher(CATALOG)
     long_line = "model = nn.DataParallel(model)  # " + "x" * match_mod.MEMO_TEXT
-    matches, _ = m.scan_text(f"{long_line}\n{FLATTEN}\n")
-    assert matches and all(sum(map(len, key[3])) <= match_mod.MEMO_TEXT for key in m._decided)
+    for text in (f"step\n{FLATTEN}\nmodel = nn.DataParallel(model)\n", f"{long_line}\n{FLATTEN}\n"):
+        matches, _ = m.scan_text(text)
+        assert matches
+    assert m._decided and all(sum(map(len, key[3])) <= match_mod.MEMO_TEXT for key in m._decided)
     assert not any(long_line in text for key in m._decided for text in key[3])
+
+
+def test_a_paste_and_the_pure_python_path_decide_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without clean pieces (a paste, or no hyperscan) nothing is decided from memory: _decide's absence
+    checks cost less there than finding the evidence lines first."""
+    m = Matcher(CATALOG)
+    m.scan_text(f"step\n{FLATTEN}\nmodel = nn.DataParallel(model)\n")
+    assert not m._decided
 
 
 def test_literal_conditions_read_every_alternative() -> None:

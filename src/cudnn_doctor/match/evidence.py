@@ -345,7 +345,7 @@ class _Evidence:
                 if got:
                     got = sorted(set(got))
             else:
-                got = self._lines_with(lits, lines, lo, hi)
+                got = self._lines_with(lits, lines, lo, hi, self.conditions(items))
             lines.memo[key] = got
         return got
 
@@ -395,11 +395,24 @@ class _Evidence:
             return None
         return word in present
 
-    def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int) -> list[int]:
+    def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int, conds: Conditions | None = None) -> list[int]:
+        """lines_with over the raw lines (a paste, or no hyperscan): the lines holding a literal (with the runs of
+        one of its alternatives: ``conds``), and every line holding what normalization deletes (a colour code
+        may split a literal or a run there)."""
         low = lines.region(lo, hi).lower()
         positions: list[int] = []
         for lit in lits:
-            first_per_line(low, lit, positions)
+            need = conds.get(lit) if conds else None
+            if need is None:
+                first_per_line(low, lit, positions)
+                continue
+            found: list[int] = []
+            first_per_line(low, lit, found)
+            for pos in found:
+                end = low.find(b"\n", pos)
+                line = low[low.rfind(b"\n", 0, pos) + 1 : len(low) if end < 0 else end]
+                if any(all(r in line for r in c) for c in need):
+                    positions.append(pos)
         deletable = len(low) - len(low.translate(None, _JOINABLE_BYTES))
         if deletable:
             if deletable > low.count(b"\x1b"):  # other control bytes (rare): a regex pass

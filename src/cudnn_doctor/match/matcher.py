@@ -777,6 +777,8 @@ class Matcher:
         those normalized lines decide it: a warning repeated 10,000 times, each with its own 100 lines of noise
         around it, is decided once per context instead of once per occurrence. None: not so (the items), or a
         search timed out; _decide then looks at the lines itself."""
+        if win.lines.memo.get("scanned") is None:  # no clean pieces (a paste, or no hyperscan): _decide's path
+            return None
         ctx = sig.context
         items = (*exclude, *ctx.require_any, *ctx.support_any)
         if not items or self.evidence.literals(items) is None:
