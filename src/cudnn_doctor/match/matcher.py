@@ -105,6 +105,20 @@ class _Window(FieldEq):
         return False
 
 
+def _around(win: _Window, stream: str, keep: Sequence[int], texts: Sequence[str]) -> Callable[[int, int], list[str]]:
+    """The normalized lines lo..hi of ``stream`` (all streams: ''), from ``texts`` (those of the lines ``keep``,
+    normalized for a search over a region) where they cover lo..hi."""
+    index, norm = win.lines, win.norm
+
+    def around(lo: int, hi: int) -> list[str]:
+        lo, hi = max(0, lo), min(index.count - 1, hi)
+        if keep and keep[0] <= lo and hi <= keep[-1]:
+            return list(texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)])
+        return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
+
+    return around
+
+
 def _normalizer(lines: _Lines) -> Callable[[int], tuple[str, str]]:
     normalized: dict[int, tuple[str, str]] = {}
 
@@ -577,14 +591,15 @@ class Matcher:
         key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
         memo = win.lines.memo
         try:
-            got = memo.get(key)
+            got = memo.get(key)  # data only: a closure over the window kept in its own memo would be a cycle
             if got is None:
                 pattern = compile_pattern(sig.regex, sig.flags)
                 if local:
                     got = memo[key] = self._search_lines(pattern, idx, run, stream, win)
                 else:
                     got = memo[key] = self._search_window(pattern, sig, idx, run, stream, win)
-            found, around = got
+            found, keep, texts = got
+            around = _around(win, stream, keep, texts)
         except TimeoutError:
             self.disabled[sig.id] = "regex timed out"
             self.warnings.append(
@@ -616,7 +631,7 @@ class Matcher:
 
     def _search_lines(
         self, pattern: Any, idx: int, run: list[int], stream: str, win: _Window
-    ) -> tuple[list[Found], Callable[[int, int], list[str]]]:
+    ) -> tuple[list[Found], Sequence[int], Sequence[str]]:
         """A line-local regex: no match can leave its line, so only the candidate lines need the full regex, and
         the lines around are normalized only for the context of an actual match (an error repeated 10,000 times
         costs 10,000 short searches, not 10,000 windows)."""
@@ -643,16 +658,11 @@ class Matcher:
                         searched[key] = got
                 memo[(pattern, li)] = got
             found += ((m, li, li, m.start()) for m in got)
-
-        def around(lo: int, hi: int) -> list[str]:
-            lo, hi = max(0, lo), min(index.count - 1, hi)
-            return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
-
-        return found, around
+        return found, (), ()
 
     def _search_window(
         self, pattern: Any, sig: Signature, idx: int, run: list[int], stream: str, win: _Window
-    ) -> tuple[list[Found], Callable[[int, int], list[str]]]:
+    ) -> tuple[list[Found], Sequence[int], Sequence[str]]:
         """A regex that may span lines: the region it may span (the run plus the signature's window) is
         normalized and joined; the context lines around it only for an actual match (a literal on every other
         line of a dense log would otherwise normalize each line lines_before + lines_after times over)."""
@@ -678,14 +688,7 @@ class Matcher:
                 found.append((m, keep[s_i], keep[e_i], m.start() - offsets[s_i]))
         finally:
             self.spent[idx] = self.spent.get(idx, 0.0) + time.thread_time() - started
-
-        def around(lo: int, hi: int) -> list[str]:
-            lo, hi = max(0, lo), min(index.count - 1, hi)
-            if keep and keep[0] <= lo and hi <= keep[-1]:
-                return texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)]
-            return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
-
-        return found, around
+        return found, keep, texts
 
     def _matches(
         self, sig: Signature, idx: int, found: list[Found], how: tuple[Callable[[int, int], list[str]], bool, str], win: _Window
