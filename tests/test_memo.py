@@ -284,3 +284,18 @@ def test_a_window_is_freed_without_the_cycle_collector(monkeypatch: pytest.Monke
     finally:
         gc.enable()
     assert len(windows) > 5 and not alive
+
+
+def test_items_that_do_not_combine_are_searched_one_by_one() -> None:
+    """A back-reference's group number shifts in an alternation and ``(?x)`` would make every other item
+    verbose: such items are not combined, so whether a line is evidence stays what each item says."""
+    from cudnn_doctor.catalog import Catalog
+
+    evidence = Matcher(Catalog(signatures=[], evidence={})).evidence
+    assert evidence.any_pattern((r"\bimport higher\b", r"\bfunctional_call\(")) is not None
+    for odd in (r"(\w+)=\1", r"(?P<a>\w+)=(?P=a)", r"(?x) weight \s drop", r"(?i)WeightDrop"):
+        assert evidence.any_pattern((r"(ab)c", odd)) is None, odd
+    m = Matcher(CATALOG)
+    items = (r"(lstm)_(gru)", r"\b(\w+)=\1\b")
+    assert m._relevant(items, "x=x") and not m._relevant(items, "x=y")
+    assert m._relevant((r"(?x) weight \s drop", r"import higher"), "import higher")

@@ -212,6 +212,9 @@ def _absence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
 
 
 _CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
+# what an item cannot be combined into one alternation with: back-references and conditionals (their group
+# numbers shift), inline flags for the whole pattern (``(?x)``, not the scoped ``(?x:...)``)
+_UNCOMBINABLE = LazyRe(r"\\[1-9]|\\g<|\(\?P=|\(\?\(|\(\?[aiLmsux-]*[aiLmsux]\)")
 
 
 @lru_cache(maxsize=4096)
@@ -288,14 +291,19 @@ class _Evidence:
         return item
 
     def any_pattern(self, items: tuple[str, ...]) -> Any:
-        """One pattern that matches where any of ``items`` does (None: they do not combine, e.g. a global
-        inline flag in one of them): whether a line holds any evidence at all is one search."""
+        """One pattern that matches where any of ``items`` does: whether a line holds any evidence at all is
+        one search. None where they do not combine (then each is searched on its own): a back-reference or a
+        conditional (group numbers shift in an alternation), an inline flag for the whole pattern (``(?x)``
+        would make every other item verbose), or an error."""
         got = self._any.get(items, _UNSET)
         if got is _UNSET:
-            try:
-                got = compile_pattern("|".join(f"(?:{self._source(item)})" for item in items), ("IGNORECASE",))
-            except regex_error():  # each item is still searched on its own
-                got = None
+            sources = [self._source(item) for item in items]
+            got = None
+            if not any(_UNCOMBINABLE.search(source) for source in sources):
+                try:
+                    got = compile_pattern("|".join(f"(?:{source})" for source in sources), ("IGNORECASE",))
+                except regex_error():
+                    got = None
             self._any[items] = got
         return got
 
