@@ -118,8 +118,8 @@ def _split_linked(group: list[RawMatch]) -> list[list[RawMatch]]:
     """A cluster holding a cause line and, on later lines, the symptom it leads to (a version mismatch, an
     earlier CUDA error, then the status it makes an RNN call return) is two errors, even on adjacent lines:
     split it before the symptom so the cause is a finding of its own (cascade folding then puts it first)."""
-    if len(group) < 2:
-        return [group]
+    if len(group) < 2 or max(m.line for m in group) <= min(m.end_line for m in group):
+        return [group]  # no match starts after another ends (the signatures of one line): no pair to look at
     for a in group:
         for b in group:
             if b.line > a.end_line and b.sig.id != a.sig.id and causes(a.sig, b.sig):
