@@ -62,7 +62,7 @@ class _Piece:
         # acc[i]: the bytes of the piece's lines 0..i-1 but their newlines
         self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
         self.last = first + len(self.acc) - 2
-        self.words: _Caseless | None = None
+        self.words: _Words | None = None
         self.at: dict[tuple[bytes, Any], list[int]] = {}  # (a literal, its conditions) -> lines (lines_of)
         self._ends: list[int] | None = None
 
@@ -82,7 +82,7 @@ class _Piece:
                     i = bisect.bisect_left(ends, pos)
                     if conds is not None:
                         line = clean[ends[i - 1] + 1 if i else 0 : ends[i]]
-                        if not any(all(r in line for r in c) for c in conds):
+                        if not _meets(line, conds):
                             continue
                     got.append(self.first + i)
         return got
@@ -184,11 +184,9 @@ def _delete_joinable(data: bytes) -> bytes:
 
 
 _UNSET: Any = object()
-# a pass's words: (those found, those looked for)
-_Words = tuple[set[tuple[bytes, bool]], frozenset[tuple[bytes, bool]]]
-# a piece's caseless words: (those found, those looked for), as bytes
-_Caseless = tuple[set[bytes], frozenset[bytes]]
-_UNKNOWN: _Caseless = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
+# a piece's caseless words (what context literals are): (those found, those looked for)
+_Words = tuple[set[bytes], frozenset[bytes]]
+_UNKNOWN: _Words = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
 _CSI = LazyRe(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -233,6 +231,11 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
+def _meets(line: bytes, conds: tuple[tuple[bytes, ...], ...]) -> bool:
+    """Whether ``line`` holds every run of one of the conjunctions ``conds``."""
+    return any(all(run in line for run in conj) for conj in conds)
+
+
 # for each literal of a context, the conjunctions of runs (one per alternative it stands for) a line holding it
 # must satisfy one of for an item to match there; None: every line holding it may
 Conditions = dict[bytes, tuple[tuple[bytes, ...], ...] | None]
@@ -258,7 +261,7 @@ def _evidence_conditions(parts: tuple[str, ...], lits: tuple[bytes, ...]) -> Con
             for lit in homes:
                 conds[lit].append(conj)
     # a literal with an alternative it alone satisfies needs no check
-    return {lit: None if any(all(r in lit for r in c) for c in cs) else tuple(dict.fromkeys(cs)) for lit, cs in conds.items()}
+    return {lit: None if _meets(lit, tuple(cs)) else tuple(dict.fromkeys(cs)) for lit, cs in conds.items()}
 
 
 class _Evidence:
@@ -270,7 +273,6 @@ class _Evidence:
 
     def __init__(self, catalog: Catalog, words_in: Callable[[bytes], _Words | None] | None = None) -> None:
         self._words_in = words_in
-        self._scanned: tuple[frozenset[tuple[bytes, bool]], frozenset[bytes]] | None = None
         self._sets = catalog.evidence
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
@@ -283,6 +285,10 @@ class _Evidence:
         if got is None:
             got = self._cache[item] = compile_pattern(self._source(item), ("IGNORECASE",))
         return got
+
+    def _parts(self, items: tuple[str, ...]) -> tuple[str, ...]:
+        """The patterns of ``items``, an ``@set`` read as its entries."""
+        return tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
 
     def _source(self, item: str) -> str:
         if item.startswith("@"):
@@ -312,17 +318,15 @@ class _Evidence:
         them; None when that cannot be said (an item may span lines, is anchored, or has no clear literal)."""
         got = self._lits.get(items)
         if got is None and items not in self._lits:
-            parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
-            got = self._lits[items] = _evidence_literals(parts)
+            got = self._lits[items] = _evidence_literals(self._parts(items))
         return got
 
     def conditions(self, items: tuple[str, ...]) -> Conditions | None:
         """_evidence_conditions of ``items`` (whose literals() are not None)."""
         got = self._conds.get(items, _UNSET)
         if got is _UNSET:
-            parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
             lits = self.literals(items)
-            got = self._conds[items] = _evidence_conditions(parts, lits) if lits else None
+            got = self._conds[items] = _evidence_conditions(self._parts(items), lits) if lits else None
         return got  # type: ignore[no-any-return]
 
     def lines_with(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> list[int] | None:
@@ -372,18 +376,11 @@ class _Evidence:
             return maybe
         if piece.words is None:
             got = self._words_in(piece.clean) if self._words_in else None
-            # the caseless words (what context literals are) as bytes: no (word, True) pair made per literal
-            piece.words = _UNKNOWN if got is None else ({w for w, icase in got[0] if icase}, self._caseless(got[1]))
+            piece.words = _UNKNOWN if got is None else got
         if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
             return maybe
         found, scanned = piece.words
         return tuple(lit for lit in maybe if lit in found or lit not in scanned)
-
-    def _caseless(self, scanned: frozenset[tuple[bytes, bool]]) -> frozenset[bytes]:
-        """The caseless words of a pass's word set, kept for the last set seen (one per prefilter)."""
-        if self._scanned is None or self._scanned[0] is not scanned:
-            self._scanned = (scanned, frozenset(w for w, icase in scanned if icase))
-        return self._scanned[1]
 
     def _in_piece(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
         """_present for ``piece``, kept on it: the checks of every signature around a repeated error ask the
@@ -419,7 +416,7 @@ class _Evidence:
             for pos in found:
                 end = low.find(b"\n", pos)
                 line = low[low.rfind(b"\n", 0, pos) + 1 : len(low) if end < 0 else end]
-                if any(all(r in line for r in c) for c in need):
+                if _meets(line, need):
                     positions.append(pos)
         deletable = len(low) - len(low.translate(None, _JOINABLE_BYTES))
         if deletable:
@@ -435,8 +432,7 @@ class _Evidence:
         """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""
         got = self._absence.get(items, _UNSET)
         if got is _UNSET:
-            parts = tuple(part for item in items for part in (self._sets.get(item[1:], ()) if item.startswith("@") else (item,)))
-            got = self._absence[items] = _absence_literals(parts)
+            got = self._absence[items] = _absence_literals(self._parts(items))
         return got  # type: ignore[no-any-return]
 
     def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:

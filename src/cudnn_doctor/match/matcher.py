@@ -105,6 +105,13 @@ class _Window(FieldEq):
         return False
 
 
+def _remember(memo: dict[Any, Any], key: Any, value: Any, most: int) -> None:
+    """memo[key] = value, emptying the memo first when it holds ``most`` entries (a bound, not an LRU)."""
+    if len(memo) >= most:
+        memo.clear()
+    memo[key] = value
+
+
 def _around(win: _Window, stream: str, keep: Sequence[int], texts: Sequence[str]) -> Callable[[int, int], list[str]]:
     """The normalized lines lo..hi of ``stream`` (all streams: ''), from ``texts`` (those of the lines ``keep``,
     normalized for a search over a region) where they cover lo..hi."""
@@ -113,7 +120,7 @@ def _around(win: _Window, stream: str, keep: Sequence[int], texts: Sequence[str]
     def around(lo: int, hi: int) -> list[str]:
         lo, hi = max(0, lo), min(index.count - 1, hi)
         if keep and keep[0] <= lo and hi <= keep[-1]:
-            return list(texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)])
+            return texts[bisect.bisect_left(keep, lo) : bisect.bisect_right(keep, hi)]  # type: ignore[return-value]
         return [norm(li)[0] for li in range(lo, hi + 1) if not stream or norm(li)[1] == stream]
 
     return around
@@ -184,7 +191,6 @@ class Matcher:
         self._retired: set[int] = set()
         self._next_prefilter: Prefilter | None = None
         self._piece_prefilter: Prefilter | None = None  # every word (_words_in)
-        self._words_only: tuple[Prefilter, Prefilter] | None = None  # a prefilter, one of its words only
         self._all_words: tuple[tuple[bytes, bool], ...] = ()  # _confirm_all's words, once _drop_common ran
         self._dropped: set[tuple[bytes, bool]] = set()  # those left out of the windows' pass (_drop_common)
         self._restores = 0  # how many times dropped words were put back (_restore_missed)
@@ -533,16 +539,15 @@ class Matcher:
         from the literals the prefilter's pass found in it, looked for in the clean pieces of the window made around the checks)."""
         return self.evidence.absent(group, lines, lo, hi)
 
-    def _words_in(self, data: bytes) -> tuple[set[tuple[bytes, bool]], frozenset[tuple[bytes, bool]]] | None:
-        """The words in a clean piece (evidence.py), by the pass that looks for every word: those
-        _drop_common leaves out of the windows' pass are looked for in pieces still."""
+    def _words_in(self, data: bytes) -> tuple[set[bytes], frozenset[bytes]] | None:
+        """The caseless words in a clean piece (evidence.py) and those looked for, by a pass of every word
+        alone: those _drop_common leaves out of the windows' pass are looked for in pieces still."""
         prefilter = self._piece_prefilter or self.prefilter
         if not prefilter.words:
             return None
-        if self._words_only is None or self._words_only[0] is not prefilter:
-            self._words_only = (prefilter, Prefilter.shared((), prefilter.words))
-        found = self._words_only[1].words_in(data)
-        return None if found is None else (found, prefilter.word_set)
+        only = prefilter.words_only()
+        found = only.caseless_in(data)
+        return None if found is None else (found, only.caseless)
 
     def _confirm_all(self) -> None:
         """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
@@ -653,9 +658,7 @@ class Matcher:
                     finally:  # only the regex's own time is charged to the signature's budget
                         spent[idx] = spent.get(idx, 0.0) + time.thread_time() - started
                     if len(text) <= MEMO_TEXT:
-                        if len(searched) >= SEARCHED_MEMO:
-                            searched.clear()
-                        searched[key] = got
+                        _remember(searched, key, got, SEARCHED_MEMO)
                 memo[(pattern, li)] = got
             found += ((m, li, li, m.start()) for m in got)
         return found, (), ()
@@ -803,9 +806,7 @@ class Matcher:
             got = self._verdict(sig, exclude, text, win.lines.memo)
             # '': the check timed out (a warning said so); not remembered, nor a key too big to keep
             if got != "" and len(text) <= MEMO_TEXT:
-                if len(self._decided) >= DECIDED_MEMO:
-                    self._decided.clear()
-                self._decided[key] = got
+                _remember(self._decided, key, got, DECIDED_MEMO)
         return got
 
     def _relevant(self, items: tuple[str, ...], text: str) -> bool:
@@ -820,9 +821,7 @@ class Matcher:
             else:
                 got = any(self.evidence.pattern(item).search(text, timeout=MATCH_TIMEOUT_S) for item in items)
             if len(text) <= MEMO_TEXT:
-                if len(self._relevant_memo) >= DECIDED_MEMO:
-                    self._relevant_memo.clear()
-                self._relevant_memo[key] = got
+                _remember(self._relevant_memo, key, got, DECIDED_MEMO)
         return got
 
     def _decide(

@@ -79,6 +79,8 @@ class Prefilter:
         self._by_head: dict[bytes, list[tuple[bytes, str]]] = {}
         self._short = False
         self._hs_tried = False
+        self._words_only: Prefilter | None = None
+        self._caseless: frozenset[bytes] | None = None
         if not self.literals:
             return
         words = tuple(self._bytes)
@@ -160,17 +162,30 @@ class Prefilter:
             return {}, None
         return self._scan_re(chunk(), start), None
 
-    def words_in(self, data: bytes) -> set[tuple[bytes, bool]] | None:
-        """The words in ``data`` (None: not known, no hyperscan). Made for a prefilter of words only
-        (Matcher._words_in, over the clean pieces around matches): each word is reported once, no literal."""
+    def words_only(self) -> Prefilter:
+        """A prefilter of this one's words alone (made once): the pass over the clean pieces around matches,
+        where the literals would only cost a callback each."""
+        if self._words_only is None:
+            self._words_only = Prefilter.shared((), self.words)
+        return self._words_only
+
+    @property
+    def caseless(self) -> frozenset[bytes]:
+        """The words looked for ignoring case (what context literals are), made once."""
+        if self._caseless is None:
+            self._caseless = frozenset(word for word, icase in self.words if icase)
+        return self._caseless
+
+    def caseless_in(self, data: bytes) -> set[bytes] | None:
+        """Those of ``caseless`` in ``data`` (None: not known, no hyperscan); each word is reported once."""
         if self._load_hyperscan() is None:
             return None
-        present: set[tuple[bytes, bool]] = set()
+        present: set[bytes] = set()
         words, n_lit = self.words, len(self.literals)
 
         def on_match(word_id: int, _frm: int, _to: int, _flags: int, _ctx: object) -> None:
-            if word_id >= n_lit:
-                present.add(words[word_id - n_lit])
+            if word_id >= n_lit and words[word_id - n_lit][1]:
+                present.add(words[word_id - n_lit][0])
 
         self._hs.scan(data, match_event_handler=on_match)
         return present
