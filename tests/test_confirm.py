@@ -87,9 +87,9 @@ def test_dense_literal_with_its_message_elsewhere_is_not_matched_on_each_mention
     searched: list[str] = []
     real = m._scan_run
 
-    def spy(sig, *a, **k):  # type: ignore[no-untyped-def]
-        searched.append(sig.id)
-        return real(sig, *a, **k)
+    def spy(idxs, *a, **k):  # type: ignore[no-untyped-def]
+        searched.extend(m.sigs[i].id for i in idxs)
+        return real(idxs, *a, **k)
 
     m._scan_run = spy  # type: ignore[method-assign]
     found, misses = m.scan_text(noise)

@@ -84,6 +84,8 @@ _UNSET: Any = object()
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
 Found = tuple["Any", int, int, int]
+# what each signature of a scanned window gives, by signature index, until the window yields it
+Outs = dict[int, list[tuple[RawMatch | None, Miss | None]]]
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -183,6 +185,7 @@ class Matcher:
         self.probes = list(probes)
         self._local: dict[int, bool] = {}
         self._framed: set[tuple[str, int]] = set()
+        self._context_keys: dict[int, tuple[Any, ...] | None] = {}
         self._searched: dict[tuple[Any, str], list[Any]] = {}  # _search_lines, across windows
         self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
         self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
@@ -261,18 +264,37 @@ class Matcher:
             self._restore_missed(win.lines.memo["missed"])
         for idx in self.full_scan:
             cand[idx] = list(core)
+        # signatures with one regex and window (a message and the causes behind it: six share the
+        # flatten_parameters warning's) and the same candidate lines are split, searched and built as one group;
+        # what each gives is kept apart and yielded in signature order, as if each had been scanned on its own
+        groups: dict[tuple[Any, ...], list[int]] = {}
         for idx in sorted(cand):
-            sig = self.sigs[idx]
-            if sig.id in self.disabled:
-                continue
-            # demultiplex: the lines of each stream ([rank0]:, [rank1]:, ...) are matched on their own
-            by_stream: dict[str, list[int]] = {}
-            norm = win.norm
-            for li in sorted(set(cand[idx])):
-                by_stream.setdefault(norm(li)[1], []).append(li)
-            for slines in by_stream.values():
-                for run in _runs(slines, sig.window_before + sig.window_after + 1):
-                    yield from self._scan_run(sig, idx, run, win)
+            if self.sigs[idx].id not in self.disabled:
+                lines = sorted(set(cand[idx]))
+                groups.setdefault((self._group_key(idx), *lines), []).append(idx)
+        outs: Outs = {}
+        for key, idxs in groups.items():
+            self._scan_group(idxs, key[1:], win, outs)
+        for idx in sorted(outs):
+            yield from outs[idx]
+
+    def _group_key(self, idx: int) -> tuple[Any, ...]:
+        """What signatures scanned as one group share besides their candidate lines: everything the runs of
+        lines and the regex's matches depend on."""
+        sig = self.sigs[idx]
+        return (sig.regex, sig.flags, sig.window_before, sig.window_after)
+
+    def _scan_group(self, idxs: list[int], cand: Sequence[int], win: _Window, outs: Outs) -> None:
+        """The runs of a group of signatures' candidate lines (sorted), each stream's (``[rank0]:``, ``[rank1]:``,
+        ...) on its own."""
+        sig = self.sigs[idxs[0]]
+        by_stream: dict[str, list[int]] = {}
+        norm = win.norm
+        for li in cand:
+            by_stream.setdefault(norm(li)[1], []).append(li)
+        for slines in by_stream.values():
+            for run in _runs(slines, sig.window_before + sig.window_after + 1):
+                self._scan_run(idxs, run, win, outs)
 
     def _prefilter_hits(self, lines: _Lines, core_start: int, core_end: int) -> dict[int, list[str]]:
         """The prefilter's hits in the window's core ({line start offset: literals}); the Confirm words present
@@ -588,11 +610,13 @@ class Matcher:
 
     # ------------------------------------------------------------------ one run of candidate lines
 
-    def _scan_run(self, sig: Signature, idx: int, run: list[int], win: _Window) -> Yielded:
-        """The signature's full regex over one run of its candidate lines, then context and the matches."""
+    def _scan_run(self, idxs: list[int], run: list[int], win: _Window, outs: Outs) -> None:
+        """The group's full regex over one run of its candidate lines, then context and the matches."""
+        idx = idxs[0]
+        sig = self.sigs[idx]
         stream = win.norm(run[0])[1]
         local = self._is_local(idx)
-        # signatures with one regex and window (a message and the causes behind it) search a run once
+        # groups with one regex and window but other candidate lines search a shared run once too
         key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
         memo = win.lines.memo
         try:
@@ -604,24 +628,29 @@ class Matcher:
                 else:
                     got = memo[key] = self._search_window(pattern, sig, idx, run, stream, win)
             found, keep, texts = got
-            around = _around(win, stream, keep, texts)
         except TimeoutError:
-            self.disabled[sig.id] = "regex timed out"
-            self.warnings.append(
-                f"signature {sig.id} skipped for the rest of this run: its regex took longer than its {self.budget:g}s "
-                f"budget ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
-            )
+            for i in idxs:
+                sig = self.sigs[i]
+                self.disabled[sig.id] = "regex timed out"
+                self.warnings.append(
+                    f"signature {sig.id} skipped for the rest of this run: its regex took longer than its {self.budget:g}s "
+                    f"budget ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
+                )
             return
         except regex_error() as exc:
-            self.disabled[sig.id] = "regex error"
-            self.warnings.append(f"signature {sig.id} skipped: {exc}")
+            for i in idxs:
+                self.disabled[self.sigs[i].id] = "regex error"
+                self.warnings.append(f"signature {self.sigs[i].id} skipped: {exc}")
             return
         if not found:
-            if win.near_miss(idx):
-                lits = ", ".join(sig.prefilter[:2]) or "derived"
-                yield None, Miss(sig, win.source, win.first_line + run[0], f"a line holds its literal ({lits}) but the full pattern did not match")
+            for i in idxs:
+                if win.near_miss(i):
+                    sig = self.sigs[i]
+                    lits = ", ".join(sig.prefilter[:2]) or "derived"
+                    reason = f"a line holds its literal ({lits}) but the full pattern did not match"
+                    outs.setdefault(i, []).append((None, Miss(sig, win.source, win.first_line + run[0], reason)))
             return
-        yield from self._matches(sig, idx, found, (around, local, stream), win)
+        self._matches(idxs, found, (_around(win, stream, keep, texts), local, stream), win, outs)
 
     def _timeout(self, idx: int) -> Callable[[], float]:
         spent = self.spent
@@ -694,66 +723,101 @@ class Matcher:
         return found, keep, texts
 
     def _matches(
-        self, sig: Signature, idx: int, found: list[Found], how: tuple[Callable[[int, int], list[str]], bool, str], win: _Window
-    ) -> Yielded:
-        """The RawMatch of each new match that passes its context check; a near miss for those that do not."""
-        around, local, stream = how
-        ctx = sig.context
-        has_context = bool(ctx.exclude_any or ctx.require_any or ctx.support_any)
+        self, idxs: list[int], found: list[Found], how: tuple[Callable[[int, int], list[str]], bool, str], win: _Window, outs: Outs
+    ) -> None:
+        """The RawMatch of each new match that passes its context check, for each signature of the group; a near
+        miss for those that do not. What a match gives every signature (its text, captures, the lines before
+        it, a context's decision) is made once."""
+        around, _local, stream = how
         seen, first_line, source, norm, index = win.seen, win.first_line, win.source, win.norm, win.lines
+        sigs, framed, context_key = self.sigs, self._framed, self._context_key
+        plan = [(idx, sigs[idx], context_key(idx), outs.setdefault(idx, [])) for idx in idxs]
         for hit in found:
             m, li_s, li_e, col = hit
             abs_line = first_line + li_s
-            key = (idx, abs_line, col)
-            if key in seen:
-                continue
-            seen[key] = abs_line
-            evidence: list[str] = []
-            supported = False
-            if has_context:
-                checked = self._context(sig, hit, around, stream, win)
-                if isinstance(checked, str):
-                    if checked and win.near_miss(idx):
-                        yield None, Miss(sig, source, abs_line, checked)
+            decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}
+            befores: dict[int, Sequence[str]] = {}
+            text: str | None = None
+            captures: dict[str, Any] = {}
+            line_stream = ""
+            for idx, sig, ctx_key, out in plan:
+                key = (idx, abs_line, col)
+                if key in seen:
                     continue
-                evidence, supported = checked
-            text = m.group(0)
-            if len(text) > MAX_MATCH_TEXT:
-                text = text[:MAX_MATCH_TEXT] + "..."
-            # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of them
-            # (its traceback's user frame); later ones (an error repeated 10,000 times) only the few that
-            # rank.cluster looks at for a new traceback
-            lo = li_s - (SHORT_BEFORE if (source, idx) in self._framed else TRACEBACK_LINES)
-            self._framed.add((source, idx))
-            before: Sequence[str]
-            if local:  # shared by the signatures that match the same line (one LazyLines, normalized once)
-                before_key = ("before", lo, li_e, stream)
-                before = index.memo.get(before_key)  # type: ignore[assignment]
+                seen[key] = abs_line
+                evidence: list[str] = []
+                supported = False
+                if ctx_key is not None:
+                    checked = decided.get(ctx_key)
+                    if checked is None:
+                        checked = decided[ctx_key] = self._context(sig, hit, around, stream, win)
+                    if isinstance(checked, str):
+                        if checked and win.near_miss(idx):
+                            out.append((None, Miss(sig, source, abs_line, checked)))
+                        continue
+                    evidence, supported = list(checked[0]), checked[1]
+                if text is None:
+                    text = m.group(0)
+                    if len(text) > MAX_MATCH_TEXT:
+                        text = text[:MAX_MATCH_TEXT] + "..."
+                    captures = m.groupdict()
+                    line_stream = norm(li_s)[1]
+                # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of
+                # them (its traceback's user frame); later ones (an error repeated 10,000 times) only the few
+                # that rank.cluster looks at for a new traceback
+                lo = li_s - (SHORT_BEFORE if (source, idx) in framed else TRACEBACK_LINES)
+                framed.add((source, idx))
+                before = befores.get(lo)
                 if before is None:
-                    before = index.memo[before_key] = LazyLines(index.raw_lines(lo, li_e), stream)
-            else:
-                before = around(lo, li_e)
-            yield (
-                RawMatch(
-                    sig=sig,
-                    source=source,
-                    line=abs_line,
-                    end_line=first_line + li_e,
-                    text=text,
-                    captures=dict(m.groupdict()),
-                    stream=norm(li_s)[1],
-                    evidence=evidence,
-                    supported=supported,
-                    before=before,
-                ),
-                None,
-            )
+                    before = befores[lo] = self._before(lo, li_e, how, index)
+                out.append(
+                    (
+                        RawMatch(
+                            sig=sig,
+                            source=source,
+                            line=abs_line,
+                            end_line=first_line + li_e,
+                            text=text,
+                            captures=dict(captures),
+                            stream=line_stream,
+                            evidence=evidence,
+                            supported=supported,
+                            before=before,
+                        ),
+                        None,
+                    )
+                )
+
+    @staticmethod
+    def _before(lo: int, li_e: int, how: tuple[Callable[[int, int], list[str]], bool, str], index: _Lines) -> Sequence[str]:
+        """The lines lo..li_e of the match's stream, for RawMatch.before."""
+        around, local, stream = how
+        if not local:
+            return around(lo, li_e)
+        # shared by the signatures that match the same line (one LazyLines, normalized once)
+        key = ("before", lo, li_e, stream)
+        got = index.memo.get(key)
+        if got is None:
+            got = index.memo[key] = LazyLines(index.raw_lines(lo, li_e), stream)
+        return got  # type: ignore[no-any-return]
+
+    def _context_key(self, idx: int) -> tuple[Any, ...] | None:
+        """What signature ``idx``'s context decision depends on besides the match (None: it has no context)."""
+        got = self._context_keys.get(idx, _UNSET)
+        if got is _UNSET:
+            ctx = self.sigs[idx].context
+            got = None
+            if ctx.exclude_any or ctx.require_any or ctx.support_any:
+                got = (ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after)
+            self._context_keys[idx] = got
+        return got  # type: ignore[no-any-return]
 
     def _context(
         self, sig: Signature, hit: Found, around: Callable[[int, int], list[str]], stream: str, win: _Window
     ) -> tuple[list[str], bool] | str:
         """(evidence, supported) of a match whose context passes ``exclude_any`` / ``require_any``; else the
-        near-miss reason ('' when there is none to report: the check timed out, with a warning)."""
+        near-miss reason ('' when there is none to report: the check timed out, with a warning). The evidence
+        list is the memo's, shared: a RawMatch gets a copy."""
         m, li_s, li_e, _col = hit
         ctx = sig.context
         index = win.lines
@@ -771,7 +835,7 @@ class Matcher:
             if got is None:
                 got = self._decide(sig, exclude, (li_s, li_e), around, stream, win)
             index.memo[key] = got
-        return got if isinstance(got, str) else (list(got[0]), got[1])
+        return got
 
     def _decide_once(
         self, sig: Signature, exclude: tuple[str, ...], span: tuple[int, int], stream: str, win: _Window
