@@ -120,20 +120,28 @@ class _Lines:
         self.count = count
         self._starts: dict[int, int] = {0: 0}
         self._known: list[int] = [0]  # sorted line indexes whose start is known
+        self._offs: list[int] = [0]  # their starts (sorted too)
         self._last = (0, 0)  # (offset, line index) of the last line located by line_at
         self.memo: dict[Any, Any] = {}  # results computed on this window (_Evidence.lines_with)
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""
         off, li = self._last
-        if start < off:
-            off, li = 0, 0
+        offs = self._offs
+        i = bisect.bisect_right(offs, start) - 1
+        if start < off or offs[i] > off:  # count from the nearest line located before it (not from line 0)
+            off, li = offs[i], self._known[i]
         li += self.data.count(b"\n", off, start)
         self._last = (start, li)
         if li not in self._starts:
-            self._starts[li] = start
-            bisect.insort(self._known, li)
+            self._add(li, start)
         return li
+
+    def _add(self, li: int, pos: int) -> None:
+        self._starts[li] = pos
+        i = bisect.bisect_left(self._known, li)
+        self._known.insert(i, li)
+        self._offs.insert(i, pos)
 
     def start(self, li: int) -> int:
         got = self._starts.get(li)
@@ -152,8 +160,7 @@ class _Lines:
             pos = self._starts[lo]
             for _ in range(li - lo):
                 pos = data.find(b"\n", pos) + 1
-        self._starts[li] = pos
-        bisect.insort(known, li)
+        self._add(li, pos)
         return pos
 
     def region(self, lo: int, hi: int) -> bytes:

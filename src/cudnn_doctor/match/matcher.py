@@ -96,7 +96,7 @@ class _Window(FieldEq):
     norm: Callable[[int], tuple[str, str]]  # normalized (text, stream) of a line, computed once
     first_line: int  # absolute line number of the window's first line
     source: str
-    seen: dict[tuple[int, int, int], int]
+    seen: dict[tuple[int, int], set[int]]  # (absolute line, column) of a match -> the signatures that had it
     missed: dict[int, int]
 
     def near_miss(self, idx: int) -> bool:
@@ -184,8 +184,9 @@ class Matcher:
                 self.by_literal.setdefault(lit.lower(), []).append(idx)
         self.probes = list(probes)
         self._local: dict[int, bool] = {}
-        self._framed: set[tuple[str, int]] = set()
-        self._context_keys: dict[int, tuple[Any, ...] | None] = {}
+        self._framed: dict[str, set[int]] = {}  # source -> the signatures whose first match got its traceback
+        self._context_keys: dict[int, int | None] = {}
+        self._context_ids: dict[tuple[Any, ...], int] = {}
         self._searched: dict[tuple[Any, str], list[Any]] = {}  # _search_lines, across windows
         self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
         self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
@@ -221,7 +222,7 @@ class Matcher:
 
     def scan_blocks(self, blocks: Iterable[Block | bytes | str], source: str) -> Yielded:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline)."""
-        seen: dict[tuple[int, int, int], int] = {}
+        seen: dict[tuple[int, int], set[int]] = {}
         missed: dict[int, int] = {}
         prev_tail: list[bytes] = []
         base = 1  # absolute line number of the first line of the current block
@@ -242,7 +243,7 @@ class Matcher:
             # forget de-duplication keys that no later window can produce again
             horizon = base - self.before - 1
             if len(seen) > 10000:
-                for key in [k for k, v in seen.items() if v < horizon]:
+                for key in [k for k in seen if k[0] < horizon]:
                     del seen[key]
             cur_block = nxt
 
@@ -730,21 +731,24 @@ class Matcher:
         it, a context's decision) is made once."""
         around, _local, stream = how
         seen, first_line, source, norm, index = win.seen, win.first_line, win.source, win.norm, win.lines
-        sigs, framed, context_key = self.sigs, self._framed, self._context_key
+        sigs, context_key = self.sigs, self._context_key
+        framed = self._framed.setdefault(source, set())
         plan = [(idx, sigs[idx], context_key(idx), outs.setdefault(idx, [])) for idx in idxs]
         for hit in found:
             m, li_s, li_e, col = hit
             abs_line = first_line + li_s
-            decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}
+            had = seen.get((abs_line, col))
+            if had is None:
+                had = seen[(abs_line, col)] = set()
+            decided: dict[int, tuple[list[str], bool] | str] = {}
             befores: dict[int, Sequence[str]] = {}
             text: str | None = None
             captures: dict[str, Any] = {}
             line_stream = ""
             for idx, sig, ctx_key, out in plan:
-                key = (idx, abs_line, col)
-                if key in seen:
+                if idx in had:
                     continue
-                seen[key] = abs_line
+                had.add(idx)
                 evidence: list[str] = []
                 supported = False
                 if ctx_key is not None:
@@ -765,28 +769,14 @@ class Matcher:
                 # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of
                 # them (its traceback's user frame); later ones (an error repeated 10,000 times) only the few
                 # that rank.cluster looks at for a new traceback
-                lo = li_s - (SHORT_BEFORE if (source, idx) in framed else TRACEBACK_LINES)
-                framed.add((source, idx))
+                lo = li_s - (SHORT_BEFORE if idx in framed else TRACEBACK_LINES)
+                framed.add(idx)
                 before = befores.get(lo)
                 if before is None:
                     before = befores[lo] = self._before(lo, li_e, how, index)
-                out.append(
-                    (
-                        RawMatch(
-                            sig=sig,
-                            source=source,
-                            line=abs_line,
-                            end_line=first_line + li_e,
-                            text=text,
-                            captures=dict(captures),
-                            stream=line_stream,
-                            evidence=evidence,
-                            supported=supported,
-                            before=before,
-                        ),
-                        None,
-                    )
-                )
+                # positional: sig, source, line, end_line, text, captures, stream, evidence, supported, before
+                match = RawMatch(sig, source, abs_line, first_line + li_e, text, dict(captures), line_stream, evidence, supported, before)
+                out.append((match, None))
 
     @staticmethod
     def _before(lo: int, li_e: int, how: tuple[Callable[[int, int], list[str]], bool, str], index: _Lines) -> Sequence[str]:
@@ -801,14 +791,16 @@ class Matcher:
             got = index.memo[key] = LazyLines(index.raw_lines(lo, li_e), stream)
         return got  # type: ignore[no-any-return]
 
-    def _context_key(self, idx: int) -> tuple[Any, ...] | None:
-        """What signature ``idx``'s context decision depends on besides the match (None: it has no context)."""
+    def _context_key(self, idx: int) -> int | None:
+        """What signature ``idx``'s context decision depends on besides the match, as a number equal for equal
+        contexts (None: it has no context)."""
         got = self._context_keys.get(idx, _UNSET)
         if got is _UNSET:
             ctx = self.sigs[idx].context
             got = None
             if ctx.exclude_any or ctx.require_any or ctx.support_any:
-                got = (ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after)
+                key = (ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after)
+                got = self._context_ids.setdefault(key, len(self._context_ids))
             self._context_keys[idx] = got
         return got  # type: ignore[no-any-return]
 
