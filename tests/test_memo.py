@@ -25,6 +25,7 @@ from cudnn_doctor.input import text_source
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.match import matcher as match_mod  # the module that reads the memo sizes
 from cudnn_doctor.match import prefilter as prefilter_mod
+from cudnn_doctor.match.lines import first_per_line
 from cudnn_doctor.pipeline import Options, diagnose_sources
 from cudnn_doctor.report import build_report
 
@@ -229,10 +230,34 @@ def test_literal_conditions_read_every_alternative() -> None:
     assert conds == {b"torch": ((b"torch", b"func"), (b"torch.func.",)), b"torch.func.": None, b"import higher": None}
 
 
+def _at_word_start(low: bytes, lit: bytes) -> bool:
+    found: list[int] = []
+    first_per_line(low, lit, found, word_start=True)
+    return bool(found)
+
+
+def test_literals_at_a_word_start() -> None:
+    from cudnn_doctor.match.evidence import _evidence_literals, _evidence_word_starts
+
+    parts = (r"\btch(?:-rs)?\b|\btch::nn\b|\bcargo (?:run|test)\b", r"\bnn\.DataParallel\b|\bDataParallel\(", r"torch[/\\]func[/\\]")
+    lits = _evidence_literals(parts)
+    assert b"tch" in lits and b"dataparallel(" in lits
+    # 'dataparallel(' is a head; 'nn.dataparallel' is too; 'torch' follows no \b
+    assert _evidence_word_starts(parts, lits) == {b"tch", b"tch::nn", b"cargo ", b"nn.dataparallel", b"dataparallel("}
+    # a literal that one of its alternatives holds past its start is not one ('tch' inside 'batch_first')
+    assert _evidence_word_starts((r"\btch\b", r"\bbatch_first\b"), (b"tch", b"batch_first")) == {b"batch_first"}
+    assert _at_word_start(b"cargo run --release; tch 0.13", b"tch")
+    assert not _at_word_start(b"prefetch queue 7/64, 31.5 batches/s", b"tch")
+    assert _at_word_start(b"x\xc3\xa9tch", b"tch")  # after a non-ASCII byte: may be a non-word character
+    found: list[int] = []
+    first_per_line(b"batches tch\nmatch\n(tch)", b"tch", found, word_start=True)
+    assert found == [8, 19]
+
+
 def test_literal_conditions_hold_for_every_evidence_line_of_the_base() -> None:
     """Soundness over the whole base: wherever an item of a context matches a line (examples, counter-examples,
-    corpus logs), the line holds one of the context's literals and satisfies that literal's conditions; a
-    line dropped for its conditions could never have been evidence."""
+    corpus logs), the line holds one of the context's literals (at a word start, for those that must be) and
+    satisfies that literal's conditions; a line dropped for them could never have been evidence."""
     from cudnn_doctor.normalize import normalize_line
 
     m = Matcher(CATALOG)
@@ -246,11 +271,11 @@ def test_literal_conditions_hold_for_every_evidence_line_of_the_base() -> None:
         lits = m.evidence.literals(items) if items else None
         if lits is None:
             continue
-        conds = m.evidence.conditions(items) or {}
+        conds, starts = m.evidence.conditions(items) or {}, m.evidence.word_starts(items)
         pattern = m.evidence.any_pattern(items)
         for line in lines:
             low = line.lower().encode()
-            holds = [lit for lit in lits if lit in low]
+            holds = [lit for lit in lits if lit in low and (lit not in starts or _at_word_start(low, lit))]
             ok = [lit for lit in holds if conds.get(lit) is None or any(all(r in low for r in c) for c in conds[lit])]
             filtered += len(holds) > 0 and not ok
             if pattern.search(line):

@@ -16,7 +16,7 @@ from functools import lru_cache
 from ..patterns import Lazy, LazyRe, compile_pattern, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes
-from .regexinfo import alternative_literals, alternative_runs, derive_literal, line_local
+from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
@@ -66,16 +66,19 @@ class _Piece:
         self.at: dict[tuple[bytes, Any], list[int]] = {}  # (a literal, its conditions) -> lines (lines_of)
         self._ends: list[int] | None = None
 
-    def lines_of(self, lit: bytes, conds: tuple[tuple[bytes, ...], ...] | None = None) -> list[int]:
-        """The sorted (window) indexes of the piece's lines holding ``lit`` (and all the runs of one of
-        ``conds``, where given: _evidence_conditions), found once per piece: the checks of every signature
-        around one match ask for the same literals over overlapping ranges."""
-        key = (lit, conds)
+    def lines_of(self, lit: bytes, conds: tuple[tuple[bytes, ...], ...] | None = None, word_start: bool = False) -> list[int]:
+        """The sorted (window) indexes of the piece's lines holding ``lit`` (at a word start, where
+        ``word_start``: _evidence_word_starts) and all the runs of one of ``conds`` where given
+        (_evidence_conditions), found once per piece: the checks of every signature around one match ask for
+        the same literals over overlapping ranges."""
+        key = (lit, conds, word_start)
         got = self.at.get(key)
         if got is None:
             got = self.at[key] = []
+            if conds is not None and not _meets(self.clean, conds):
+                return got  # no line meets them where the whole piece does not ('torch' without 'func' anywhere)
             positions: list[int] = []
-            first_per_line(self.clean, lit, positions)
+            first_per_line(self.clean, lit, positions, word_start=word_start)
             if positions:
                 ends, clean = self.ends(), self.clean
                 for pos in positions:  # the first per line: one index per position
@@ -264,6 +267,28 @@ def _evidence_conditions(parts: tuple[str, ...], lits: tuple[bytes, ...]) -> Con
     return {lit: None if _meets(lit, tuple(cs)) else tuple(dict.fromkeys(cs)) for lit, cs in conds.items()}
 
 
+@lru_cache(maxsize=4096)
+def _evidence_word_starts(parts: tuple[str, ...], lits: tuple[bytes, ...]) -> frozenset[bytes]:
+    """Those of ``lits`` (_evidence_literals of ``parts``) that each alternative holding them in one of its runs
+    starts with, after ``\\b``: a line holds an item's match there only where such a literal is at a word
+    start (``\\btch(?:-rs)?\\b``: not the 'tch' of every 'batches/s' line). Empty when an item cannot be read
+    this way."""
+    texts = {lit: lit.decode("utf-8", "replace") for lit in lits}
+    homed: set[bytes] = set()
+    not_started: set[bytes] = set()
+    for part in parts:
+        runs, heads = alternative_runs(part, ("IGNORECASE",)), alternative_heads(part, ("IGNORECASE",))
+        if runs is None or heads is None or len(runs) != len(heads):
+            return frozenset()
+        for alt_runs, head in zip(runs, heads, strict=True):
+            homes = [lit for lit, text in texts.items() if any(text in r for r in alt_runs)]
+            if not homes:  # no literal of the set lies in its runs: cannot be said
+                return frozenset()
+            homed.update(homes)
+            not_started.update(lit for lit in homes if head is None or not head.startswith(texts[lit]))
+    return frozenset(homed - not_started)
+
+
 class _Evidence:
     """Finds a signature's context evidence. ``words_in(data)`` is the prefilter's answer to which of its
     words are in ``data`` (None: not known). Over a big window the prefilter's pass says which literals are
@@ -277,6 +302,7 @@ class _Evidence:
         self._cache: dict[str, Any] = {}
         self._lits: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
         self._conds: dict[tuple[str, ...], Conditions | None] = {}
+        self._starts: dict[tuple[str, ...], frozenset[bytes]] = {}
         self._absence: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
         self._any: dict[tuple[str, ...], Any] = {}
 
@@ -329,6 +355,14 @@ class _Evidence:
             got = self._conds[items] = _evidence_conditions(self._parts(items), lits) if lits else None
         return got  # type: ignore[no-any-return]
 
+    def word_starts(self, items: tuple[str, ...]) -> frozenset[bytes]:
+        """_evidence_word_starts of ``items`` (whose literals() are not None)."""
+        got = self._starts.get(items)
+        if got is None:
+            lits = self.literals(items)
+            got = self._starts[items] = _evidence_word_starts(self._parts(items), lits) if lits else frozenset()
+        return got
+
     def lines_with(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> list[int] | None:
         """The lines among lo..hi where an item may match, found in the raw bytes, or None (use them all).
 
@@ -348,16 +382,16 @@ class _Evidence:
             if lines.memo.get("scanned") is not None and not _spans_lines(lits):
                 # a big window: the clean pieces around lo..hi, only the literals there
                 got = []
-                conds = self.conditions(items) or {}
+                conds, starts = self.conditions(items) or {}, self.word_starts(items)
                 for piece, first, _start, _end in _cover(lines).segments(lines, lo, hi):
                     top = min(hi, piece.last)
                     for lit in self._in_piece(lits, lines, piece):
-                        at = piece.lines_of(lit, conds.get(lit))
+                        at = piece.lines_of(lit, conds.get(lit), lit in starts)
                         got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
                 if got:
                     got = sorted(set(got))
             else:
-                got = self._lines_with(lits, lines, lo, hi, self.conditions(items))
+                got = self._lines_with(lits, lines, lo, hi, self.conditions(items), self.word_starts(items))
             lines.memo[key] = got
         return got
 
@@ -400,19 +434,21 @@ class _Evidence:
             return None
         return word in present
 
-    def _lines_with(self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int, conds: Conditions | None = None) -> list[int]:
-        """lines_with over the raw lines (a paste, or no hyperscan): the lines holding a literal (with the runs of
-        one of its alternatives: ``conds``), and every line holding what normalization deletes (a colour code
-        may split a literal or a run there)."""
+    def _lines_with(
+        self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int, conds: Conditions | None = None, starts: frozenset[bytes] = frozenset()
+    ) -> list[int]:
+        """lines_with over the raw lines (a paste, or no hyperscan): the lines holding a literal (at a word start
+        where it is one of ``starts``; with the runs of one of its alternatives: ``conds``), and every line
+        holding what normalization deletes (a colour code may split a literal or a run there)."""
         low = lines.region(lo, hi).lower()
         positions: list[int] = []
         for lit in lits:
             need = conds.get(lit) if conds else None
             if need is None:
-                first_per_line(low, lit, positions)
+                first_per_line(low, lit, positions, word_start=lit in starts)
                 continue
             found: list[int] = []
-            first_per_line(low, lit, found)
+            first_per_line(low, lit, found, word_start=lit in starts)
             for pos in found:
                 end = low.find(b"\n", pos)
                 line = low[low.rfind(b"\n", 0, pos) + 1 : len(low) if end < 0 else end]

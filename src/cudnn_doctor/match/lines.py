@@ -83,12 +83,22 @@ def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
     return found
 
 
-def first_per_line(data: bytes, word: bytes, positions: list[int], start: int = 0, end: int | None = None) -> None:
+# bytes of an ASCII word character (\\w): what a word start cannot follow
+_WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
+
+
+def first_per_line(
+    data: bytes, word: bytes, positions: list[int], start: int = 0, end: int | None = None, word_start: bool = False
+) -> None:
     """Append to ``positions`` the offset of ``word``'s first occurrence in each line of data[start:end] that
-    holds it (in C: one ``find`` per such line, none per line without it)."""
+    holds it (in C: one ``find`` per such line, none per line without it). ``word_start``: only occurrences
+    that do not follow an ASCII word character count (a byte of a non-ASCII character may be a non-word one)."""
     end = len(data) if end is None else end
     pos = data.find(word, start, end)
     while pos >= 0:
+        if word_start and pos > start and data[pos - 1] in _WORD_BYTES:
+            pos = data.find(word, pos + 1, end)
+            continue
         positions.append(pos)
         nl = data.find(b"\n", pos, end)
         pos = -1 if nl < 0 else data.find(word, nl, end)

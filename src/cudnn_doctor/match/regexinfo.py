@@ -251,6 +251,31 @@ def _alternative_runs(pattern: str, flags: tuple[str, ...]) -> tuple[tuple[str, 
     return tuple(tuple(sorted({r.lower() for r in alt}, key=lambda r: (-len(r), r))) for alt in runs)
 
 
+def alternative_heads(pattern: str, flags: Sequence[str] = ()) -> tuple[str | None, ...] | None:
+    """For each top-level alternative of ``pattern`` (alternative_runs' order), the lower-cased literal text
+    it starts with after a ``\\b`` (every match has it at a word start), or None where it does not start so.
+    None when the parser cannot read it."""
+    return derived("alternative_heads", (pattern, tuple(flags)), _alternative_heads)  # type: ignore[no-any-return]
+
+
+def _alternative_heads(pattern: str, flags: tuple[str, ...]) -> tuple[str | None, ...] | None:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None:
+        return None
+    heads: list[str | None] = []
+    for items in parsed[0]:
+        head: list[str] = []
+        if items and str(items[0][0]) == "AT" and str(items[0][1]) == "AT_BOUNDARY":
+            for op, av in items[1:]:
+                if str(op) != "LITERAL":
+                    break
+                head.append(chr(av))
+        text = "".join(head).lower()
+        # \b before a word character: the character before the match is not one
+        heads.append(text if text and text[0].isascii() and (text[0].isalnum() or text[0] == "_") else None)
+    return tuple(heads)
+
+
 def _runs_per_alternative(pattern: str, flags: tuple[str, ...]) -> list[list[str]] | None:
     """The required runs of each top-level alternative that are found in lower-cased bytes as they are: ASCII,
     or characters without case (CJK)."""
