@@ -75,8 +75,6 @@ class _Piece:
         got = self.at.get(key)
         if got is None:
             got = self.at[key] = []
-            if conds is not None and not _meets(self.clean, conds):
-                return got  # no line meets them where the whole piece does not ('torch' without 'func' anywhere)
             positions: list[int] = []
             first_per_line(self.clean, lit, positions, word_start=word_start)
             if positions:
