@@ -52,9 +52,49 @@ def test_rechunk_cuts_as_before(seed: int) -> None:
     blocks = [_random_block(rng) for _ in range(rng.randint(0, 12))]
     keep, limit = rng.choice((1, 2, 3, 5, 20)), rng.choice((1, 8, 30, 100, 400))
     got = [(bytes(b.data), b.lines) for b in _rechunk(blocks, keep, limit)]
-    assert got == [tuple(b) for b in _rechunk_reference(blocks, keep, limit)]
+    assert got == [(b.data, b.lines) for b in _rechunk_reference(blocks, keep, limit)]
     assert all(isinstance(b.data, bytes) for b in _rechunk(blocks, keep, limit))
     assert b"\n".join(d for d, _ in got) == b"\n".join(b.data for b in blocks)
+
+
+def _assert_marks_true(block: Block) -> None:
+    """Each mark is the start of a line of the block, with that line's index."""
+    data = bytes(block.data)
+    for off, li in zip(*(block.marks or ((), ())), strict=True):
+        assert 0 < off <= len(data) and data[off - 1 : off] == b"\n"
+        assert data.count(b"\n", 0, off) == li
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_rechunk_carries_the_line_marks(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The marks counted as a block was read (input.count_lines) stay true through merging and cutting, so the
+    matcher numbers lines from them (match/lines.py) without counting a block's newlines again."""
+    monkeypatch.setattr(input_mod, "MARK_BYTES", 4)
+    rng = random.Random(seed)
+    blocks = []
+    for _ in range(rng.randint(0, 12)):
+        data = _random_block(rng).data
+        lines, marks = input_mod.count_lines(data)
+        blocks.append(Block(data, lines, marks if rng.random() < 0.8 else None))  # a presented block has none
+    for b in blocks:
+        _assert_marks_true(b)
+    keep, limit = rng.choice((1, 2, 3, 5, 20)), rng.choice((1, 8, 30, 100, 400))
+    for b in _rechunk(blocks, keep, limit):
+        _assert_marks_true(b)
+
+
+def test_rechunk_keeps_the_marks_of_whole_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(input_mod, "MARK_BYTES", 16)
+    blocks = []
+    for k in range(4):
+        data = b"\n".join(b"line %d of block %d" % (i, k) for i in range(100))
+        blocks.append(Block(data, *input_mod.count_lines(data)))
+    out = list(_rechunk(blocks, keep=5, limit=3000))
+    assert len(out) == 4 and all(b.marks for b in out)
+    for b in out:
+        _assert_marks_true(b)
+    # the block after the first starts with the 5 lines the one before passed on: its marks are shifted
+    assert out[1].marks is not None and out[1].marks[1][0] > 5
 
 
 def _blocks_reference(data: bytes, read: int) -> list[bytes]:

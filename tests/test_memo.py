@@ -298,8 +298,8 @@ def test_a_window_is_freed_without_the_cycle_collector(monkeypatch: pytest.Monke
     windows: list[weakref.ref[object]] = []
 
     class Tracked(lines_mod._Lines):
-        def __init__(self, data: bytes, count: int) -> None:
-            super().__init__(data, count)
+        def __init__(self, data: bytes, count: int, marks: object = None) -> None:
+            super().__init__(data, count, marks)  # type: ignore[arg-type]
             windows.append(weakref.ref(self))
 
     monkeypatch.setattr(match_mod, "_Lines", Tracked)

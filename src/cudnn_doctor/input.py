@@ -49,13 +49,21 @@ if TYPE_CHECKING:
     from typing import NamedTuple
 
     class Block(NamedTuple):
-        """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are."""
+        """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are;
+        ``marks``: where some lines start, as counted while reading (Marks), or None."""
 
         data: bytes
         lines: int
+        marks: Marks | None = None
 
 else:  # typing.NamedTuple's class, without importing typing (start-up)
-    Block = namedtuple("Block", ("data", "lines"))
+    Block = namedtuple("Block", ("data", "lines", "marks"), defaults=(None,))
+
+# (offsets, line indexes) of line starts about every MARK_BYTES of a block, from the count of its lines as it
+# was read: the matcher numbers a line from the nearest one (match/lines.py) instead of counting the newlines
+# of the whole block a second time
+Marks = tuple[list[int], list[int]]
+MARK_BYTES = 16 << 10
 
 
 @dataclass(frozen=True, slots=True, repr=False, eq=False)
@@ -348,11 +356,29 @@ def _blocks(
 
 def _finish(block: bytes, stats: ReadStats, first_cut: bool = False) -> Block:
     """A block of whole lines; ``first_cut``: its first line was cut (and counted) while it was read."""
-    lines = block.count(b"\n") + 1  # counted once here; the matcher and the pipeline reuse it
+    lines, marks = count_lines(block)  # counted once here; the matcher and the pipeline reuse it
     stats.lines += lines
     if len(block) > MAX_LINE and _has_long_line(block):
         block = _LONG_LINE.sub(lambda m: _cut_long(m.group(0), stats, first_cut and m.start() == 0), block)
-    return Block(block, lines)
+        marks = None  # the offsets moved
+    return Block(block, lines, marks)
+
+
+def count_lines(data: bytes) -> tuple[int, Marks | None]:
+    """The lines of ``data`` and, for data of more than two MARK_BYTES, marks: where a line starts after every
+    MARK_BYTES, with its index (one count of the newlines in all, as bytes.count of the whole)."""
+    if len(data) <= 2 * MARK_BYTES:
+        return data.count(b"\n") + 1, None
+    offs: list[int] = []
+    lis: list[int] = []
+    li = pos = 0
+    find, count = data.find, data.count
+    while (nl := find(b"\n", pos + MARK_BYTES)) >= 0:
+        li += count(b"\n", pos, nl) + 1
+        pos = nl + 1
+        offs.append(pos)
+        lis.append(li)
+    return li + count(b"\n", pos) + 1, (offs, lis)
 
 
 def _has_long_line(block: bytes) -> bool:

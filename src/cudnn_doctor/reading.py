@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from .cut import ELLIPSES, MIN_LITERAL, CutRead, CutReader, CutResult, context_check, cut_record
 from .fieldmethods import FieldEq
-from .input import Block
+from .input import Block, Marks
 from .match import Matcher, Miss, RawMatch
 from .model import Signature
 from .normalize import normalize_line
@@ -411,28 +411,53 @@ def _rechunk(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> I
 
     The lines held are kept as pieces, joined by newlines, and joined once, when their block is given: a
     block is copied once (slicing it, then prepending the lines it passes on to the next, was two copies of
-    every MiB read)."""
+    every MiB read). The pieces' line marks (input.Marks) go with them."""
     parts: list[bytes] = []  # the held lines: pieces to join with b"\n"
+    held: list[tuple[int, Marks | None]] = []  # each piece's lines and marks
     size = lines = 0
     for b in blocks:
         if not parts:
-            parts, size, lines = [b.data], len(b.data), b.lines
+            parts, held, size, lines = [b.data], [(b.lines, b.marks)], len(b.data), b.lines
             continue
         if size + len(b.data) < limit:
             parts.append(b.data)
+            held.append((b.lines, b.marks))
             size, lines = size + 1 + len(b.data), lines + b.lines
             continue
         k, off = _last_lines(parts, keep)
         if k < 0:
-            yield Block(b"\n".join(parts), lines)
-            parts, size, lines = [b.data], len(b.data), b.lines
+            yield Block(b"\n".join(parts), lines, _joined_marks(parts, held, len(parts), 0))
+            parts, held, size, lines = [b.data], [(b.lines, b.marks)], len(b.data), b.lines
             continue
         rest = [parts[k][off + 1 :], *parts[k + 1 :]] if off < len(parts[k]) else parts[k + 1 :]
-        yield Block(b"\n".join([*parts[:k], memoryview(parts[k])[:off]]), lines - keep)
-        parts = [*rest, b.data]
+        rest_held = [(rest[0].count(b"\n") + 1, None), *held[k + 1 :]] if off < len(parts[k]) else held[k + 1 :]
+        yield Block(b"\n".join([*parts[:k], memoryview(parts[k])[:off]]), lines - keep, _joined_marks(parts, held, k, off))
+        parts, held = [*rest, b.data], [*rest_held, (b.lines, b.marks)]
         size, lines = sum(map(len, parts)) + len(parts) - 1, keep + b.lines
     if parts:
-        yield Block(b"\n".join(parts), lines)
+        yield Block(b"\n".join(parts), lines, _joined_marks(parts, held, len(parts), 0))
+
+
+def _joined_marks(parts: list[bytes], held: list[tuple[int, Marks | None]], k: int, off: int) -> Marks | None:
+    """The marks of ``parts[:k]`` and of ``parts[k][:off]`` joined by newlines (None: none known)."""
+    offs: list[int] = []
+    lis: list[int] = []
+    base = line = 0
+    for i, part in enumerate(parts[: k + 1]):
+        n, marks = held[i]
+        if marks is not None:
+            if i < k:
+                offs += (o + base for o in marks[0])
+                lis += (li + line for li in marks[1])
+            else:  # the piece cut at ``off``: its marks before the cut
+                for o, li in zip(*marks, strict=True):
+                    if o >= off:
+                        break
+                    offs.append(o + base)
+                    lis.append(li + line)
+        base += len(part) + 1
+        line += n
+    return (offs, lis) if offs else None
 
 
 def _last_lines(parts: list[bytes], keep: int) -> tuple[int, int]:

@@ -18,6 +18,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..input import Marks
     from .regexinfo import Confirm
 
 
@@ -125,12 +126,15 @@ class _Lines:
     decoded (invalid UTF-8 -> U+FFFD) only when asked for.
     """
 
-    def __init__(self, data: bytes, count: int) -> None:
+    def __init__(self, data: bytes, count: int, marks: Marks | None = None) -> None:
         self.data = data
         self.count = count
-        self._starts: dict[int, int] = {0: 0}
-        self._known: list[int] = [0]  # sorted line indexes whose start is known
+        self._known: list[int] = [0]  # sorted line indexes whose start is known (from the reader's marks too)
         self._offs: list[int] = [0]  # their starts (sorted too)
+        if marks is not None:
+            self._offs += marks[0]
+            self._known += marks[1]
+        self._starts: dict[int, int] = dict(zip(self._known, self._offs, strict=True))
         self._last = (0, 0)  # (offset, line index) of the last line located by line_at
         self.memo: dict[Any, Any] = {}  # results computed on this window (_Evidence.lines_with)
 

@@ -230,11 +230,13 @@ class Matcher:
         cur_block = next(it, None)
         while cur_block is not None:
             nxt = next(it, None)
-            cur, cur_lines = cur_block
+            cur, cur_lines, marks = cur_block
             head = _head_lines(nxt.data, self.after) if nxt is not None else []
             window = b"\n".join([*prev_tail, cur, *head]) if prev_tail or head else cur
             core_start = sum(len(t) + 1 for t in prev_tail)
-            lines = _Lines(window, len(prev_tail) + cur_lines + len(head))
+            if marks is not None and prev_tail:  # the block's line starts, where they are in the window
+                marks = ([o + core_start for o in marks[0]], [li + len(prev_tail) for li in marks[1]])
+            lines = _Lines(window, len(prev_tail) + cur_lines + len(head), marks)
             win = _Window(lines, _normalizer(lines), base - len(prev_tail), source, seen, missed)
             yield from self._scan_window(win, core_start, core_start + len(cur), range(len(prev_tail), len(prev_tail) + cur_lines))
             yield None, None  # end of a block: callers may settle what they collected
