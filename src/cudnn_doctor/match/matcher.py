@@ -187,6 +187,7 @@ class Matcher:
         self._framed: dict[str, set[int]] = {}  # source -> the signatures whose first match got its traceback
         self._context_keys: dict[int, int | None] = {}
         self._context_ids: dict[tuple[Any, ...], int] = {}
+        self._plans: dict[tuple[int, ...], list[tuple[int, Signature, int | None]]] = {}
         self._searched: dict[tuple[Any, str], list[Any]] = {}  # _search_lines, across windows
         self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
         self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
@@ -733,9 +734,8 @@ class Matcher:
         it, a context's decision) is made once."""
         around, _local, stream = how
         seen, first_line, source, norm, index = win.seen, win.first_line, win.source, win.norm, win.lines
-        sigs, context_key = self.sigs, self._context_key
         framed = self._framed.setdefault(source, set())
-        plan = [(idx, sigs[idx], context_key(idx), outs.setdefault(idx, [])) for idx in idxs]
+        plan = self._plan(idxs)
         for hit in found:
             m, li_s, li_e, col = hit
             abs_line = first_line + li_s
@@ -747,9 +747,10 @@ class Matcher:
             text: str | None = None
             captures: dict[str, Any] = {}
             line_stream = ""
-            for idx, sig, ctx_key, out in plan:
+            for idx, sig, ctx_key in plan:
                 if idx in had:
                     continue
+                out = outs.setdefault(idx, [])
                 had.add(idx)
                 evidence: list[str] = []
                 supported = False
@@ -792,6 +793,15 @@ class Matcher:
         if got is None:
             got = index.memo[key] = LazyLines(index.raw_lines(lo, li_e), stream)
         return got  # type: ignore[no-any-return]
+
+    def _plan(self, idxs: list[int]) -> list[tuple[int, Signature, int | None]]:
+        """(index, signature, context key) of each signature of a group, made once per group."""
+        key = tuple(idxs)
+        got = self._plans.get(key)
+        if got is None:
+            got = [(idx, self.sigs[idx], self._context_key(idx)) for idx in idxs]
+            _remember(self._plans, key, got, DECIDED_MEMO)
+        return got
 
     def _context_key(self, idx: int) -> int | None:
         """What signature ``idx``'s context decision depends on besides the match, as a number equal for equal
