@@ -1,7 +1,7 @@
 """Alternated runs of installed builds: the only comparison this project trusts on a machine whose speed drifts.
 
     python bench/alternate.py --build start=/venv-a/bin/cudnn-doctor --build final=/venv-b/bin/cudnn-doctor \\
-        [--log LOG ...] [--jobs 1,2] [--paste] [--floor PYTHON] [--rounds 5]
+        [--args 'NAME=MORE DIAGNOSE ARGS'] [--log LOG ...] [--jobs 1,2] [--paste] [--floor PYTHON] [--rounds 5]
 
 Each round runs every build once per (log, CUDNN_DOCTOR_JOBS) pair, one after the other, so a slow minute of the
 machine hits all builds alike; it prints, per pair and build, the minimum and the median wall and CPU (user+sys,
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -44,6 +45,9 @@ def _summary(values: list[float]) -> tuple[float, float, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", action="append", required=True, metavar="NAME=EXE", help="a cudnn-doctor executable")
+    ap.add_argument("--args", action="append", default=[], metavar="NAME=ARGS",
+                    help="more diagnose arguments for build NAME, as shell words: one executable as two builds, "
+                    "e.g. --build 1x=EXE --build 10x=EXE --args '10x=--no-builtin --signatures KB10'")
     ap.add_argument("--log", action="append", default=[], help="a log to diagnose (--format json)")
     ap.add_argument("--jobs", default="1,2", help="CUDNN_DOCTOR_JOBS values, comma-separated (default 1,2)")
     ap.add_argument("--paste", action="store_true", help="also time a pasted traceback and the floor")
@@ -51,6 +55,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     builds = dict(b.split("=", 1) for b in args.build)
+    extra = {name: shlex.split(words) for name, words in (a.split("=", 1) for a in args.args)}
     jobs = [j for j in args.jobs.split(",") if j]
     times: dict[tuple[str, str, str], list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,7 +65,7 @@ def main() -> int:
         for log in args.log:
             for j in jobs:
                 env = {**os.environ, "CUDNN_DOCTOR_JOBS": j}
-                cases += [(f"{Path(log).name} jobs={j}", name, [exe, "diagnose", "--format", "json", log], None, env)
+                cases += [(f"{Path(log).name} jobs={j}", name, [exe, "diagnose", *extra.get(name, []), "--format", "json", log], None, env)
                           for name, exe in builds.items()]
         if args.paste:
             cases += [("paste", name, [exe, "diagnose"], paste, dict(os.environ)) for name, exe in builds.items()]
