@@ -117,3 +117,20 @@ def test_a_group_searches_a_run_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any(len(idxs) >= 2 for idxs in runs)
     by_id = {m.sig.id for m in found}
     assert any(i + "-twin" in by_id for i in by_id)
+
+
+def test_a_spent_budget_drops_one_signature_not_its_group() -> None:
+    """The group's search is charged to its first signature; when that one's budget is spent it is dropped,
+    and the next searches with its own budget (as each did when scanned on its own)."""
+    from test_memo import FLATTEN
+
+    m = Matcher(TWINS)
+    ids = {s.id: i for i, s in enumerate(m.sigs)}
+    base = "pytorch/rnn-weights-not-contiguous"
+    first, second = sorted((ids[base], ids[base + "-twin"]))
+    m.spent[first] = m.budget
+    found, _ = m.scan_text(FLATTEN)
+    got = {x.sig.id for x in found}
+    assert m.sigs[first].id in m.disabled and m.sigs[second].id not in m.disabled
+    assert m.sigs[second].id in got and m.sigs[first].id not in got
+    assert any(m.sigs[first].id in w for w in m.warnings)

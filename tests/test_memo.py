@@ -332,3 +332,19 @@ def test_items_that_do_not_combine_are_searched_one_by_one() -> None:
     items = (r"(lstm)_(gru)", r"\b(\w+)=\1\b")
     assert m._relevant(items, "x=x") and not m._relevant(items, "x=y")
     assert m._relevant((r"(?x) weight \s drop", r"import higher"), "import higher")
+
+
+def test_a_cr_overwritten_line_keeps_its_word_start_in_a_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean piece deletes what normalization deletes from inside a line, but not CR: normalization keeps a
+    line's last CR segment, so 'loss 0.5\\rDataParallel' is 'DataParallel' at a word start (the exclusion of
+    the weight-drop cause), also where a non-CSI escape in the piece (tput sgr0's ESC ( B) makes it delete
+    every control byte."""
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    weight_drop = "pytorch/cause-weight-drop-wrapper-unflattens-rnn"
+    noise = [f"INFO step {i} loss 0.{i % 97} lr 1e-3" for i in range(300)]
+    for escape in ("", "\x1b[1mTraining\x1b(B\x1b[m started"):
+        body = [escape, "model = WeightDrop(lstm, ['weight_hh_l0'], dropout=0.5)", "epoch 3 loss 0.5\rDataParallel wraps it", FLATTEN]
+        found, misses = Matcher(CATALOG).scan_text("\n".join([*noise, *body, *noise]))
+        assert weight_drop not in {m.sig.id for m in found}, repr(escape)
+        assert any(m.sig.id == weight_drop and "DataParallel" in m.reason for m in misses), repr(escape)

@@ -46,9 +46,11 @@ BOM = "\ufeff"
 ANSI = LazyRe(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
 NORMALIZE_CONTROLS = LazyRe(f"[{C0_BUT_TAB_LF}{DEL}]")
 # what normalization deletes from inside a line, as UTF-8 bytes (the one-byte CSI is \xc2\x9b there): the
-# matcher looks for literals in raw bytes with these deleted
+# matcher looks for literals in raw bytes with these deleted. Not CR: normalization keeps a line's last CR
+# segment and never joins two, so a deleted CR would join what it keeps to the text before it ('0.5' to
+# 'DataParallel': no longer at a word start)
 NORMALIZE_DELETES_BYTES = LazyRe(
-    lambda: (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF}{DEL}]").encode("latin-1")
+    lambda: (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF_CR}{DEL}]").encode("latin-1")
 )
 _TERMINAL = re.compile(f"[{C0_BUT_TAB_LF}{DEL_C1}{ZERO_WIDTH}{BIDI}]")
 _LATER = {

@@ -615,10 +615,32 @@ class Matcher:
     # ------------------------------------------------------------------ one run of candidate lines
 
     def _scan_run(self, idxs: list[int], run: list[int], win: _Window, outs: Outs) -> None:
-        """The group's full regex over one run of its candidate lines, then context and the matches."""
-        idx = idxs[0]
-        sig = self.sigs[idx]
+        """The group's full regex over one run of its candidate lines, then context and the matches. The search
+        is charged to the group's first signature; one that times out (its budget spent) or errs is dropped
+        and the next searches with its own budget, as each did when it was searched on its own."""
         stream = win.norm(run[0])[1]
+        got = None
+        while idxs and got is None:
+            got = self._search_run(idxs[0], run, stream, win)
+            if got is None:
+                idxs = idxs[1:]
+        if got is None:
+            return
+        found, keep, texts = got
+        if not found:
+            for i in idxs:
+                if win.near_miss(i):
+                    sig = self.sigs[i]
+                    lits = ", ".join(sig.prefilter[:2]) or "derived"
+                    reason = f"a line holds its literal ({lits}) but the full pattern did not match"
+                    outs.setdefault(i, []).append((None, Miss(sig, win.source, win.first_line + run[0], reason)))
+            return
+        self._matches(idxs, found, (_around(win, stream, keep, texts), self._is_local(idxs[0]), stream), win, outs)
+
+    def _search_run(self, idx: int, run: list[int], stream: str, win: _Window) -> tuple[list[Found], Sequence[int], Sequence[str]] | None:
+        """Signature ``idx``'s regex over a run: (matches, lines kept, their texts), or None when it timed out or
+        erred (then it is disabled, with a warning)."""
+        sig = self.sigs[idx]
         local = self._is_local(idx)
         # groups with one regex and window but other candidate lines search a shared run once too
         key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
@@ -631,30 +653,17 @@ class Matcher:
                     got = memo[key] = self._search_lines(pattern, idx, run, stream, win)
                 else:
                     got = memo[key] = self._search_window(pattern, sig, idx, run, stream, win)
-            found, keep, texts = got
+            return got  # type: ignore[no-any-return]
         except TimeoutError:
-            for i in idxs:
-                sig = self.sigs[i]
-                self.disabled[sig.id] = "regex timed out"
-                self.warnings.append(
-                    f"signature {sig.id} skipped for the rest of this run: its regex took longer than its {self.budget:g}s "
-                    f"budget ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
-                )
-            return
+            self.disabled[sig.id] = "regex timed out"
+            self.warnings.append(
+                f"signature {sig.id} skipped for the rest of this run: its regex took longer than its {self.budget:g}s "
+                f"budget ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
+            )
         except regex_error() as exc:
-            for i in idxs:
-                self.disabled[self.sigs[i].id] = "regex error"
-                self.warnings.append(f"signature {self.sigs[i].id} skipped: {exc}")
-            return
-        if not found:
-            for i in idxs:
-                if win.near_miss(i):
-                    sig = self.sigs[i]
-                    lits = ", ".join(sig.prefilter[:2]) or "derived"
-                    reason = f"a line holds its literal ({lits}) but the full pattern did not match"
-                    outs.setdefault(i, []).append((None, Miss(sig, win.source, win.first_line + run[0], reason)))
-            return
-        self._matches(idxs, found, (_around(win, stream, keep, texts), local, stream), win, outs)
+            self.disabled[sig.id] = "regex error"
+            self.warnings.append(f"signature {sig.id} skipped: {exc}")
+        return None
 
     def _timeout(self, idx: int) -> Callable[[], float]:
         spent = self.spent
