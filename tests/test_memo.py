@@ -252,6 +252,10 @@ def test_literals_at_a_word_start() -> None:
     found: list[int] = []
     first_per_line(b"batches tch\nmatch\n(tch)", b"tch", found, word_start=True)
     assert found == [8, 19]
+    # with conditions: a line counts where it also holds every run of one conjunction
+    found = []
+    first_per_line(b"torch run\ntorch/func/x\nx torch.func.y", b"torch", found, conds=((b"torch", b"func"),))
+    assert found == [10, 25]
 
 
 def test_literal_conditions_hold_for_every_evidence_line_of_the_base() -> None:

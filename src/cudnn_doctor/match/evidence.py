@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from ..patterns import Lazy, LazyRe, compile_pattern, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
-from .lines import _Lines, first_per_line, line_indexes
+from .lines import _Lines, first_per_line, line_indexes, meets
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -76,16 +76,10 @@ class _Piece:
         if got is None:
             got = self.at[key] = []
             positions: list[int] = []
-            first_per_line(self.clean, lit, positions, word_start=word_start)
+            first_per_line(self.clean, lit, positions, word_start=word_start, conds=conds)
             if positions:
-                ends, clean = self.ends(), self.clean
-                for pos in positions:  # the first per line: one index per position
-                    i = bisect.bisect_left(ends, pos)
-                    if conds is not None:
-                        line = clean[ends[i - 1] + 1 if i else 0 : ends[i]]
-                        if not _meets(line, conds):
-                            continue
-                    got.append(self.first + i)
+                ends = self.ends()
+                got += (self.first + bisect.bisect_left(ends, pos) for pos in positions)  # one per line
         return got
 
     def ends(self) -> list[int]:
@@ -232,11 +226,6 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
-def _meets(line: bytes, conds: tuple[tuple[bytes, ...], ...]) -> bool:
-    """Whether ``line`` holds every run of one of the conjunctions ``conds``."""
-    return any(all(run in line for run in conj) for conj in conds)
-
-
 # for each literal of a context, the conjunctions of runs (one per alternative it stands for) a line holding it
 # must satisfy one of for an item to match there; None: every line holding it may
 Conditions = dict[bytes, tuple[tuple[bytes, ...], ...] | None]
@@ -262,7 +251,7 @@ def _evidence_conditions(parts: tuple[str, ...], lits: tuple[bytes, ...]) -> Con
             for lit in homes:
                 conds[lit].append(conj)
     # a literal with an alternative it alone satisfies needs no check
-    return {lit: None if _meets(lit, tuple(cs)) else tuple(dict.fromkeys(cs)) for lit, cs in conds.items()}
+    return {lit: None if meets(lit, tuple(cs)) else tuple(dict.fromkeys(cs)) for lit, cs in conds.items()}
 
 
 @lru_cache(maxsize=4096)
@@ -441,17 +430,7 @@ class _Evidence:
         low = lines.region(lo, hi).lower()
         positions: list[int] = []
         for lit in lits:
-            need = conds.get(lit) if conds else None
-            if need is None:
-                first_per_line(low, lit, positions, word_start=lit in starts)
-                continue
-            found: list[int] = []
-            first_per_line(low, lit, found, word_start=lit in starts)
-            for pos in found:
-                end = low.find(b"\n", pos)
-                line = low[low.rfind(b"\n", 0, pos) + 1 : len(low) if end < 0 else end]
-                if _meets(line, need):
-                    positions.append(pos)
+            first_per_line(low, lit, positions, word_start=lit in starts, conds=conds.get(lit) if conds else None)
         deletable = len(low) - len(low.translate(None, _JOINABLE_BYTES))
         if deletable:
             if deletable > low.count(b"\x1b"):  # other control bytes (rare): a regex pass

@@ -88,20 +88,33 @@ def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
 
 
+def meets(line: bytes, conds: tuple[tuple[bytes, ...], ...]) -> bool:
+    """Whether ``line`` holds every run of one of the conjunctions ``conds``."""
+    return any(all(run in line for run in conj) for conj in conds)
+
+
 def first_per_line(
-    data: bytes, word: bytes, positions: list[int], start: int = 0, end: int | None = None, word_start: bool = False
+    data: bytes,
+    word: bytes,
+    positions: list[int],
+    start: int = 0,
+    end: int | None = None,
+    word_start: bool = False,
+    conds: tuple[tuple[bytes, ...], ...] | None = None,
 ) -> None:
     """Append to ``positions`` the offset of ``word``'s first occurrence in each line of data[start:end] that
     holds it (in C: one ``find`` per such line, none per line without it). ``word_start``: only occurrences
-    that do not follow an ASCII word character count (a byte of a non-ASCII character may be a non-word one)."""
+    that do not follow an ASCII word character count (a byte of a non-ASCII character may be a non-word one).
+    ``conds``: only lines that also meet them count (``meets``)."""
     end = len(data) if end is None else end
     pos = data.find(word, start, end)
     while pos >= 0:
         if word_start and pos > start and data[pos - 1] in _WORD_BYTES:
             pos = data.find(word, pos + 1, end)
             continue
-        positions.append(pos)
         nl = data.find(b"\n", pos, end)
+        if conds is None or meets(data[data.rfind(b"\n", 0, pos) + 1 : end if nl < 0 else nl], conds):
+            positions.append(pos)
         pos = -1 if nl < 0 else data.find(word, nl, end)
 
 
