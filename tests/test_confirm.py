@@ -288,8 +288,9 @@ def test_clean_pieces_cover_any_span_in_any_order(monkeypatch: pytest.MonkeyPatc
         for _ in range(300):
             lo = rnd.randrange(0, lines.count)
             hi = min(lines.count - 1, lo + rnd.randrange(0, 120))
-            got = b"\n".join(p.clean[s:e] for p, _f, s, e in cover.segments(lines, lo, hi))
+            got = b"\n".join(p.clean[slice(*p.span(f, t))] for p, f, t in cover.segments(lines, lo, hi))
             assert got == evidence_mod._delete_joinable(lines.region(lo, hi).lower())
+            assert all(p.last == p.first + p.clean.count(b"\n") for p in cover.pieces)  # counted where it grew
             firsts = [p.first for p in cover.pieces]
             assert firsts == sorted(firsts) == cover.firsts
             assert all(a.last < b.first for a, b in zip(cover.pieces, cover.pieces[1:], strict=False))

@@ -288,6 +288,60 @@ def test_literal_conditions_hold_for_every_evidence_line_of_the_base() -> None:
     assert checked > 50 and filtered > 0
 
 
+def test_the_passes_words_never_hide_evidence_of_the_base() -> None:
+    """Soundness of what the prefilter's passes say about a context's literals (evidence._present): wherever an
+    item of a context matches a line of the base, a pass over that line finds, for one of the context's
+    literals, the literal, its word-start word where it must start a word, and the chosen run of one of its
+    conditions (condition_words); so no line that could be evidence is left out for the words a pass lacks."""
+    pytest.importorskip("hyperscan")
+    from cudnn_doctor.match.evidence import _checks, _counting
+    from cudnn_doctor.match.prefilter import Prefilter
+    from cudnn_doctor.normalize import normalize_line
+
+    m = Matcher(CATALOG)
+    m._confirm_all()  # the words of every window's pass: Confirm's, the contexts' literals and condition words
+    words = m._words or ()
+    prefilter = Prefilter((), words)
+    assert prefilter.caseless_in(b"") is not None
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+    lines = {normalize_line(line)[0] for text in texts for line in text.splitlines()}
+    lines |= {line for line in EVIDENCE if "\x1b" not in line}
+    found_in = {line: prefilter.caseless_in(line.lower().encode()) or set() for line in lines}
+    scanned = prefilter.caseless
+    contexts = {(*s.context.exclude_any, *s.context.require_any, *s.context.support_any) for s in CATALOG.signatures}
+    checked = hidden = 0
+    for items in contexts:
+        if not items or m.evidence.literals(items) is None:
+            continue
+        checks = _checks(m.evidence._specs[m.evidence._spec(items)])
+        assert all(w in scanned for w in m.evidence.condition_words(items))
+        pattern = m.evidence.any_pattern(items)
+        for line in lines:
+            counts = _counting(checks, found_in[line], scanned)
+            if pattern.search(line):
+                checked += 1
+                assert counts, (items, line)
+            else:
+                hidden += bool({lit for lit, _, _ in checks} & found_in[line]) and not counts
+    assert checked > 50 and hidden > 0  # and the words do leave lines out
+
+
+def test_a_word_start_word_is_a_literal_after_no_ascii_word_character() -> None:
+    """prefilter.word_start's words: hyperscan's ``\\b`` says what first_per_line(word_start=True) says."""
+    pytest.importorskip("hyperscan")
+    from cudnn_doctor.match.prefilter import Prefilter, word_start
+
+    tch = word_start(b"tch")
+    assert tch is not None and word_start(b"(function") is None and word_start(b"_vf.") is not None
+    prefilter = Prefilter((), ((tch, True), (b"tch", True)))
+    for text in (b"cargo run --release; tch 0.13", b"prefetch queue 7/64, 31.5 batches/s", b"x\xc3\xa9tch",
+                 b"TCH::nn", b"batch_tch", b"tch", b"(tch)", b"9tch"):
+        found = prefilter.caseless_in(text)
+        assert found is not None and b"tch" in found
+        assert (tch in found) == _at_word_start(text.lower(), b"tch"), text
+
+
 def test_a_window_is_freed_without_the_cycle_collector(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing kept in a window's memo refers back to the window (a closure over it once did): each 1 MiB
     window of a big log is freed when the next comes, not when the cycle collector runs (peak RSS grew with

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ..patterns import Lazy, LazyRe, compile_pattern, regex_error
+from ..patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes, meets
+from .prefilter import word_start
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -47,24 +48,36 @@ def _clean_region(lines: _Lines, lo: int, hi: int) -> bytes:
 # most); a check away from the pieces made starts small again (one error repeated 10,000 times in a long log).
 PIECE_BYTES = 4096
 PIECE_BYTES_MAX = 1 << 20
+# up to this many lines of a piece holding a literal are placed by counting the newlines up to them; more, by a
+# bisection of the piece's line ends (made once per piece)
+FEW_POSITIONS = 16
+# a condition's run this long or longer is a word of the prefilter's passes (_Evidence.condition_runs)
+MIN_RUN_WORD = 4
 
 
 class _Piece:
     """Lines ``first``..``last`` of a window as clean bytes (_clean_region's form), with the clean length of the
     lines before each (``acc``) and, once asked, the prefilter's words in them (``words``)."""
 
-    __slots__ = ("_ends", "acc", "at", "clean", "first", "last", "look", "words")
+    __slots__ = ("_acc", "_ends", "at", "clean", "first", "last", "look", "words")
 
-    def __init__(self, first: int, clean: bytes) -> None:
+    def __init__(self, first: int, clean: bytes, last: int) -> None:
         self.first = first
         self.clean = clean
-        self.look: dict[tuple[bytes, ...], tuple[bytes, ...]] = {}  # a set of literals -> those in the piece
-        # acc[i]: the bytes of the piece's lines 0..i-1 but their newlines
-        self.acc = [0, *itertools.accumulate(map(len, clean.split(b"\n")))]
-        self.last = first + len(self.acc) - 2
+        self.look: dict[int, tuple[bytes, ...]] = {}  # a spec's number (_Evidence._spec) -> its literals there
+        self.last = last
         self.words: _Words | None = None
         self.at: dict[tuple[bytes, Any], list[int]] = {}  # (a literal, its conditions) -> lines (lines_of)
+        self._acc: list[int] | None = None
         self._ends: list[int] | None = None
+
+    @property
+    def acc(self) -> list[int]:
+        """acc[i]: the bytes of the piece's lines 0..i-1 but their newlines (made on first use: a check around
+        a repeated warning mostly finds a literal on a line or two, which a count of newlines places)."""
+        if self._acc is None:
+            self._acc = [0, *itertools.accumulate(map(len, self.clean.split(b"\n")))]
+        return self._acc
 
     def lines_of(self, lit: bytes, conds: tuple[tuple[bytes, ...], ...] | None = None, word_start: bool = False) -> list[int]:
         """The sorted (window) indexes of the piece's lines holding ``lit`` (at a word start, where
@@ -77,7 +90,13 @@ class _Piece:
             got = self.at[key] = []
             positions: list[int] = []
             first_per_line(self.clean, lit, positions, word_start=word_start, conds=conds)
-            if positions:
+            if positions and len(positions) <= FEW_POSITIONS and self._ends is None:  # newlines counted in C
+                clean = self.clean
+                if positions[0] < len(clean) // 2:
+                    got += line_indexes(clean, positions, self.first)
+                else:  # from the piece's end (a literal on the match's line, after the context before it)
+                    got += (self.last - clean.count(b"\n", pos) for pos in positions)
+            elif positions:
                 ends = self.ends()
                 got += (self.first + bisect.bisect_left(ends, pos) for pos in positions)  # one per line
         return got
@@ -107,9 +126,9 @@ class _Cover:
         self.pieces: list[_Piece] = []
         self.grow = PIECE_BYTES
 
-    def segments(self, lines: _Lines, lo: int, hi: int) -> list[tuple[_Piece, int, int, int]]:
-        """(piece, first line, start, end) for the parts of lines lo..hi, in order, making missing pieces."""
-        out: list[tuple[_Piece, int, int, int]] = []
+    def segments(self, lines: _Lines, lo: int, hi: int) -> list[tuple[_Piece, int, int]]:
+        """(piece, first line, last line) for the parts of lines lo..hi, in order, making missing pieces."""
+        out: list[tuple[_Piece, int, int]] = []
         li = lo
         while li <= hi:
             i = bisect.bisect_right(self.firsts, li) - 1
@@ -120,8 +139,7 @@ class _Cover:
                 self.firsts.insert(i + 1, li)
                 self.pieces.insert(i + 1, piece)
             top = min(hi, piece.last)
-            start, end = piece.span(li, top)
-            out.append((piece, li, start, end))
+            out.append((piece, li, top))
             li = top + 1
         return out
 
@@ -139,9 +157,14 @@ class _Cover:
             limit = len(data)
         # through line hi (located from the nearest line known, such as the match's), or further: the grown
         # size, ended at a line's end
-        nl = data.find(b"\n", max(lines.start(hi), start + self.grow), limit)
+        start_hi = lines.start(hi)
+        nl = data.find(b"\n", max(start_hi, start + self.grow), limit)
         end = limit if nl < 0 else nl
-        return _Piece(first, _delete_joinable(data[start:end].lower()))
+        clean = data[start:end].lower()
+        if _joinable(lines):  # the window holds none: no piece of it does
+            clean = _delete_joinable(clean)
+        # its last line: hi, or further where it grew (normalization deletes no newline)
+        return _Piece(first, clean, hi + data.count(b"\n", start_hi, end))
 
 
 def _cover(lines: _Lines) -> _Cover:
@@ -179,6 +202,8 @@ def _delete_joinable(data: bytes) -> bytes:
 
 
 _UNSET: Any = object()
+# what lines_with looks for (_Evidence._spec): the literals, each one's conditions, whether each starts a word
+Spec = tuple[tuple[bytes, ...], tuple["tuple[tuple[bytes, ...], ...] | None", ...], tuple[bool, ...]]
 # a piece's caseless words (what context literals are): (those found, those looked for)
 _Words = tuple[set[bytes], frozenset[bytes]]
 _UNKNOWN: _Words = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
@@ -224,6 +249,34 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
             return None
         out += (x.lower().encode() for x in lits)
     return tuple(dict.fromkeys(out))
+
+
+# (literal, its word-start word or None, its conditions or None) of each literal of a Spec
+Checks = tuple[tuple[bytes, "bytes | None", "tuple[tuple[bytes, ...], ...] | None"], ...]
+
+
+@lru_cache(maxsize=4096)
+def _checks(spec: Spec) -> Checks:
+    """(literal, its word-start word or None, its conditions or None) of each literal of ``spec``."""
+    lits, conds, starts = spec
+    return tuple((lit, word_start(lit) if start else None, cs) for lit, cs, start in zip(lits, conds, starts, strict=True))
+
+
+def _counting(checks: Checks, found: set[bytes] | frozenset[bytes], looked: set[bytes] | frozenset[bytes]) -> tuple[bytes, ...]:
+    """The literals of ``checks`` (_checks) a line may hold as their context needs them, by the words a pass
+    found (``found``) among those it looked for (``looked``; a word it did not look for may be there): the
+    literal, its word-start word where it must start a word (prefilter.word_start), and every run of one of
+    its conditions that the pass looked for."""
+    out: list[bytes] = []
+    for lit, marked, conds in checks:
+        if lit not in found and lit in looked:
+            continue
+        if marked is not None and marked not in found and marked in looked:
+            continue
+        if conds is not None and not any(all(run in found or run not in looked for run in conj) for conj in conds):
+            continue
+        out.append(lit)
+    return tuple(out)
 
 
 # for each literal of a context, the conjunctions of runs (one per alternative it stands for) a line holding it
@@ -276,6 +329,26 @@ def _evidence_word_starts(parts: tuple[str, ...], lits: tuple[bytes, ...]) -> fr
     return frozenset(homed - not_started)
 
 
+def _condition_words(parts: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The words of the prefilter's passes that say where a literal of the items ``parts`` cannot count
+    (_Evidence._present): for each conjunction of a literal's conditions, its longest run besides the literal
+    (a line holding the literal counts only where all the runs are, so the rarest one says it; the longest
+    stands for the rarest) where it is long enough to be worth a word (one of a byte or two, such as ')',
+    would cost the passes a match on every line); and each word-start literal where it starts a word
+    (prefilter.word_start)."""
+    lits = _evidence_literals(parts)
+    if not lits:
+        return ()
+    words: set[bytes] = set()
+    for lit, cs in (_evidence_conditions(parts, lits) or {}).items():
+        for conj in cs or ():
+            others = sorted((run for run in conj if run != lit), key=lambda run: (-len(run), run))
+            if others and len(others[0]) >= MIN_RUN_WORD and others[0] not in lits:
+                words.add(others[0])
+    words.update(w for w in map(word_start, _evidence_word_starts(parts, lits)) if w is not None)
+    return tuple(sorted(words))
+
+
 class _Evidence:
     """Finds a signature's context evidence. ``words_in(data)`` is the prefilter's answer to which of its
     words are in ``data`` (None: not known). Over a big window the prefilter's pass says which literals are
@@ -291,6 +364,11 @@ class _Evidence:
         self._conds: dict[tuple[str, ...], Conditions | None] = {}
         self._starts: dict[tuple[str, ...], frozenset[bytes]] = {}
         self._absence: dict[tuple[str, ...], tuple[bytes, ...] | None] = {}
+        self._spec_ids: dict[tuple[str, ...], int] = {}  # items -> the number of their spec (_spec)
+        self._spec_numbers: dict[Spec, int] = {}
+        self._absence_ids: dict[tuple[str, ...], int] = {}  # items -> the spec number of their absence literals
+        self._looked: tuple[Any, frozenset[bytes]] = (None, frozenset())  # a pass's word set, its caseless words
+        self._specs: list[Spec] = []
         self._any: dict[tuple[str, ...], Any] = {}
 
     def pattern(self, item: str) -> Any:
@@ -363,16 +441,16 @@ class _Evidence:
         lo, hi = max(0, lo), min(lines.count - 1, hi)
         if hi < lo:
             return []
-        key = (lits, lo, hi)  # signatures with the same context around the same line: looked up once
+        spec = self._spec(items)
+        key = (spec, lo, hi)  # signatures with the same context around the same line: looked up once
         got = lines.memo.get(key)
         if got is None:
             if lines.memo.get("scanned") is not None and not _spans_lines(lits):
                 # a big window: the clean pieces around lo..hi, only the literals there
                 got = []
                 conds, starts = self.conditions(items) or {}, self.word_starts(items)
-                for piece, first, _start, _end in _cover(lines).segments(lines, lo, hi):
-                    top = min(hi, piece.last)
-                    for lit in self._in_piece(lits, lines, piece):
+                for piece, first, top in _cover(lines).segments(lines, lo, hi):
+                    for lit in self._in_piece(spec, lines, piece):
                         at = piece.lines_of(lit, conds.get(lit), lit in starts)
                         got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
                 if got:
@@ -382,44 +460,81 @@ class _Evidence:
             lines.memo[key] = got
         return got
 
-    def _present(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece | None = None) -> tuple[bytes, ...]:
-        """Those of ``lits`` that may be in the window (or in ``piece`` of it) once colour codes are deleted.
-        The prefilter's pass over the raw window says which are not there, and one over a clean piece which
-        of them are in the piece (most of a context's literals are in no window of a log, and the few that
-        are, such as 'higher', are rarely in the 100 lines around a match). A literal a pass did not look for
-        may be there."""
-        key = ("present-lits", lits)
-        maybe: tuple[bytes, ...] | None = lines.memo.get(key)
-        if maybe is None:
-            joinable = _joinable(lines)  # not in the raw bytes: a colour code may split it there
-            maybe = lines.memo[key] = tuple(lit for lit in lits if joinable or self._in_raw(lit, lines) is not False)
-        if not maybe or piece is None or lines.memo.get("scanned") is None:  # no hyperscan pass: no piece pass
-            return maybe
-        if piece.words is None:
-            got = self._words_in(piece.clean) if self._words_in else None
-            piece.words = _UNKNOWN if got is None else got
-        if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
-            return maybe
-        found, scanned = piece.words
-        return tuple(lit for lit in maybe if lit in found or lit not in scanned)
+    def condition_words(self, items: tuple[str, ...]) -> tuple[bytes, ...]:
+        """_condition_words of ``items`` (kept in the catalog cache: the first big window asks for every
+        signature's, and working them out costs ~50 ms)."""
+        parts = self._parts(items)
+        return derived("condition_words", (parts,), _condition_words)  # type: ignore[no-any-return]
 
-    def _in_piece(self, lits: tuple[bytes, ...], lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
-        """_present for ``piece``, kept on it: the checks of every signature around a repeated error ask the
-        same piece for the same literals."""
-        got = piece.look.get(lits)
+    def _spec(self, items: tuple[str, ...]) -> int:
+        """A number for what lines_with looks for with ``items`` (whose literals() are not None): their
+        literals, each one's conditions and word start (_counting); equal for contexts that look for the same."""
+        got = self._spec_ids.get(items)
         if got is None:
-            got = piece.look[lits] = self._present(lits, lines, piece)
+            lits = self.literals(items) or ()
+            conds, starts = self.conditions(items) or {}, self.word_starts(items)
+            got = self._spec_ids[items] = self._number((lits, tuple(conds.get(lit) for lit in lits), tuple(lit in starts for lit in lits)))
         return got
 
-    @staticmethod
-    def _in_raw(lit: bytes, lines: _Lines) -> bool | None:
-        """Whether the prefilter's pass found ``lit`` in the window's raw bytes (None: not known, it is not one
-        of its words; False still allows it once colour codes are deleted)."""
-        scanned, present = lines.memo.get("scanned"), lines.memo.get("present")
-        word = (lit, True)
-        if scanned is None or present is None or word not in scanned:
-            return None
-        return word in present
+    def _number(self, spec: Spec) -> int:
+        got = self._spec_numbers.get(spec)
+        if got is None:
+            got = self._spec_numbers[spec] = len(self._specs)
+            self._specs.append(spec)
+        return got
+
+    def _present(self, sid: int, lines: _Lines, piece: _Piece | None = None) -> tuple[bytes, ...]:
+        """Those of spec ``sid``'s literals that may be in the window (or in ``piece`` of it) once colour codes
+        are deleted. The prefilter's pass over the raw window says which are not there, and one over a clean
+        piece which of them are in the piece (most of a context's literals are in no window of a log, and the
+        few that are, such as 'higher', are rarely in the 100 lines around a match). A literal with conditions
+        is there only where every run of one of them is ('torch' needs 'func' for ``torch[/\\]func``: not the
+        'torch' of every DeprecationWarning line); one that must start a word, only where it does
+        (_counting). A word a pass did not look for may be there."""
+        key = ("present-lits", sid)
+        got = lines.memo.get(key)
+        if got is None:
+            checks = _checks(self._specs[sid])
+            window = None if _joinable(lines) else self._window_words(lines)  # colour codes: may split a word
+            maybe = _counting(checks, *window) if window is not None else tuple(check[0] for check in checks)
+            got = lines.memo[key] = (maybe, tuple(check for check in checks if check[0] in maybe))
+        maybe, checks = got
+        if not maybe or piece is None or lines.memo.get("scanned") is None:  # no hyperscan pass: no piece pass
+            return maybe  # type: ignore[no-any-return]
+        if piece.words is None:
+            words = self._words_in(piece.clean) if self._words_in else None
+            piece.words = _UNKNOWN if words is None else words
+        if piece.words is _UNKNOWN:  # the prefilter cannot say (no hyperscan): all may be there
+            return maybe  # type: ignore[no-any-return]
+        return _counting(checks, *piece.words)
+
+    def _window_words(self, lines: _Lines) -> tuple[set[bytes], frozenset[bytes]] | None:
+        """The caseless words the prefilter's pass found in the window's raw bytes and those it looked for
+        (None: it did not run)."""
+        got = lines.memo.get("window-words")
+        if got is None:
+            scanned, present = lines.memo.get("scanned"), lines.memo.get("present")
+            if scanned is None or present is None:
+                return None
+            if self._looked[0] is not scanned:  # the same word set for window after window: made once
+                self._looked = (scanned, frozenset(word for word, icase in scanned if icase))
+            got = lines.memo["window-words"] = ({word for word, icase in present if icase}, self._looked[1])
+        return got  # type: ignore[no-any-return]
+
+    def _absence_spec(self, items: tuple[str, ...], lits: tuple[bytes, ...]) -> int:
+        """The spec number of ``items``' absence_literals ``lits``, with no conditions nor word starts (absent)."""
+        got = self._absence_ids.get(items)
+        if got is None:
+            got = self._absence_ids[items] = self._number((lits, (None,) * len(lits), (False,) * len(lits)))
+        return got
+
+    def _in_piece(self, spec: int, lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
+        """_present for ``piece``, kept on it: the checks of every signature around a repeated error ask the
+        same piece for the same literals."""
+        got = piece.look.get(spec)
+        if got is None:
+            got = piece.look[spec] = self._present(spec, lines, piece)
+        return got
 
     def _lines_with(
         self, lits: tuple[bytes, ...], lines: _Lines, lo: int, hi: int, conds: Conditions | None = None, starts: frozenset[bytes] = frozenset()
@@ -461,11 +576,13 @@ class _Evidence:
             return True
         if lines.memo.get("scanned") is not None and not _spans_lines(lits):
             # a big window: the clean pieces around lo..hi, only the literals there
-            if not self._present(lits, lines):
+            spec = self._absence_spec(items, lits)
+            if not self._present(spec, lines):
                 return True
-            for piece, _first, start, end in _cover(lines).segments(lines, lo, hi):
+            for piece, first, top in _cover(lines).segments(lines, lo, hi):
                 data = piece.clean
-                for lit in self._in_piece(lits, lines, piece):
+                start, end = piece.span(first, top)
+                for lit in self._in_piece(spec, lines, piece):
                     if data.find(lit, start, end) >= 0:
                         return False
             return True

@@ -158,6 +158,8 @@ class Matcher:
                 if group:  # what a big log's first window would parse (_confirm_all): kept in the cache too
                     self.evidence.absence_literals(group)
                     self.evidence.literals(group)
+            if items:
+                self.evidence.condition_words(items)
 
     def __init__(self, catalog: Catalog, probes: Sequence[Probe] = (), timeout: float = MATCH_TIMEOUT_S) -> None:
         self.catalog = catalog
@@ -582,10 +584,13 @@ class Matcher:
             conf = self._confirm_of(idx)
             if conf is not None:
                 words.update((w, conf.icase) for branch in conf.branches for w in branch)
-            for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
+            ctx = sig.context
+            for group in (ctx.exclude_any, ctx.require_any, ctx.support_any):
                 if group:  # the literals of the evidence: whether each is in a window at all, in the same pass
                     words.update((lit, True) for lit in self.evidence.absence_literals(group) or ())
                     words.update((lit, True) for lit in self.evidence.literals(group) or ())
+            # and where a literal of the whole context (lines_with's) cannot count: its conditions, word starts
+            words.update((word, True) for word in self.evidence.condition_words((*ctx.exclude_any, *ctx.require_any, *ctx.support_any)))
         self._words = tuple(sorted(words))
         self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
 
