@@ -295,3 +295,19 @@ def test_clean_pieces_cover_any_span_in_any_order(monkeypatch: pytest.MonkeyPatc
             assert firsts == sorted(firsts) == cover.firsts
             assert all(a.last < b.first for a, b in zip(cover.pieces, cover.pieces[1:], strict=False))
         assert len(cover.pieces) > 1 if grow < 4096 else len(cover.pieces) < 100
+
+
+def test_joinable_bytes_found_by_hyperscan_as_by_a_copy() -> None:
+    """_has_joinable's hyperscan pass (data of JOINABLE_PASS_FROM bytes or more, once a big window loaded
+    hyperscan) says what deleting the joinable bytes and comparing lengths says, for each such byte alone."""
+    import random
+
+    pytest.importorskip("hyperscan")
+    assert evidence_mod._joinable_pass().caseless_in(b"") is not None  # loaded: the pass runs
+    rnd = random.Random(3)
+    base = bytes(rnd.choice(b"abc XYZ 0123\t\r\n\xc3\xa9\xe2\x96\x88") for _ in range(evidence_mod.JOINABLE_PASS_FROM))
+    cases = [base, base + b"\xc2\x9b", base + b"\x9b"]
+    cases += [base[:i] + bytes([b]) + base[i:] for b in range(256) for i in (0, rnd.randrange(len(base)))]
+    for data in cases:
+        truth = len(data.translate(None, evidence_mod._JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
+        assert evidence_mod._has_joinable(data) == truth, data[:8]

@@ -10,13 +10,14 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+import sys
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from ..patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes, meets
-from .prefilter import word_start
+from .prefilter import Prefilter, word_start
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -184,11 +185,22 @@ def _joinable(lines: _Lines) -> bool:
 def _has_joinable(data: bytes) -> bool:
     # an escape (colours: the usual case) is found by memchr before a copy of the whole data is made
     # (one byte is looked for with memchr; two, such as the C1 CSI's, cost a slower search of every byte)
-    return (
-        b"\x1b" in data
-        or (b"\x9b" in data and b"\xc2\x9b" in data)
-        or len(data.translate(None, _JOINABLE_BYTES)) != len(data)
-    )
+    if b"\x1b" in data or (b"\x9b" in data and b"\xc2\x9b" in data):
+        return True
+    if len(data) >= JOINABLE_PASS_FROM and "hyperscan" in sys.modules:  # ~5x a copy's speed (1 MiB: 0.4 ms);
+        found = _joinable_pass().caseless_in(data)  # only where a big window loaded it (not a paste's start-up)
+        if found is not None:
+            return bool(found)
+    return len(data.translate(None, _JOINABLE_BYTES)) != len(data)
+
+
+# data this big or bigger (a clean piece, a window) is searched for the other joinable bytes by hyperscan
+JOINABLE_PASS_FROM = 4096
+
+
+def _joinable_pass() -> Prefilter:
+    """A prefilter whose words are the joinable bytes but ESC (one per thread, as every prefilter)."""
+    return Prefilter.shared((), tuple((bytes([b]), True) for b in _JOINABLE_BYTES if b != 0x1B))
 
 
 def _delete_joinable(data: bytes) -> bytes:
