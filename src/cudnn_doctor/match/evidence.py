@@ -52,6 +52,8 @@ PIECE_BYTES_MAX = 1 << 20
 # up to this many lines of a piece holding a literal are placed by counting the newlines up to them; more, by a
 # bisection of the piece's line ends (made once per piece)
 FEW_POSITIONS = 16
+# ... in a piece of up to this many bytes (a piece grown over a dense log is placed by its line ends)
+COUNT_PIECE_BYTES = 64 << 10
 # a condition's run this long or longer is a word of the prefilter's passes (_Evidence.condition_runs)
 MIN_RUN_WORD = 4
 
@@ -91,7 +93,7 @@ class _Piece:
             got = self.at[key] = []
             positions: list[int] = []
             first_per_line(self.clean, lit, positions, word_start=word_start, conds=conds)
-            if positions and len(positions) <= FEW_POSITIONS and self._ends is None:  # newlines counted in C
+            if positions and len(positions) <= FEW_POSITIONS and self._ends is None and len(self.clean) <= COUNT_PIECE_BYTES:
                 clean = self.clean
                 if positions[0] < len(clean) // 2:
                     got += line_indexes(clean, positions, self.first)
