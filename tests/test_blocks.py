@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,43 @@ def test_blocks_are_the_whole_lines_of_each_read(seed: int, monkeypatch: pytest.
     got = list(input_mod._blocks(io.BytesIO(data), "t.log", ReadStats(), None))  # type: ignore[arg-type]
     assert [b.data for b in got] == _blocks_reference(data, read)
     assert all(b.lines == b.data.count(b"\n") + 1 for b in got)
+
+
+def test_malloc_is_tuned_once_by_the_command_line_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line's process tunes glibc's malloc once it has read TUNE_AFTER bytes of a log (each 1 MiB
+    block's pages faulted in again otherwise); the library's callers' processes are left as they are."""
+    import subprocess
+    import sys
+
+    calls: list[int] = []
+
+    def fake() -> None:
+        calls.append(1)
+        input_mod._tuned = True
+
+    monkeypatch.setattr(input_mod, "tune_malloc", fake)
+    monkeypatch.setattr(input_mod, "TUNE_AFTER", 3 << 20)
+    data = b"x" * 100 + b"\n"
+    text = data * (50_000)  # 5 MB
+    for tune in (False, True):
+        monkeypatch.setattr(input_mod, "TUNE_MALLOC", tune)
+        monkeypatch.setattr(input_mod, "_tuned", False)
+        calls.clear()
+        list(input_mod._blocks(io.BytesIO(text), "log", ReadStats(), None))
+        assert calls == ([1] if tune else []), tune
+    monkeypatch.setattr(input_mod, "TUNE_MALLOC", False)
+    from cudnn_doctor.entry import main
+
+    log = tmp_path / "ci.log"
+    log.write_text("step 1\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\n")
+    main(["diagnose", "--format", "json", str(log)])
+    assert input_mod.TUNE_MALLOC  # the command line's own process
+    # the real one, in a process of its own: it runs, once, and a diagnosis after it is the same
+    code = (
+        "import cudnn_doctor, cudnn_doctor.input as i; text = 'RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\\n';"
+        "a = [f.signature.id for f in cudnn_doctor.diagnose(text).findings]; assert not i.TUNE_MALLOC;"
+        "i.tune_malloc(); i.tune_malloc(); assert i._tuned;"
+        "assert a == [f.signature.id for f in cudnn_doctor.diagnose(text).findings] and a; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert out.stdout.strip() == "ok", out.stderr

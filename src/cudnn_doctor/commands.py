@@ -160,6 +160,9 @@ def run_diagnose(args: DiagnoseArgs) -> int:
     sources, problems = _sources(list(args.files))
     if problems and not sources:
         return EXIT_ERROR
+    from . import input as input_mod
+
+    input_mod.TUNE_MALLOC = True  # this process is ours: a big log read here may tune malloc (input.tune_malloc)
     catalog = load_catalog_or_report(args.signatures, args.no_builtin)
     result = _diagnose(sources, catalog, args)
     if args.fmt == "terminal" and result.input_errors and not result.sources:

@@ -12,6 +12,7 @@ import codecs
 import contextlib
 import io
 import os
+import sys
 from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,6 +35,34 @@ _LONG_LINE = LazyRe(rb"[^\n]{%d,}" % (MAX_LINE + 1))
 # case): real logs compress 5-20x; a gzip bomb expands ~1000x (58 MB -> 16 GiB took 82 s before this)
 GZIP_MAX_RATIO = 50.0
 GZIP_FLOOR = 256 << 20
+
+
+# Set by the command line (commands.run_diagnose): a process of its own that reads a big log tunes glibc's
+# malloc (tune_malloc) once it has read TUNE_AFTER bytes; a library caller's process is left as it is.
+TUNE_MALLOC = False
+TUNE_AFTER = 8 << 20
+_tuned = False
+
+
+def tune_malloc() -> None:
+    """glibc only, once per process: keep allocations of up to 16 MiB on the heap and up to 64 MiB of it free
+    before giving memory back. With the defaults, the heap top holding each 1 MiB block just freed is trimmed
+    and the next block's pages fault in again: a third of reading a log was page faults (256 MiB: 0.15 ->
+    0.10 s; the whole scan 5-8% faster). Peak RSS is unchanged: the blocks reuse the memory, as they did."""
+    global _tuned
+    if _tuned:
+        return
+    _tuned = True
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt  # glibc's; musl has none (AttributeError)
+        mallopt(-3, 16 << 20)  # M_MMAP_THRESHOLD
+        mallopt(-1, 64 << 20)  # M_TRIM_THRESHOLD
+    except (AttributeError, OSError, ImportError):
+        pass
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -331,6 +360,8 @@ def _blocks(
         stats.bytes_read += len(data)
         if on_bytes is not None:
             on_bytes(len(data))
+        if TUNE_MALLOC and not _tuned and stats.bytes_read >= TUNE_AFTER:
+            tune_malloc()
         if recode is not None:
             data = recode.decode(data).encode("utf-8", "surrogatepass")
         cut = data.rfind(b"\n")  # the carry (a line's start) holds no newline
