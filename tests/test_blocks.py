@@ -165,3 +165,24 @@ def test_malloc_is_tuned_once_by_the_command_line_only(monkeypatch: pytest.Monke
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize("mark", [16, 16 << 10])
+def test_line_counts_and_marks_over_any_line_lengths(mark: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """count_lines deletes newlines to count them while a block's lines are long (memchr and memcpy: a third of
+    bytes.count's time), and counts the rest of the block with bytes.count once a piece's lines are short;
+    either way the count and every mark are those of bytes.count, on blocks mixing long lines, short ones,
+    empty ones and none."""
+    monkeypatch.setattr(input_mod, "MARK_BYTES", mark)
+    rng = random.Random(mark)
+    shapes = [b"x" * 200, b"x" * 47, b"x" * 48, b"", b"ab", b"x" * 5000]
+    for _ in range(60):
+        rows: list[bytes] = []
+        while sum(map(len, rows)) + len(rows) < mark * rng.choice((1, 3, 9)):
+            rows += [rng.choice(shapes)] * rng.randrange(1, 400)
+        data = b"\n".join(rows)
+        lines, marks = input_mod.count_lines(data)
+        assert lines == data.count(b"\n") + 1
+        _assert_marks_true(Block(data, lines, marks))
+        if len(data) > 2 * mark:
+            assert marks is not None and len(marks[0]) >= len(data) // (mark + 5001) - 1

@@ -404,12 +404,30 @@ def count_lines(data: bytes) -> tuple[int, Marks | None]:
     lis: list[int] = []
     li = pos = 0
     find, count = data.find, data.count
+    fast = True
     while (nl := find(b"\n", pos + MARK_BYTES)) >= 0:
-        li += count(b"\n", pos, nl) + 1
+        if fast:
+            n, fast = _newlines(data[pos:nl])
+        else:
+            n = count(b"\n", pos, nl)
+        li += n + 1
         pos = nl + 1
         offs.append(pos)
         lis.append(li)
-    return li + count(b"\n", pos) + 1, (offs, lis)
+    return li + (_newlines(data[pos:])[0] if fast else count(b"\n", pos)) + 1, (offs, lis)
+
+
+# lines this long or longer on average: their newlines are counted faster by deleting them (memchr, memcpy) than
+# by bytes.count (a byte at a time, ~3 GB/s); shorter, deleting costs more per newline than it saves
+FAST_COUNT_LINE = 48
+
+
+def _newlines(seg: bytes) -> tuple[int, bool]:
+    """The newlines of ``seg``, and whether its lines are long enough to count the next piece the same way
+    (once a piece's lines are short, a block's other pieces are counted with bytes.count: the worst case costs
+    one piece, ~1.4x bytes.count over a block; the usual, a third of it)."""
+    n = len(seg) - len(seg.replace(b"\n", b""))
+    return n, n * FAST_COUNT_LINE <= len(seg)
 
 
 def _has_long_line(block: bytes) -> bool:
