@@ -271,7 +271,9 @@ def test_whole_base_same_on_the_big_window_path(monkeypatch: pytest.MonkeyPatch)
 
 def test_clean_pieces_cover_any_span_in_any_order(monkeypatch: pytest.MonkeyPatch) -> None:
     """The clean pieces of a window, made on demand in whatever order the context checks ask, give each span
-    the bytes a clean copy of just those lines has, colours and control bytes deleted, lower-cased."""
+    the bytes a clean copy of just those lines has, colours and control bytes deleted (none to delete in a
+    window without them), lower-cased; and place a literal's lines as a split of the piece does."""
+    import itertools
     import random
 
     from cudnn_doctor.match.lines import _Lines
@@ -279,8 +281,9 @@ def test_clean_pieces_cover_any_span_in_any_order(monkeypatch: pytest.MonkeyPatc
     rnd = random.Random(7)
     words = ["Noise", "\x1b[1;31mRed\x1b[0m", "DataParallel", "x\x07y", "", "LSTM", "\xc2\x9b31mC1"]
     rows = [" ".join(rnd.choice(words) for _ in range(rnd.randrange(0, 6))) for _ in range(400)]
-    data = "\n".join(rows).encode()
-    for grow, most in ((1, 2), (64, 4096), (4096, 1 << 20)):
+    coloured = "\n".join(rows).encode()
+    plain = coloured.replace(b"\x1b", b"").replace(b"\x07", b"").replace(b"\xc2\x9b", b"")  # nothing to delete
+    for (grow, most), data in itertools.product(((1, 2), (64, 4096), (4096, 1 << 20)), (coloured, plain)):
         monkeypatch.setattr(evidence_mod, "PIECE_BYTES", grow)
         monkeypatch.setattr(evidence_mod, "PIECE_BYTES_MAX", most)
         lines = _Lines(data, data.count(b"\n") + 1)
@@ -288,22 +291,31 @@ def test_clean_pieces_cover_any_span_in_any_order(monkeypatch: pytest.MonkeyPatc
         for _ in range(300):
             lo = rnd.randrange(0, lines.count)
             hi = min(lines.count - 1, lo + rnd.randrange(0, 120))
-            got = b"\n".join(p.clean[slice(*p.span(f, t))] for p, f, t in cover.segments(lines, lo, hi))
+            segments = cover.segments(lines, lo, hi)
+            got = b"\n".join(p.clean[slice(*p.span(f, t))] for p, f, t in segments)
             assert got == evidence_mod._delete_joinable(lines.region(lo, hi).lower())
             assert all(p.last == p.first + p.clean.count(b"\n") for p in cover.pieces)  # counted where it grew
+            # the lines of a literal, placed by counting from either end of a piece or by its line ends
+            for piece, _f, _t in segments:
+                for lit in (b"lstm", b"red", b"dataparallel", b"noise"):
+                    want = [piece.first + i for i, row in enumerate(piece.clean.split(b"\n")) if lit in row]
+                    assert piece.lines_of(lit) == want, (lit, piece.first)
             firsts = [p.first for p in cover.pieces]
             assert firsts == sorted(firsts) == cover.firsts
             assert all(a.last < b.first for a, b in zip(cover.pieces, cover.pieces[1:], strict=False))
         assert len(cover.pieces) > 1 if grow < 4096 else len(cover.pieces) < 100
 
 
-def test_joinable_bytes_found_by_hyperscan_as_by_a_copy() -> None:
+def test_joinable_bytes_found_by_hyperscan_as_by_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     """_has_joinable's hyperscan pass (data of JOINABLE_PASS_FROM bytes or more, once a big window loaded
     hyperscan) says what deleting the joinable bytes and comparing lengths says, for each such byte alone."""
     import random
 
     pytest.importorskip("hyperscan")
-    assert evidence_mod._joinable_pass().caseless_in(b"") is not None  # loaded: the pass runs
+    assert evidence_mod._joinable_in(b"") is False  # compiled: the pass runs
+    passes: list[bytes] = []
+    real = evidence_mod._joinable_in
+    monkeypatch.setattr(evidence_mod, "_joinable_in", lambda data: passes.append(data) or real(data))
     rnd = random.Random(3)
     base = bytes(rnd.choice(b"abc XYZ 0123\t\r\n\xc3\xa9\xe2\x96\x88") for _ in range(evidence_mod.JOINABLE_PASS_FROM))
     cases = [base, base + b"\xc2\x9b", base + b"\x9b"]
@@ -311,3 +323,4 @@ def test_joinable_bytes_found_by_hyperscan_as_by_a_copy() -> None:
     for data in cases:
         truth = len(data.translate(None, evidence_mod._JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
         assert evidence_mod._has_joinable(data) == truth, data[:8]
+    assert len(passes) > 200  # the hyperscan pass said it (data without ESC nor C1 CSI)

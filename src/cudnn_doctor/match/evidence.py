@@ -7,6 +7,7 @@ lines around each of 10,000 repeated warnings are not all normalized.
 
 from __future__ import annotations
 
+import _thread  # threading's get_ident, without importing threading (start-up)
 import bisect
 import itertools
 import re
@@ -17,7 +18,6 @@ from functools import lru_cache
 from ..patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes, meets
-from .prefilter import Prefilter, word_start
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -190,19 +190,50 @@ def _has_joinable(data: bytes) -> bool:
     if b"\x1b" in data or (b"\x9b" in data and b"\xc2\x9b" in data):
         return True
     if len(data) >= JOINABLE_PASS_FROM and "hyperscan" in sys.modules:  # ~5x a copy's speed (1 MiB: 0.4 ms);
-        found = _joinable_pass().caseless_in(data)  # only where a big window loaded it (not a paste's start-up)
+        found = _joinable_in(data)  # only where a big window loaded it (not a paste's start-up)
         if found is not None:
-            return bool(found)
+            return found
     return len(data.translate(None, _JOINABLE_BYTES)) != len(data)
 
 
 # data this big or bigger (a clean piece, a window) is searched for the other joinable bytes by hyperscan
 JOINABLE_PASS_FROM = 4096
+# the joinable bytes but ESC, as one class (one expression compiles in 0.3 ms; each byte a literal of its own
+# with SINGLEMATCH took 140 ms)
+_JOINABLE_CLASS = rb"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]"
 
 
-def _joinable_pass() -> Prefilter:
-    """A prefilter whose words are the joinable bytes but ESC (one per thread, as every prefilter)."""
-    return Prefilter.shared((), tuple((bytes([b]), True) for b in _JOINABLE_BYTES if b != 0x1B))
+def _joinable_in(data: bytes) -> bool | None:
+    """Whether ``data`` holds a joinable byte other than ESC, by hyperscan (None: it cannot say)."""
+    db = _joinable_db(_thread.get_ident())
+    if db is None:
+        return None
+    found: list[int] = []
+
+    def on_match(*_args: object) -> bool:
+        found.append(1)
+        return True  # the first one says it: stop
+
+    try:
+        db.scan(data, match_event_handler=on_match)
+    except Exception:  # the scan stopped by on_match (a binding may raise for it)
+        if not found:
+            return None
+    return bool(found)
+
+
+@lru_cache(maxsize=64)
+def _joinable_db(_thread_id: int) -> Any:
+    """_JOINABLE_CLASS compiled, one per thread (a database's scratch serves one scan at a time); None where
+    hyperscan cannot be used."""
+    try:
+        import hyperscan
+
+        db = hyperscan.Database()
+        db.compile(expressions=[_JOINABLE_CLASS], ids=[0], flags=[hyperscan.HS_FLAG_SINGLEMATCH])
+    except Exception:
+        return None
+    return db
 
 
 def _delete_joinable(data: bytes) -> bytes:
@@ -265,27 +296,24 @@ def _evidence_literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
-# (literal, its word-start word or None, its conditions or None) of each literal of a Spec
-Checks = tuple[tuple[bytes, "bytes | None", "tuple[tuple[bytes, ...], ...] | None"], ...]
+# (literal, its conditions or None) of each literal of a Spec
+Checks = tuple[tuple[bytes, "tuple[tuple[bytes, ...], ...] | None"], ...]
 
 
 @lru_cache(maxsize=4096)
 def _checks(spec: Spec) -> Checks:
-    """(literal, its word-start word or None, its conditions or None) of each literal of ``spec``."""
-    lits, conds, starts = spec
-    return tuple((lit, word_start(lit) if start else None, cs) for lit, cs, start in zip(lits, conds, starts, strict=True))
+    """(literal, its conditions or None) of each literal of ``spec``."""
+    lits, conds, _starts = spec
+    return tuple(zip(lits, conds, strict=True))
 
 
 def _counting(checks: Checks, found: set[bytes] | frozenset[bytes], looked: set[bytes] | frozenset[bytes]) -> tuple[bytes, ...]:
     """The literals of ``checks`` (_checks) a line may hold as their context needs them, by the words a pass
     found (``found``) among those it looked for (``looked``; a word it did not look for may be there): the
-    literal, its word-start word where it must start a word (prefilter.word_start), and every run of one of
-    its conditions that the pass looked for."""
+    literal, and every run of one of its conditions that the pass looked for."""
     out: list[bytes] = []
-    for lit, marked, conds in checks:
+    for lit, conds in checks:
         if lit not in found and lit in looked:
-            continue
-        if marked is not None and marked not in found and marked in looked:
             continue
         if conds is not None and not any(all(run in found or run not in looked for run in conj) for conj in conds):
             continue
@@ -348,8 +376,9 @@ def _condition_words(parts: tuple[str, ...]) -> tuple[bytes, ...]:
     (_Evidence._present): for each conjunction of a literal's conditions, its longest run besides the literal
     (a line holding the literal counts only where all the runs are, so the rarest one says it; the longest
     stands for the rarest) where it is long enough to be worth a word (one of a byte or two, such as ')',
-    would cost the passes a match on every line); and each word-start literal where it starts a word
-    (prefilter.word_start)."""
+    would cost the passes a match on every line). Word-start literals are not spelled with hyperscan's ``\\b``:
+    51 such words made each database's compilation 4x slower (10 -> 45 ms), which a fresh CI runner pays
+    for every database, to save a ``find`` per piece."""
     lits = _evidence_literals(parts)
     if not lits:
         return ()
@@ -359,7 +388,6 @@ def _condition_words(parts: tuple[str, ...]) -> tuple[bytes, ...]:
             others = sorted((run for run in conj if run != lit), key=lambda run: (-len(run), run))
             if others and len(others[0]) >= MIN_RUN_WORD and others[0] not in lits:
                 words.add(others[0])
-    words.update(w for w in map(word_start, _evidence_word_starts(parts, lits)) if w is not None)
     return tuple(sorted(words))
 
 
@@ -482,7 +510,7 @@ class _Evidence:
 
     def _spec(self, items: tuple[str, ...]) -> int:
         """A number for what lines_with looks for with ``items`` (whose literals() are not None): their
-        literals, each one's conditions and word start (_counting); equal for contexts that look for the same."""
+        literals, each one's conditions and word start; equal for contexts that look for the same."""
         got = self._spec_ids.get(items)
         if got is None:
             lits = self.literals(items) or ()
@@ -503,8 +531,7 @@ class _Evidence:
         piece which of them are in the piece (most of a context's literals are in no window of a log, and the
         few that are, such as 'higher', are rarely in the 100 lines around a match). A literal with conditions
         is there only where every run of one of them is ('torch' needs 'func' for ``torch[/\\]func``: not the
-        'torch' of every DeprecationWarning line); one that must start a word, only where it does
-        (_counting). A word a pass did not look for may be there."""
+        'torch' of every DeprecationWarning line: _counting). A word a pass did not look for may be there."""
         key = ("present-lits", sid)
         got = lines.memo.get(key)
         if got is None:
@@ -594,10 +621,10 @@ class _Evidence:
             if not self._present(spec, lines):
                 return True
             for piece, first, top in _cover(lines).segments(lines, lo, hi):
-                data = piece.clean
-                start, end = piece.span(first, top)
-                for lit in self._in_piece(spec, lines, piece):
-                    if data.find(lit, start, end) >= 0:
+                there = self._in_piece(spec, lines, piece)
+                if there:  # the piece's line offsets only then (_Piece.acc)
+                    start, end = piece.span(first, top)
+                    if any(piece.clean.find(lit, start, end) >= 0 for lit in there):
                         return False
             return True
         key = ("absent", lits, lo, hi)

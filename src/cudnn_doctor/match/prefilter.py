@@ -282,7 +282,7 @@ def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tupl
         except Exception:  # another platform's or hyperscan's: compiled again below
             pass
     single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
-    expressions = [_hs_literal(lit) for lit in literals] + [_hs_word(w) for w, _ in words]
+    expressions = [_hs_literal(lit) for lit in literals] + [_hs_literal(w) for w, _ in words]
     db = hyperscan.Database()
     db.compile(
         expressions=expressions,
@@ -292,26 +292,6 @@ def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tupl
     with contextlib.suppress(Exception):
         cache.store(key, bytes(hyperscan.dumpb(db)), kind="hyperscan", keep=HYPERSCAN_CACHE_ENTRIES)
     return db
-
-
-# a word spelled WORD_START + literal is the literal where it starts a word (after no ASCII word character):
-# the context literals of ``\btch(?:-rs)?\b`` are not in every line saying 'batches' (evidence._Evidence._present)
-WORD_START = b"\x00\\b"
-
-
-def word_start(lit: bytes) -> bytes | None:
-    """The word for ``lit`` at a word start, or None where hyperscan's ``\\b`` would not say it (the literal
-    does not begin with an ASCII word character)."""
-    return WORD_START + lit if lit[:1].isalnum() or lit[:1] == b"_" else None  # bytes: ASCII only
-
-
-@lru_cache(maxsize=1 << 15)
-def _hs_word(word: bytes) -> bytes:
-    """A hyperscan expression for a word: ``_hs_literal``, after ``\\b`` for a WORD_START one (ASCII word
-    characters: hyperscan's without HS_FLAG_UCP, and lines._WORD_BYTES)."""
-    if word.startswith(WORD_START):
-        return b"\\b" + _hs_literal(word[len(WORD_START) :])
-    return _hs_literal(word)
 
 
 _HS_SPELLING = 1  # bump when _hs_literal or the flags above change: the cached databases are then not used
