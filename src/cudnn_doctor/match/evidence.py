@@ -54,7 +54,7 @@ PIECE_BYTES_MAX = 1 << 20
 FEW_POSITIONS = 16
 # ... in a piece of up to this many bytes (a piece grown over a dense log is placed by its line ends)
 COUNT_PIECE_BYTES = 64 << 10
-# a condition's run this long or longer is a word of the prefilter's passes (_Evidence.condition_runs)
+# a condition's run this long or longer is a word of the prefilter's passes (_condition_words)
 MIN_RUN_WORD = 4
 
 
@@ -98,7 +98,12 @@ class _Piece:
                 if positions[0] < len(clean) // 2:
                     got += line_indexes(clean, positions, self.first)
                 else:  # from the piece's end (a literal on the match's line, after the context before it)
-                    got += (self.last - clean.count(b"\n", pos) for pos in positions)
+                    li, prev, back = self.last, len(clean), []
+                    for pos in reversed(positions):  # the newlines between them, each counted once
+                        li -= clean.count(b"\n", pos, prev)
+                        prev = pos
+                        back.append(li)
+                    got += reversed(back)
             elif positions:
                 ends = self.ends()
                 got += (self.first + bisect.bisect_left(ends, pos) for pos in positions)  # one per line

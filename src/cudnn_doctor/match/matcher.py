@@ -589,7 +589,7 @@ class Matcher:
                 if group:  # the literals of the evidence: whether each is in a window at all, in the same pass
                     words.update((lit, True) for lit in self.evidence.absence_literals(group) or ())
                     words.update((lit, True) for lit in self.evidence.literals(group) or ())
-            # and where a literal of the whole context (lines_with's) cannot count: its conditions, word starts
+            # and where a literal of the whole context (lines_with's) cannot count: its conditions' runs
             words.update((word, True) for word in self.evidence.condition_words((*ctx.exclude_any, *ctx.require_any, *ctx.support_any)))
         self._words = tuple(sorted(words))
         self._next_prefilter = Prefilter.shared(self.prefilter.literals, self._words)
