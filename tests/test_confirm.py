@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
+from cudnn_doctor.catalog import Catalog
 from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
 from cudnn_doctor.match import Matcher, confirm_words
@@ -324,3 +325,49 @@ def test_joinable_bytes_found_by_hyperscan_as_by_a_copy(monkeypatch: pytest.Monk
         truth = len(data.translate(None, evidence_mod._JOINABLE_BYTES)) != len(data) or b"\xc2\x9b" in data
         assert evidence_mod._has_joinable(data) == truth, data[:8]
     assert len(passes) > 200  # the hyperscan pass said it (data without ESC nor C1 CSI)
+
+
+# ------------------------------------------------------------------------------------------ classes of signatures
+
+
+def _replicated(times: int) -> Catalog:
+    """The base with each signature copied ``times`` times under another id, copies interleaved with the rest."""
+    import dataclasses
+
+    sigs = [dataclasses.replace(s, id=f"r{k}-{s.id}") if k else s for k in range(times) for s in CATALOG.signatures]
+    return Catalog(signatures=sigs, evidence=CATALOG.evidence)
+
+
+def _scanned(catalog: Catalog, text: str) -> list[tuple[object, ...]]:
+    out: list[tuple[object, ...]] = []
+    for m, miss in Matcher(catalog).scan_blocks([text], "<t>"):
+        if m is not None:
+            out.append(("match", m.sig.id, m.line, m.end_line, m.text, m.evidence, m.supported, list(m.before)))
+        elif miss is not None:
+            out.append(("miss", miss.sig.id, miss.line, miss.reason))
+    return out
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["paste", "big-window"])
+def test_a_class_of_equal_signatures_gives_what_each_gives_alone(monkeypatch: pytest.MonkeyPatch, big: bool) -> None:
+    """Signatures with one regex, window and literals are collected and confirmed as one class: over a base
+    where every signature has two copies (and the six that share the flatten_parameters warning's regex), every
+    example, counter-example and corpus log yields the same matches and near misses, in the same order, as when
+    each signature is its own class; and the classes are really formed."""
+    from cudnn_doctor.match import prefilter as prefilter_mod
+
+    if big:
+        if not _hyperscan():
+            pytest.skip("the big-window path reads hyperscan's word presence")
+        monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+        monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    catalog = _replicated(3)
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+    assert len(Matcher(catalog).members) <= len(CATALOG.signatures)
+    classed = [_scanned(catalog, t) for t in texts]
+    monkeypatch.setattr(match_mod, "CLASSES", False)
+    assert len(Matcher(catalog).members) == len(catalog.signatures)
+    one_by_one = [_scanned(catalog, t) for t in texts]
+    assert sum(len(x) for x in one_by_one) > 3 * len(texts)
+    assert [i for i, (a, b) in enumerate(zip(classed, one_by_one, strict=True)) if a != b] == []

@@ -79,6 +79,9 @@ FEW_CANDIDATES = 32
 COMMON_WITHIN = 16 << 10
 # after this many windows lacked a dropped word, every word is looked for again (Matcher._restore_missed)
 MAX_RESTORES = 2
+# signatures equal in their regex, flags, window and literals are found as one class (Matcher.__init__);
+# tests turn it off to check that a class gives what its signatures give one by one
+CLASSES = True
 _UNSET: Any = object()
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -174,7 +177,20 @@ class Matcher:
         self.warnings: list[str] = []
         self.budget = max(timeout, SIGNATURE_BUDGET_S)
         self.spent: dict[int, float] = {}  # regex CPU seconds per signature over this run
+        # signatures equal in all that finds their candidate lines (regex, flags, window, literals) form a
+        # class: its first signature stands for it until the lines are searched (_collect, _confirm), and
+        # the class's signatures are scanned as one group (a message and the causes behind it; a knowledge
+        # base with variants of one message)
+        self.members: dict[int, list[int]] = {}  # a class's first signature -> all of its signatures
+        self._rep: list[int] = []  # each signature's class's first signature
+        classes: dict[tuple[Any, ...], int] = {}
         for idx, sig in enumerate(self.sigs):
+            key = (sig.regex, sig.flags, sig.window_before, sig.window_after, sig.prefilter)
+            rep = classes.setdefault(key, idx) if CLASSES else idx
+            self._rep.append(rep)
+            self.members.setdefault(rep, []).append(idx)
+            if rep != idx:
+                continue
             lits = list(sig.prefilter)
             if not lits:
                 derived = derive_literal(sig.regex, sig.flags)
@@ -184,6 +200,7 @@ class Matcher:
                 self.full_scan.append(idx)
             for lit in lits:
                 self.by_literal.setdefault(lit.lower(), []).append(idx)
+        self._classes = any(len(m) > 1 for m in self.members.values())
         self.probes = list(probes)
         self._local: dict[int, bool] = {}
         self._framed: dict[str, set[int]] = {}  # source -> the signatures whose first match got its traceback
@@ -259,30 +276,52 @@ class Matcher:
         hits = self._prefilter_hits(win.lines, core_start, core_end)
         if not hits and not self.full_scan:
             return
-        first_hit: dict[int, int] = {}
-        cand = self._collect(hits, win, first_hit)
-        for idx, off in first_hit.items():
-            if self.sigs[idx].id not in self.disabled and win.near_miss(idx):
+        first_hit: dict[int, tuple[int, int]] = {}
+        steps: dict[int, int] = {}
+        cand = self._collect(hits, win, first_hit, steps)
+        disabled = self.disabled
+        for idx, off in self._in_order(first_hit):
+            if self.sigs[idx].id not in disabled and win.near_miss(idx):
                 yield None, self._unconfirmed(idx, win.first_line + win.lines.line_at(off), win.source)
         if cand:
-            yield from self._confirm(cand, win)
+            yield from self._confirm(cand, win, steps)
         if self._dropped and win.lines.memo.get("missed"):
             self._restore_missed(win.lines.memo["missed"])
         for idx in self.full_scan:
             cand[idx] = list(core)
-        # signatures with one regex and window (a message and the causes behind it: six share the
-        # flatten_parameters warning's) and the same candidate lines are split, searched and built as one group;
-        # what each gives is kept apart and yielded in signature order, as if each had been scanned on its own
-        groups: dict[tuple[Any, ...], list[int]] = {}
-        for idx in sorted(cand):
-            if self.sigs[idx].id not in self.disabled:
-                lines = sorted(set(cand[idx]))
-                groups.setdefault((self._group_key(idx), *lines), []).append(idx)
         outs: Outs = {}
-        for key, idxs in groups.items():
-            self._scan_group(idxs, key[1:], win, outs)
+        for key, idxs in self._groups(cand).items():
+            if idxs:
+                self._scan_group(idxs, key[1:], win, outs)
         for idx in sorted(outs):
             yield from outs[idx]
+
+    def _groups(self, cand: dict[int, list[int]]) -> dict[tuple[Any, ...], list[int]]:
+        """The classes' signatures (not disabled) by regex, window and candidate lines.
+
+        Signatures with one regex and window (a message and the causes behind it: six share the
+        flatten_parameters warning's) and the same candidate lines are split, searched and built as one group;
+        what each gives is kept apart and yielded in signature order, as if each had been scanned on its own."""
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        members, sigs, disabled = self.members, self.sigs, self.disabled
+        for rep in sorted(cand):
+            lines = sorted(set(cand[rep]))
+            group = groups.setdefault((self._group_key(rep), *lines), [])
+            group += [idx for idx in members[rep] if sigs[idx].id not in disabled]
+        if self._classes:  # a group of several classes: its signatures in index order, as each class's are
+            for group in groups.values():
+                group.sort()
+        return groups
+
+    def _in_order(self, by_class: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+        """(signature, value) for each signature of each class in ``by_class`` ({first signature: (value, step)}),
+        in the order the signatures would have come one by one: by the step (the hit and literal) that first gave
+        their class, then by index (a literal's signatures come in index order)."""
+        if not self._classes:
+            return [(idx, value) for idx, (value, _step) in by_class.items()]
+        members = self.members
+        got = sorted((step, idx, value) for rep, (value, step) in by_class.items() for idx in members[rep])
+        return [(idx, value) for _step, idx, value in got]
 
     def _group_key(self, idx: int) -> tuple[Any, ...]:
         """What signatures scanned as one group share besides their candidate lines: everything the runs of
@@ -357,12 +396,16 @@ class Matcher:
         literals = (self._next_prefilter or self.prefilter).literals
         self._next_prefilter = Prefilter.shared(literals, self._words)
 
-    def _collect(self, hits: dict[int, list[str]], win: _Window, first_hit: dict[int, int]) -> dict[int, list[int]]:
-        """{signature index: candidate lines} from the prefilter's hits; probe lines go to the probes (_probe).
+    def _collect(
+        self, hits: dict[int, list[str]], win: _Window, first_hit: dict[int, tuple[int, int]], steps: dict[int, int]
+    ) -> dict[int, list[int]]:
+        """{class (its first signature): candidate lines} from the prefilter's hits; probe lines go to the
+        probes (_probe). ``steps``: the (hit, literal) step that gave each class first (_in_order).
 
         A big window: a literal's signatures whose message cannot be in it (no alternative of their Confirm
         has all its words in the window) are dropped on the literal's first hit, so thousands of CudnnRNNV3 op
-        traces cost no line lookup at all; each owes one near miss, at its first hit (``first_hit``)."""
+        traces cost no line lookup at all; each owes one near miss, at its first hit (``first_hit``: offset,
+        step)."""
         lines = win.lines
         line_at = lines.line_at
         by_literal, probe_by_literal = self.by_literal, self.probe_by_literal
@@ -370,21 +413,28 @@ class Matcher:
         cand: dict[int, list[int]] = {}
         window_literals: dict[str, list[int]] = {}
         possible: dict[int, bool] = {}
+        step = 0
         for off, lits in hits.items():
             li = -1
             pidxs: tuple[int, ...] = ()
             for lit in lits:
                 idxs = by_literal.get(lit)
+                step += 1
                 if idxs and narrow:
                     got = window_literals.get(lit)
                     if got is None:
-                        got = window_literals[lit] = self._possible(idxs, lines, possible, first_hit, off)
+                        got = window_literals[lit] = self._possible(idxs, lines, possible, first_hit, (off, step))
                     idxs = got
                 if idxs:
                     if li < 0:
                         li = line_at(off)
                     for idx in idxs:
-                        cand.setdefault(idx, []).append(li)
+                        had = cand.get(idx)
+                        if had is None:
+                            cand[idx] = [li]
+                            steps[idx] = step
+                        else:
+                            had.append(li)
                 pidxs += probe_by_literal.get(lit, ())
             if pidxs:
                 self._probe(off, li, pidxs, win)
@@ -460,14 +510,16 @@ class Matcher:
 
     # ------------------------------------------------------------------ confirmation (big windows)
 
-    def _confirm(self, cand: dict[int, list[int]], win: _Window) -> Yielded:
-        """Drop the candidate lines of a signature that lack, around them, the words of every alternative of its
-        regex (Confirm): a literal on every other line of a dense log (``CudnnRNNV3`` in op traces) then costs
-        one ``bytes.find`` per word and window instead of normalizing and searching the lines around each hit.
-        A dropped line is a near miss, as a line whose full pattern did not match is (the cut reader uses them)."""
+    def _confirm(self, cand: dict[int, list[int]], win: _Window, steps: dict[int, int]) -> Yielded:
+        """Drop the candidate lines of a class (``cand``: by first signature) that lack, around them, the words
+        of every alternative of its regex (Confirm): a literal on every other line of a dense log (``CudnnRNNV3``
+        in op traces) then costs one ``bytes.find`` per word and window instead of normalizing and searching the
+        lines around each hit. A dropped line is a near miss, as a line whose full pattern did not match is (the
+        cut reader uses them)."""
         lines = win.lines
         if len(lines.data) < CONFIRM_FROM:
             return
+        dropped: dict[int, tuple[int, int]] = {}
         for idx in list(cand):
             sig = self.sigs[idx]
             conf = self._confirm_of(idx)
@@ -487,13 +539,16 @@ class Matcher:
             if len(kept) == len(cand[idx]):
                 continue
             if not kept:
-                first = min(cand.pop(idx))
-                if sig.id not in self.disabled and win.near_miss(idx):
-                    yield None, self._unconfirmed(idx, win.first_line + first, win.source)
+                dropped[idx] = (min(cand.pop(idx)), steps[idx])
                 continue
             cand[idx] = kept
+        for idx, first in self._in_order(dropped):
+            if self.sigs[idx].id not in self.disabled and win.near_miss(idx):
+                yield None, self._unconfirmed(idx, win.first_line + first, win.source)
 
     def _confirm_of(self, idx: int) -> Confirm | None:
+        """The Confirm of signature ``idx``'s class (kept by its first signature)."""
+        idx = self._rep[idx]
         conf = self.confirms.get(idx, _UNSET)
         if conf is _UNSET:
             sig = self.sigs[idx]
@@ -508,12 +563,12 @@ class Matcher:
         return local
 
     def _unconfirmed(self, idx: int, line: int, source: str) -> Miss:
-        conf = self.confirms.get(idx)
+        conf = self.confirms.get(self._rep[idx])
         words = " / ".join(b"+".join(b).decode() for b in conf.branches) if conf else ""
         return Miss(self.sigs[idx], source, line, f"a line holds its literal but not the words of its message ({words})")
 
     def _possible(
-        self, idxs: list[int], lines: _Lines, possible: dict[int, bool], first_hit: dict[int, int], off: int
+        self, idxs: list[int], lines: _Lines, possible: dict[int, bool], first_hit: dict[int, tuple[int, int]], at: tuple[int, int]
     ) -> list[int]:
         """Those of a literal's signatures (``idxs``) whose message may be in this window (see _collect)."""
         keep: list[int] = []
@@ -523,7 +578,7 @@ class Matcher:
                 conf = self.confirms.get(idx)
                 ok = possible[idx] = conf is None or bool(_branches_present(conf, lines))
                 if not ok:
-                    first_hit.setdefault(idx, off)
+                    first_hit.setdefault(idx, at)
             if ok:
                 keep.append(idx)
         return keep
@@ -580,11 +635,17 @@ class Matcher:
     def _confirm_all(self) -> None:
         """The first big window: every signature's Confirm, and a prefilter that also reports its words."""
         words: set[tuple[bytes, bool]] = set()
+        contexts: set[tuple[tuple[str, ...], ...]] = set()
         for idx, sig in enumerate(self.sigs):
-            conf = self._confirm_of(idx)
-            if conf is not None:
-                words.update((w, conf.icase) for branch in conf.branches for w in branch)
+            if self._rep[idx] == idx:
+                conf = self._confirm_of(idx)
+                if conf is not None:
+                    words.update((w, conf.icase) for branch in conf.branches for w in branch)
             ctx = sig.context
+            key = (ctx.exclude_any, ctx.require_any, ctx.support_any)
+            if key in contexts:
+                continue
+            contexts.add(key)
             for group in (ctx.exclude_any, ctx.require_any, ctx.support_any):
                 if group:  # the literals of the evidence: whether each is in a window at all, in the same pass
                     words.update((lit, True) for lit in self.evidence.absence_literals(group) or ())
