@@ -83,24 +83,24 @@ class CutReader:
 
     def __init__(self, sigs: Sequence[Signature]) -> None:
         self.sigs = list(sigs)
-        # every literal, sorted (a cut line's end is looked up by bisection among those it begins), and the
-        # first MIN_LITERAL characters of each: most line ends begin none (no index of every prefix to build,
-        # ~9 ms of each start for the built-in base)
-        self._sorted: list[tuple[str, int, int]] = []  # (literal, order of appearance, signature index)
-        self._heads: set[str] = set()
-        self._whole: list[tuple[str, int]] = []
-        self._used: dict[str, frozenset[str]] = {}
+        # every distinct literal, sorted (a cut line's end is looked up by bisection among those it begins),
+        # with the (order of appearance, signature index) of each of its uses, and the first MIN_LITERAL
+        # characters of each: most line ends begin none (no index of every prefix to build, ~9 ms of each
+        # start for the built-in base). A literal many signatures share (a knowledge base of variants of one
+        # message) is looked for once.
         self._index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
         self._leads: dict[int, frozenset[str]] = {}
+        self._used: dict[str, frozenset[str]] = {}
+        whole: dict[str, list[tuple[int, int]]] = {}
+        order = 0
         for idx, sig in enumerate(self.sigs):
             for lit in sig.prefilter:
-                low = lit.lower()
-                self._whole.append((low, idx))
-                if len(low) > MIN_LITERAL:
-                    self._sorted.append((low, len(self._sorted), idx))
-                    self._heads.add(low[:MIN_LITERAL])
-        self._sorted.sort()
-        self._longest = max((len(lit) - 1 for lit, _, _ in self._sorted), default=0)
+                whole.setdefault(lit.lower(), []).append((order, idx))
+                order += 1
+        self._whole = [(lit, tuple(uses)) for lit, uses in whole.items()]
+        self._sorted = sorted((lit, uses) for lit, uses in self._whole if len(lit) > MIN_LITERAL)
+        self._heads = {lit[:MIN_LITERAL] for lit, _ in self._sorted}
+        self._longest = max((len(lit) - 1 for lit, _ in self._sorted), default=0)
 
     def triggers(self, low: str, line_start: int) -> dict[int, tuple[str, int, int]]:
         """Signatures with a literal whole in the cut line or begun at its very end:
@@ -111,10 +111,15 @@ class CutReader:
             for idx, rest in self._begun(low[n - k :]):
                 if idx not in out:
                     out[idx] = (rest, n - k, k)
-        for lit, idx in self._whole:
+        found: list[tuple[int, int, int, int]] = []
+        for lit, uses in self._whole:
             pos = low.find(lit, line_start)
-            if pos >= 0 and (idx not in out or out[idx][0]):
-                out[idx] = ("", pos, len(lit))
+            if pos >= 0:
+                found += ((order, idx, pos, len(lit)) for order, idx in uses)
+        found.sort()  # in the order the literals appear in the signatures
+        for _order, idx, pos, size in found:
+            if idx not in out or out[idx][0]:
+                out[idx] = ("", pos, size)
         return out
 
     def begins_literal(self, text: str) -> bool:
@@ -138,9 +143,9 @@ class CutReader:
         i = bisect.bisect_left(lits, (begun,))
         found: list[tuple[int, int, str]] = []
         while i < len(lits) and lits[i][0].startswith(begun):
-            lit, order, idx = lits[i]
+            lit, uses = lits[i]
             if len(lit) > len(begun):
-                found.append((order, idx, lit[len(begun) :]))
+                found += ((order, idx, lit[len(begun) :]) for order, idx in uses)
             i += 1
         return [(idx, rest) for _, idx, rest in sorted(found)]
 
