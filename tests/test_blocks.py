@@ -167,6 +167,42 @@ def test_malloc_is_tuned_once_by_the_command_line_only(monkeypatch: pytest.Monke
     assert out.stdout.strip() == "ok", out.stderr
 
 
+def test_the_command_line_scans_with_the_catalog_out_of_the_collectors_way(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command line loads the catalog with the cyclic collector off and freezes it (gc.freeze) for the
+    scan, so that the collections the scan causes do not walk 2,000 signatures' objects; after the run the
+    collector is on and nothing is left frozen (an in-process caller's garbage is collected as before)."""
+    import gc
+
+    from cudnn_doctor import commands
+    from cudnn_doctor.entry import main
+
+    seen: dict[str, object] = {}
+    real_load, real_diagnose = commands.load_catalog_or_report, commands._diagnose
+
+    def load(*args: object) -> object:
+        seen["collecting while loading"] = gc.isenabled()
+        return real_load(*args)  # type: ignore[arg-type]
+
+    def diagnose(sources: object, catalog: object, args: object) -> object:
+        seen["frozen while scanning"] = gc.get_freeze_count()
+        seen["collecting while scanning"] = gc.isenabled()
+        return real_diagnose(sources, catalog, args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(commands, "load_catalog_or_report", load)
+    monkeypatch.setattr(commands, "_diagnose", diagnose)
+    log = tmp_path / "ci.log"
+    log.write_text("step 1\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\n")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    main(["diagnose", "--format", "json", str(log)])
+    assert "CUDNN_STATUS_BAD_PARAM" in capsys.readouterr().out
+    assert seen["collecting while loading"] is False
+    assert seen["collecting while scanning"] is True
+    assert isinstance(seen["frozen while scanning"], int) and seen["frozen while scanning"] > 1000
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 @pytest.mark.parametrize("mark", [16, 16 << 10])
 def test_line_counts_and_marks_over_any_line_lengths(mark: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """count_lines deletes newlines to count them while a block's lines are long (memchr and memcpy: a third of

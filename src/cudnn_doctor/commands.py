@@ -9,6 +9,7 @@ Exit codes: 0 no finding, 1 at least one finding, 2 usage / input / signature er
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -163,8 +164,20 @@ def run_diagnose(args: DiagnoseArgs) -> int:
     from . import input as input_mod
 
     input_mod.TUNE_MALLOC = True  # this process is ours: a big log read here may tune malloc (input.tune_malloc)
-    catalog = load_catalog_or_report(args.signatures, args.no_builtin)
-    result = _diagnose(sources, catalog, args)
+    # the catalog is made of many small objects that live as long as the process: made without the cyclic
+    # collector running over them again and again as they grow in number, then out of its way (gc.freeze),
+    # so that the collections the scan's own objects cause do not go through them each time (a base of 2,000
+    # signatures cost ~15 ms of collections per run). Unfrozen at the end for an in-process caller (tests).
+    gc.disable()
+    try:
+        catalog = load_catalog_or_report(args.signatures, args.no_builtin)
+    finally:
+        gc.enable()
+    gc.freeze()
+    try:
+        result = _diagnose(sources, catalog, args)
+    finally:
+        gc.unfreeze()
     if args.fmt == "terminal" and result.input_errors and not result.sources:
         for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
             err(problem)
