@@ -294,6 +294,45 @@ def _located(low: bytes, lit: bytes, word_start: bool, conds: tuple[tuple[bytes,
     return bool(found)
 
 
+def test_a_pieces_word_pass_says_where_each_word_first_starts() -> None:
+    """The piece pass gives each word it finds with the offset of its first occurrence, so a literal is located
+    from there on (_Piece.lines_of): over every corpus log and example, in pieces of any size, that offset is
+    where a search from the start finds it, and a piece's lines of a literal are those a search from the
+    start gives (at a word start, with conditions)."""
+    pytest.importorskip("hyperscan")
+    from cudnn_doctor.match.evidence import _Piece
+    from cudnn_doctor.match.prefilter import Prefilter
+
+    m = Matcher(CATALOG)
+    m._confirm_all()
+    prefilter = Prefilter((), m._words or ())
+    texts = [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+    texts += [ex.text for s in CATALOG.signatures for ex in s.examples]
+    rnd = random.Random(3)
+    checked = 0
+    for text in texts:
+        data = text.lower().encode()
+        for _ in range(3):
+            lo = rnd.randrange(0, max(1, len(data)))
+            lo = data.rfind(b"\n", 0, lo) + 1  # pieces start at a line start
+            piece = data[lo : lo + rnd.choice((200, 4096, 1 << 20))]
+            found = prefilter.caseless_in(piece)
+            assert found is not None
+            assert {w: piece.find(w) for w in found} == found
+            assert not [w for w in prefilter.caseless if w not in found and w in piece]
+            made = _Piece(0, piece, piece.count(b"\n"))
+            made.words = (found, prefilter.caseless)
+            for word in list(found)[:20]:
+                for start, conds in ((False, None), (True, None), (False, ((b"a",), (b"e", b"o")))):
+                    want: list[int] = []
+                    first_per_line(piece, word, want, word_start=start, conds=conds)
+                    placed = _Piece(0, piece, made.last).lines_of(word, conds, start)  # no pass: from the start
+                    assert made.lines_of(word, conds, start) == placed
+                    assert len(placed) == len(want)
+                    checked += 1
+    assert checked > 1000
+
+
 def test_the_passes_words_never_hide_evidence_of_the_base() -> None:
     """Soundness of what the prefilter's passes say about a context's literals (evidence._present): wherever an
     item of a context matches a line of the base, a pass over that line finds, for one of the context's
@@ -314,7 +353,7 @@ def test_the_passes_words_never_hide_evidence_of_the_base() -> None:
     texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
     lines = {normalize_line(line)[0] for text in texts for line in text.splitlines()}
     lines |= {line for line in EVIDENCE if "\x1b" not in line}
-    found_in = {line: prefilter.caseless_in(line.lower().encode()) or set() for line in lines}
+    found_in = {line: set(prefilter.caseless_in(line.lower().encode()) or ()) for line in lines}
     scanned = prefilter.caseless
     contexts = {(*s.context.exclude_any, *s.context.require_any, *s.context.support_any) for s in CATALOG.signatures}
     checked = hidden = 0

@@ -92,7 +92,10 @@ class _Piece:
         if got is None:
             got = self.at[key] = []
             positions: list[int] = []
-            first_per_line(self.clean, lit, positions, word_start=word_start, conds=conds)
+            # from its first occurrence, where the piece's word pass saw it (_Evidence._present made that pass
+            # before any literal is located here): most of a piece is before the match a check is around
+            start = self.words[0].get(lit, 0) if self.words is not None else 0
+            first_per_line(self.clean, lit, positions, start, word_start=word_start, conds=conds)
             if positions and len(positions) <= FEW_POSITIONS and self._ends is None and len(self.clean) <= COUNT_PIECE_BYTES:
                 clean = self.clean
                 if positions[0] < len(clean) // 2:
@@ -254,9 +257,10 @@ def _delete_joinable(data: bytes) -> bytes:
 _UNSET: Any = object()
 # what lines_with looks for (_Evidence._spec): the literals, each one's conditions, whether each starts a word
 Spec = tuple[tuple[bytes, ...], tuple["tuple[tuple[bytes, ...], ...] | None", ...], tuple[bool, ...]]
-# a piece's caseless words (what context literals are): (those found, those looked for)
-_Words = tuple[set[bytes], frozenset[bytes]]
-_UNKNOWN: _Words = (set(), frozenset())  # a piece's words when the prefilter cannot say (by identity)
+# a piece's caseless words (what context literals are): (those found, each with where it first starts in the
+# piece; those looked for)
+_Words = tuple[dict[bytes, int], frozenset[bytes]]
+_UNKNOWN: _Words = ({}, frozenset())  # a piece's words when the prefilter cannot say (by identity)
 _CSI = LazyRe(rb"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -312,7 +316,7 @@ def _checks(spec: Spec) -> Checks:
     return tuple(zip(lits, conds, strict=True))
 
 
-def _counting(checks: Checks, found: set[bytes] | frozenset[bytes], looked: set[bytes] | frozenset[bytes]) -> tuple[bytes, ...]:
+def _counting(checks: Checks, found: set[bytes] | dict[bytes, int], looked: set[bytes] | frozenset[bytes]) -> tuple[bytes, ...]:
     """The literals of ``checks`` (_checks) a line may hold as their context needs them, by the words a pass
     found (``found``) among those it looked for (``looked``; a word it did not look for may be there): the
     literal, and every run of one of its conditions that the pass looked for."""

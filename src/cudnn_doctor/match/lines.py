@@ -109,7 +109,7 @@ def first_per_line(
     end = len(data) if end is None else end
     pos = data.find(word, start, end)
     while pos >= 0:
-        if word_start and pos > start and data[pos - 1] in _WORD_BYTES:
+        if word_start and pos > 0 and data[pos - 1] in _WORD_BYTES:
             pos = data.find(word, pos + 1, end)
             continue
         nl = data.find(b"\n", pos, end)

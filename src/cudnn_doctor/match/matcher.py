@@ -622,9 +622,10 @@ class Matcher:
         from the literals the prefilter's pass found in it, looked for in the clean pieces of the window made around the checks)."""
         return self.evidence.absent(group, lines, lo, hi)
 
-    def _words_in(self, data: bytes) -> tuple[set[bytes], frozenset[bytes]] | None:
-        """The caseless words in a clean piece (evidence.py) and those looked for, by a pass of every word
-        alone: those _drop_common leaves out of the windows' pass are looked for in pieces still."""
+    def _words_in(self, data: bytes) -> tuple[dict[bytes, int], frozenset[bytes]] | None:
+        """The caseless words in a clean piece (evidence.py), each with where it first starts there, and those
+        looked for, by a pass of every word alone: those _drop_common leaves out of the windows' pass are looked
+        for in pieces still."""
         prefilter = self._piece_prefilter or self.prefilter
         if not prefilter.words:
             return None

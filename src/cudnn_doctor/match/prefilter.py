@@ -176,16 +176,18 @@ class Prefilter:
             self._caseless = frozenset(word for word, icase in self.words if icase)
         return self._caseless
 
-    def caseless_in(self, data: bytes) -> set[bytes] | None:
-        """Those of ``caseless`` in ``data`` (None: not known, no hyperscan); each word is reported once."""
+    def caseless_in(self, data: bytes) -> dict[bytes, int] | None:
+        """Those of ``caseless`` in ``data``, each with where its first occurrence starts (None: not known, no
+        hyperscan); each word is reported once, at its first occurrence (matches come in order of their end)."""
         if self._load_hyperscan() is None:
             return None
-        present: set[bytes] = set()
+        present: dict[bytes, int] = {}
         words, n_lit = self.words, len(self.literals)
 
-        def on_match(word_id: int, _frm: int, _to: int, _flags: int, _ctx: object) -> None:
+        def on_match(word_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
             if word_id >= n_lit and words[word_id - n_lit][1]:
-                present.add(words[word_id - n_lit][0])
+                word = words[word_id - n_lit][0]
+                present[word] = to - len(word)
 
         self._hs.scan(data, match_event_handler=on_match)
         return present
