@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor import diagnose
+from cudnn_doctor import diagnose, rank
 from cudnn_doctor.catalog import Catalog
 from cudnn_doctor.compiled import load_catalog
 from cudnn_doctor.environment import EnvironmentCollector
-from cudnn_doctor.match import Matcher, confirm_words
+from cudnn_doctor.match import Matcher, RawMatch, confirm_words
 from cudnn_doctor.match import evidence as evidence_mod
 from cudnn_doctor.match import matcher as match_mod  # the module that reads CONFIRM_FROM
 from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)
@@ -371,3 +371,66 @@ def test_a_class_of_equal_signatures_gives_what_each_gives_alone(monkeypatch: py
     one_by_one = [_scanned(catalog, t) for t in texts]
     assert sum(len(x) for x in one_by_one) > 3 * len(texts)
     assert [i for i, (a, b) in enumerate(zip(classed, one_by_one, strict=True)) if a != b] == []
+
+
+# ------------------------------------------------------------------------------- many matches of one line
+
+
+def _confidence_as_written(m: RawMatch) -> float:
+    """rank.confidence_of as the ranking defines it, term by term."""
+    sig, score = m.sig, 0.7
+    if sig.context.require_any:
+        score += 0.15
+    if m.supported:
+        score += 0.1
+    if sig.priority >= 50 and not sig.context.require_any:
+        score += 0.1
+    if m.captures and all(v is not None for v in m.captures.values()):
+        score += 0.04
+    if m.cut is not None:
+        score -= rank.CUT_PENALTY
+    return round(min(score, 0.99), 2)
+
+
+def test_confidence_from_a_kept_base_is_the_ranking_s_formula() -> None:
+    """Every signature's confidence base is kept (thousands of matches of one line are ranked per block), and
+    each match still scores exactly as the formula says; a signature changed into a new object is scored anew."""
+    import dataclasses
+
+    captures: list[dict[str, str | None]] = [{}, {"a": "1"}, {"a": None}]
+    for sig in CATALOG.signatures:
+        for supported in (False, True):
+            for caps in captures:
+                for cut in (None, {"read": "x"}):
+                    m = RawMatch(sig, "s", 1, 1, "t", dict(caps), "", [], supported, [], cut)
+                    assert rank.confidence_of(m) == _confidence_as_written(m), sig.id
+    sig = next(s for s in CATALOG.signatures if s.priority >= 50 and not s.context.require_any)
+    m = RawMatch(sig, "s", 1, 1, "t", {}, "", [], False, [])
+    before = rank.confidence_of(m)
+    m.sig = dataclasses.replace(sig, priority=10)
+    rank._BASES[id(m.sig)] = (sig, 0.0)  # another object's base under the same id (an id used again)
+    assert rank.confidence_of(m) == _confidence_as_written(m) == round(before - 0.1, 2)
+
+
+def test_a_line_s_span_is_mapped_as_its_lines_are() -> None:
+    """LineMap.span (the matches of one line come together: mapped once) gives what line() and end_line() give,
+    for lines of joined (presented) segments and plain ones, as blocks are added."""
+    import random
+
+    from cudnn_doctor.reading import LineMap
+
+    rnd = random.Random(5)
+    lmap, new_last = LineMap(), 0
+    for _ in range(200):
+        count = rnd.randrange(1, 20)
+        if rnd.random() < 0.5:
+            lmap.add(count, count, None)
+        else:
+            origin = tuple(sorted(rnd.sample(range(count * 2), count)))
+            lmap.add(count, count * 2, origin)
+        new_last += count
+        for _ in range(5):
+            line = rnd.randrange(max(1, new_last - 40), new_last + 1)
+            end = rnd.randrange(line, new_last + 1)
+            for _ in range(2):  # asked again: the kept answer
+                assert lmap.span(line, end) == (lmap.line(line), lmap.end_line(end))

@@ -43,12 +43,11 @@ CUT_PENALTY = 0.15
 
 def confidence_of(match: RawMatch) -> float:
     sig = match.sig
-    score = 0.7
-    if sig.context.require_any:
-        score += 0.15
+    got = _BASES.get(id(sig))
+    if got is None or got[0] is not sig:
+        got = _base(sig)
+    score = got[1]
     if match.supported:
-        score += 0.1
-    if sig.priority >= 50 and not sig.context.require_any:
         score += 0.1
     if match.captures and all(v is not None for v in match.captures.values()):
         score += 0.04
@@ -57,10 +56,32 @@ def confidence_of(match: RawMatch) -> float:
     return round(min(score, 0.99), 2)
 
 
+# what a signature's confidence starts from (its context and priority), by id(signature) with the signature
+# itself (an id is only reused once the object is gone): a base of variants of one message has thousands of
+# matches per block to rank, each scored
+_BASES: dict[int, tuple[Signature, float]] = {}
+
+
+def _base(sig: Signature) -> tuple[Signature, float]:
+    score = 0.7
+    if sig.context.require_any:
+        score += 0.15
+    elif sig.priority >= 50:  # the two are exclusive: the same sum in either order
+        score += 0.1
+    if len(_BASES) >= 1 << 16:
+        _BASES.clear()
+    got = _BASES[id(sig)] = (sig, score)
+    return got
+
+
 def _key(m: RawMatch) -> tuple[int, int, float, int]:
     # a cut message competes with what its evidence says before the penalty for being cut: the reading of
     # the cut line (cut.py) already chose it over the matches of the same line
     return (m.sig.priority, SCOPE_RANK.get(m.sig.scope, 0), confidence_of(m) + (CUT_PENALTY if m.cut else 0.0), -m.line)
+
+
+def _position(m: RawMatch) -> tuple[int, int]:
+    return (m.line, m.end_line)
 
 
 def cluster(matches: list[RawMatch]) -> list[tuple[RawMatch, list[str]]]:
@@ -68,11 +89,16 @@ def cluster(matches: list[RawMatch]) -> list[tuple[RawMatch, list[str]]]:
     out: list[tuple[RawMatch, list[str]]] = []
     # errors and warnings apart, and each process's stream ([rank0]:, [rank1]:) apart: two ranks failing
     # on interleaved lines are two errors
-    keys = sorted({(m.sig.severity, m.stream) for m in matches}, key=lambda k: (k[0] != "error", k[1]))
-    for severity, stream in keys:
-        group = sorted(
-            (m for m in matches if m.sig.severity == severity and m.stream == stream), key=lambda m: (m.line, m.end_line)
-        )
+    apart: dict[tuple[str, str], list[RawMatch]] = {}
+    for m in matches:
+        key = (m.sig.severity, m.stream)
+        same = apart.get(key)
+        if same is None:
+            apart[key] = [m]
+        else:
+            same.append(m)
+    for key in sorted(apart, key=lambda k: (k[0] != "error", k[1])):
+        group = sorted(apart[key], key=_position)
         current: list[RawMatch] = []
         texts: set[tuple[str, str, str]] = set()
         end = -1

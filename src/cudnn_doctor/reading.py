@@ -57,8 +57,10 @@ class LineMap(FieldEq):
 
     segments: list[_Segment] = field(default_factory=list)
     undone: set[str] = field(default_factory=set)
+    _last: tuple[int, int, int, int] = (0, 0, 0, 0)  # span()'s last answer, until the next block is added
 
     def add(self, count: int, orig_count: int, origin: tuple[int, ...] | None) -> None:
+        self._last = (0, 0, 0, 0)
         last = self.segments[-1] if self.segments else None
         new_first = last.new_first + last.count if last else 1
         orig_first = last.orig_first + last.orig_count if last else 1
@@ -84,6 +86,14 @@ class LineMap(FieldEq):
             return line if seg is None else seg.orig_first + (line - seg.new_first)
         off = min(max(0, line - seg.new_first), len(seg.origin) - 1)
         return seg.orig_first + seg.origin[off]
+
+    def span(self, line: int, end_line: int) -> tuple[int, int]:
+        """(line(line), end_line(end_line)): the matches of one line come together (every signature that matched
+        it), and its lines are mapped once."""
+        last = self._last
+        if last[0] != line or last[1] != end_line:
+            last = self._last = (line, end_line, self.line(line), self.end_line(end_line))
+        return last[2], last[3]
 
     def end_line(self, line: int) -> int:
         """The last original line of a presented line (a joined line ends where its last piece does)."""
@@ -176,7 +186,7 @@ class Reader:
             for m, miss in matcher.scan_blocks(presented(), source):
                 if m is not None:
                     full.append((m.line, m.end_line, m.text))
-                    m.line, m.end_line = lmap.line(m.line), lmap.end_line(m.end_line)
+                    m.line, m.end_line = lmap.span(m.line, m.end_line)
                     yield m, None
                 elif miss is not None:
                     missed.append(miss.line)

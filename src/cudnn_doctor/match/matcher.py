@@ -307,7 +307,7 @@ class Matcher:
         for rep in sorted(cand):
             lines = sorted(set(cand[rep]))
             group = groups.setdefault((self._group_key(rep), *lines), [])
-            group += [idx for idx in members[rep] if sigs[idx].id not in disabled]
+            group += [idx for idx in members[rep] if sigs[idx].id not in disabled] if disabled else members[rep]
         if self._classes:  # a group of several classes: its signatures in index order, as each class's are
             for group in groups.values():
                 group.sort()
