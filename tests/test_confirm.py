@@ -434,3 +434,22 @@ def test_a_line_s_span_is_mapped_as_its_lines_are() -> None:
             end = rnd.randrange(line, new_last + 1)
             for _ in range(2):  # asked again: the kept answer
                 assert lmap.span(line, end) == (lmap.line(line), lmap.end_line(end))
+
+
+def test_a_cluster_s_winner_is_the_first_best_by_the_ranking_key() -> None:
+    """_winner scores only the matches first by priority and scope; it still picks what max() over the whole
+    ranking key picks (the first of the best), on random clusters of the base's signatures."""
+    import dataclasses
+    import random
+
+    rnd = random.Random(11)
+    sigs = [dataclasses.replace(s, priority=rnd.choice((10, 50, 50, 90))) for s in rnd.sample(CATALOG.signatures, 40)]
+    for _ in range(2000):
+        group = [
+            RawMatch(rnd.choice(sigs), "s", line, line, "t", rnd.choice(({}, {"a": "1"})), "", [], rnd.random() < 0.5, [],
+                     rnd.choice((None, None, {"read": "x"})))
+            for line in (rnd.randrange(1, 9) for _ in range(rnd.randrange(1, 12)))
+        ]
+        best, related = rank._winner(group)
+        assert best is max(group, key=rank._key)
+        assert related == sorted({m.sig.id for m in group if m.sig.id != best.sig.id})

@@ -156,7 +156,12 @@ def _split_linked(group: list[RawMatch]) -> list[list[RawMatch]]:
 
 
 def _winner(group: list[RawMatch]) -> tuple[RawMatch, list[str]]:
-    best = max(group, key=_key)
+    finalists = group
+    if len(group) > 2:  # only those first by priority and scope are scored (the same first of _key's order)
+        ranks = [(m.sig.priority, SCOPE_RANK.get(m.sig.scope, 0)) for m in group]
+        top = max(ranks)
+        finalists = [m for m, r in zip(group, ranks, strict=True) if r == top]
+    best = max(finalists, key=_key)
     related = sorted({m.sig.id for m in group if m.sig.id != best.sig.id})
     return best, related
 

@@ -57,10 +57,10 @@ class LineMap(FieldEq):
 
     segments: list[_Segment] = field(default_factory=list)
     undone: set[str] = field(default_factory=set)
-    _last: tuple[int, int, int, int] = (0, 0, 0, 0)  # span()'s last answer, until the next block is added
+    _spans: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)  # span()'s, until a block is added
 
     def add(self, count: int, orig_count: int, origin: tuple[int, ...] | None) -> None:
-        self._last = (0, 0, 0, 0)
+        self._spans.clear()
         last = self.segments[-1] if self.segments else None
         new_first = last.new_first + last.count if last else 1
         orig_first = last.orig_first + last.orig_count if last else 1
@@ -88,12 +88,12 @@ class LineMap(FieldEq):
         return seg.orig_first + seg.origin[off]
 
     def span(self, line: int, end_line: int) -> tuple[int, int]:
-        """(line(line), end_line(end_line)): the matches of one line come together (every signature that matched
-        it), and its lines are mapped once."""
-        last = self._last
-        if last[0] != line or last[1] != end_line:
-            last = self._last = (line, end_line, self.line(line), self.end_line(end_line))
-        return last[2], last[3]
+        """(line(line), end_line(end_line)), each span mapped once per block: every signature that matched a
+        line has a match there (a base of variants of one message: dozens)."""
+        got = self._spans.get((line, end_line))
+        if got is None:
+            got = self._spans[(line, end_line)] = (self.line(line), self.end_line(end_line))
+        return got
 
     def end_line(self, line: int) -> int:
         """The last original line of a presented line (a joined line ends where its last piece does)."""

@@ -110,6 +110,16 @@ class _Window(FieldEq):
         return False
 
 
+def _ruled_out(sigs: list[tuple[int, Signature]], reason: str, line: int, win: _Window, outs: Outs) -> None:
+    """The near miss of each of ``sigs`` whose match ``reason`` rules out, while it may still report one
+    (MAX_NEAR_MISSES_PER_SIG, as _Window.near_miss counts them)."""
+    missed = win.missed
+    for idx, sig in sigs:
+        if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
+            missed[idx] = missed.get(idx, 0) + 1
+            outs.setdefault(idx, []).append((None, Miss(sig, win.source, line, reason)))
+
+
 def _remember(memo: dict[Any, Any], key: Any, value: Any, most: int) -> None:
     """memo[key] = value, emptying the memo first when it holds ``most`` entries (a bound, not an LRU)."""
     if len(memo) >= most:
@@ -206,7 +216,7 @@ class Matcher:
         self._framed: dict[str, set[int]] = {}  # source -> the signatures whose first match got its traceback
         self._context_keys: dict[int, int | None] = {}
         self._context_ids: dict[tuple[Any, ...], int] = {}
-        self._plans: dict[tuple[int, ...], list[tuple[int, Signature, int | None]]] = {}
+        self._plans: dict[tuple[int, ...], list[tuple[int | None, list[tuple[int, Signature]]]]] = {}
         self._searched: dict[tuple[Any, str], list[Any]] = {}  # _search_lines, across windows
         self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
         self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
@@ -807,7 +817,8 @@ class Matcher:
     ) -> None:
         """The RawMatch of each new match that passes its context check, for each signature of the group; a near
         miss for those that do not. What a match gives every signature (its text, captures, the lines before
-        it, a context's decision) is made once."""
+        it, a context's decision) is made once, and the signatures that share a context are taken together:
+        those a context rules out cost a set lookup each (a base of variants of one message has dozens)."""
         around, _local, stream = how
         seen, first_line, source, norm, index = win.seen, win.first_line, win.source, win.norm, win.lines
         framed = self._framed.setdefault(source, set())
@@ -818,44 +829,42 @@ class Matcher:
             had = seen.get((abs_line, col))
             if had is None:
                 had = seen[(abs_line, col)] = set()
-            decided: dict[int, tuple[list[str], bool] | str] = {}
             befores: dict[int, Sequence[str]] = {}
             text: str | None = None
             captures: dict[str, Any] = {}
             line_stream = ""
-            for idx, sig, ctx_key in plan:
-                if idx in had:
+            for ctx_key, members in plan:
+                new = [member for member in members if member[0] not in had]
+                if not new:
                     continue
-                out = outs.setdefault(idx, [])
-                had.add(idx)
-                evidence: list[str] = []
+                had.update(idx for idx, _ in new)
+                evidence: Sequence[str] = ()
                 supported = False
                 if ctx_key is not None:
-                    checked = decided.get(ctx_key)
-                    if checked is None:
-                        checked = decided[ctx_key] = self._context(sig, hit, around, stream, win)
+                    checked = self._context(new[0][1], hit, around, stream, win)
                     if isinstance(checked, str):
-                        if checked and win.near_miss(idx):
-                            out.append((None, Miss(sig, source, abs_line, checked)))
+                        if checked:
+                            _ruled_out(new, checked, abs_line, win, outs)
                         continue
-                    evidence, supported = list(checked[0]), checked[1]
+                    evidence, supported = checked
                 if text is None:
                     text = m.group(0)
                     if len(text) > MAX_MATCH_TEXT:
                         text = text[:MAX_MATCH_TEXT] + "..."
                     captures = m.groupdict()
                     line_stream = norm(li_s)[1]
-                # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of
-                # them (its traceback's user frame); later ones (an error repeated 10,000 times) only the few
-                # that rank.cluster looks at for a new traceback
-                lo = li_s - (SHORT_BEFORE if idx in framed else TRACEBACK_LINES)
-                framed.add(idx)
-                before = befores.get(lo)
-                if before is None:
-                    before = befores[lo] = self._before(lo, li_e, how, index)
-                # positional: sig, source, line, end_line, text, captures, stream, evidence, supported, before
-                match = RawMatch(sig, source, abs_line, first_line + li_e, text, dict(captures), line_stream, evidence, supported, before)
-                out.append((match, None))
+                for idx, sig in new:
+                    # the lines up to the match: the first match per signature and source gets TRACEBACK_LINES of
+                    # them (its traceback's user frame); later ones (an error repeated 10,000 times) only the few
+                    # that rank.cluster looks at for a new traceback
+                    lo = li_s - (SHORT_BEFORE if idx in framed else TRACEBACK_LINES)
+                    framed.add(idx)
+                    before = befores.get(lo)
+                    if before is None:
+                        before = befores[lo] = self._before(lo, li_e, how, index)
+                    # positional: sig, source, line, end_line, text, captures, stream, evidence, supported, before
+                    match = RawMatch(sig, source, abs_line, first_line + li_e, text, dict(captures), line_stream, list(evidence), supported, before)
+                    outs.setdefault(idx, []).append((match, None))
 
     @staticmethod
     def _before(lo: int, li_e: int, how: tuple[Callable[[int, int], list[str]], bool, str], index: _Lines) -> Sequence[str]:
@@ -870,12 +879,17 @@ class Matcher:
             got = index.memo[key] = LazyLines(index.raw_lines(lo, li_e), stream)
         return got  # type: ignore[no-any-return]
 
-    def _plan(self, idxs: list[int]) -> list[tuple[int, Signature, int | None]]:
-        """(index, signature, context key) of each signature of a group, made once per group."""
+    def _plan(self, idxs: list[int]) -> list[tuple[int | None, list[tuple[int, Signature]]]]:
+        """The signatures of a group by context (its key, the signatures in index order), the contexts in the order
+        of their first signature, made once per group. Each signature's matches and misses are its own, so the
+        order the signatures are taken in changes nothing but which one a shared check is charged to (its first)."""
         key = tuple(idxs)
         got = self._plans.get(key)
         if got is None:
-            got = [(idx, self.sigs[idx], self._context_key(idx)) for idx in idxs]
+            by_context: dict[int | None, list[tuple[int, Signature]]] = {}
+            for idx in idxs:
+                by_context.setdefault(self._context_key(idx), []).append((idx, self.sigs[idx]))
+            got = list(by_context.items())
             _remember(self._plans, key, got, DECIDED_MEMO)
         return got
 
