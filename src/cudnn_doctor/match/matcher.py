@@ -111,12 +111,9 @@ class _Window(FieldEq):
 
 
 def _ruled_out(sigs: list[tuple[int, Signature]], reason: str, line: int, win: _Window, outs: Outs) -> None:
-    """The near miss of each of ``sigs`` whose match ``reason`` rules out, while it may still report one
-    (MAX_NEAR_MISSES_PER_SIG, as _Window.near_miss counts them)."""
-    missed = win.missed
+    """The near miss of each of ``sigs`` whose match ``reason`` rules out, while it may still report one."""
     for idx, sig in sigs:
-        if missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
-            missed[idx] = missed.get(idx, 0) + 1
+        if win.near_miss(idx):
             outs.setdefault(idx, []).append((None, Miss(sig, win.source, line, reason)))
 
 
@@ -289,10 +286,9 @@ class Matcher:
         first_hit: dict[int, tuple[int, int]] = {}
         steps: dict[int, int] = {}
         cand = self._collect(hits, win, first_hit, steps)
-        disabled = self.disabled
-        for idx, off in self._in_order(first_hit):
-            if self.sigs[idx].id not in disabled and win.near_miss(idx):
-                yield None, self._unconfirmed(idx, win.first_line + win.lines.line_at(off), win.source)
+        if first_hit:
+            line_at = win.lines.line_at
+            yield from self._unconfirmed_misses({rep: (line_at(off), step) for rep, (off, step) in first_hit.items()}, win)
         if cand:
             yield from self._confirm(cand, win, steps)
         if self._dropped and win.lines.memo.get("missed"):
@@ -552,9 +548,14 @@ class Matcher:
                 dropped[idx] = (min(cand.pop(idx)), steps[idx])
                 continue
             cand[idx] = kept
-        for idx, first in self._in_order(dropped):
+        yield from self._unconfirmed_misses(dropped, win)
+
+    def _unconfirmed_misses(self, by_class: dict[int, tuple[int, int]], win: _Window) -> Yielded:
+        """The near miss of each signature of the classes ``by_class`` ({first signature: (the window line it was
+        dropped at, step)}) that may still report one, in the order the signatures came one by one."""
+        for idx, li in self._in_order(by_class):
             if self.sigs[idx].id not in self.disabled and win.near_miss(idx):
-                yield None, self._unconfirmed(idx, win.first_line + first, win.source)
+                yield None, self._unconfirmed(idx, win.first_line + li, win.source)
 
     def _confirm_of(self, idx: int) -> Confirm | None:
         """The Confirm of signature ``idx``'s class (kept by its first signature)."""
