@@ -294,6 +294,105 @@ def _located(low: bytes, lit: bytes, word_start: bool, conds: tuple[tuple[bytes,
     return bool(found)
 
 
+def _coloured(rng: random.Random, row: str) -> str:
+    """``row`` with a colour code somewhere (inside a word too), or upper-cased, or as it is."""
+    roll = rng.random()
+    if roll < 0.3 and row:
+        at = rng.randrange(len(row) + 1)
+        return row[:at] + rng.choice(("\x1b[1;34m", "\x1b[0m", "\x1b[m")) + row[at:]
+    return row.upper() if roll < 0.4 else row
+
+
+def test_one_pass_for_every_context_finds_the_lines_the_word_pass_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The union pass (_Evidence._spec_lines: one hyperscan pass over a clean piece for the literals of every
+    context asked so far; a word-start literal after a byte that is no word byte or at the piece's start; a
+    literal with conditions located only where it and the runs of one of them are) gives each context of the
+    base the lines that the pass of every word and a ``find`` per literal give (_in_piece, _Piece.lines_of):
+    over the examples, the corpus and the evidence lines, some coloured (a colour code inside a literal too) or
+    upper-cased, with literals at a line's start, in pieces of any size."""
+    pytest.importorskip("hyperscan")
+    from cudnn_doctor.match import evidence as evidence_mod
+    from cudnn_doctor.match.lines import _Lines
+
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    rng = random.Random(5)
+    texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
+    texts += [path.read_text(encoding="utf-8").partition("\n")[2] for path in CORPUS]
+    pool = [line for text in texts for line in text.splitlines()] + EVIDENCE + [n.format(n=7) for n in NOISE]
+    starts = ["tch::nn::lstm", "cargo test", "mlverse", "WeightDrop(lstm)", "_setweights()", "DataParallel(m)", "higher"]
+    rows = [_coloured(rng, rng.choice(pool if rng.random() < 0.9 else starts)) for _ in range(4000)]
+    data = "\n".join(rows).encode()
+    m = Matcher(CATALOG)
+    for _ in range(2):  # the first window makes the prefilter that reports words
+        lines = _Lines(data, data.count(b"\n") + 1)
+        m._prefilter_hits(lines, 0, len(data))
+    ev = m.evidence
+    contexts = {(*s.context.exclude_any, *s.context.require_any, *s.context.support_any) for s in CATALOG.signatures}
+    specs = sorted({ev._spec(items) for items in contexts if items and ev.literals(items) and not evidence_mod._spans_lines(ev.literals(items))})
+    ev._pending.update(specs)
+    ev._grow()
+    assert ev._union is not None and set(ev._union_at) == set(specs)
+    checked = found = 0
+    for grow, most in ((1, 2), (4096, 1 << 20)):
+        monkeypatch.setattr(evidence_mod, "PIECE_BYTES", grow)
+        monkeypatch.setattr(evidence_mod, "PIECE_BYTES_MAX", most)
+        cover = evidence_mod._Cover()
+        for _ in range(60):
+            lo = rng.randrange(lines.count)
+            for piece, _f, _t in cover.segments(lines, lo, min(lines.count - 1, lo + rng.randrange(200))):
+                for sid in specs:
+                    lits, conds, word_starts = ev._specs[sid]
+                    want = set()
+                    for lit in ev._in_piece(sid, lines, piece):
+                        i = lits.index(lit)
+                        want.update(piece.lines_of(lit, conds[i], word_starts[i]))
+                    assert ev._spec_lines(sid, lines, piece) == sorted(want), (ev._specs[sid][0], piece.first)
+                    checked += 1
+                    found += bool(want)
+    assert checked > 1000 and found > 100
+
+
+def test_a_context_joins_the_union_pass_before_the_next_piece(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A context asked of a piece for the first time is answered by the word pass; before the next piece is
+    scanned it joins the union database, which then answers it; up to MAX_UNION_SPECS contexts, the rest by the
+    word pass; and where the database cannot be made, every context by the word pass. The lines are the same."""
+    pytest.importorskip("hyperscan")
+    from cudnn_doctor.match import evidence as evidence_mod
+    from cudnn_doctor.match.lines import _Lines
+
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    rows = [f"step {i} 12.5 batches/s" for i in range(300)]
+    rows[40] = "model = nn.\x1b[1mData\x1b[0mParallel(model)"
+    rows[140] = "tch::nn::lstm built"
+    rows[240] = "Applying weight drop of 0.5 to weight_hh_l0"
+    data = "\n".join(rows).encode()
+    dp = (r"\bnn\.DataParallel\b|\bDataParallel\(",)
+    lib = (r"\btch(?:-rs)?\b|\btch::nn\b",)
+    drop = (r"Applying weight drop of",)
+
+    def run(**patches: object) -> tuple[list[list[int]], Matcher]:
+        with pytest.MonkeyPatch.context() as mp:
+            for name, value in patches.items():
+                mp.setattr(evidence_mod, name, value)
+            m = Matcher(CATALOG)
+            for _ in range(2):
+                lines = _Lines(data, data.count(b"\n") + 1)
+                m._prefilter_hits(lines, 0, len(data))
+            got = [m.evidence.lines_with(items, lines, lo, lo + 60) for lo in (0, 100, 200) for items in (dp, lib, drop)]
+            return got, m
+
+    want = [[40], [], [], [], [140], [], [], [], [240]]
+    got, m = run()
+    assert got == want
+    assert {m.evidence._spec(items) for items in (dp, lib, drop)} == set(m.evidence._union_at)  # all joined
+    got, m = run(MAX_UNION_SPECS=1)
+    assert got == want and len(m.evidence._union_at) == 1
+    got, m = run(_union_db=lambda specs, thread: None)
+    assert got == want and not m.evidence._union_at and not m.evidence._union_ok
+
+
 def test_a_pieces_word_pass_says_where_each_word_first_starts() -> None:
     """The piece pass gives each word it finds with the offset of its first occurrence, so a literal is located
     from there on (_Piece.lines_of): over every corpus log and example, in pieces of any size, that offset is

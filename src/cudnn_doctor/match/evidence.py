@@ -18,6 +18,7 @@ from functools import lru_cache
 from ..patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes, meets
+from .prefilter import _hs_literal, cached_database
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -59,15 +60,20 @@ MIN_RUN_WORD = 4
 
 
 class _Piece:
-    """Lines ``first``..``last`` of a window as clean bytes (_clean_region's form), with the clean length of the
-    lines before each (``acc``) and, once asked, the prefilter's words in them (``words``)."""
+    """Lines ``first``..``last`` of a window as ``text``: their raw bytes without what normalization deletes from
+    inside a line (colour codes), case kept; ``clean`` is it lower-cased (made on first use), with the clean
+    length of the lines before each (``acc``), and, once asked, the prefilter's words in it (``words``) and the
+    lines holding each context's literals (``hits``, _Evidence._spec_lines)."""
 
-    __slots__ = ("_acc", "_ends", "at", "clean", "first", "last", "look", "words")
+    __slots__ = ("_acc", "_clean", "_ends", "at", "first", "hits", "last", "look", "scan", "text", "words")
 
-    def __init__(self, first: int, clean: bytes, last: int) -> None:
+    def __init__(self, first: int, text: bytes, last: int) -> None:
         self.first = first
-        self.clean = clean
+        self.text = text
+        self._clean: bytes | None = None
         self.look: dict[int, tuple[bytes, ...]] = {}  # a spec's number (_Evidence._spec) -> its literals there
+        self.hits: dict[int, list[int]] = {}  # a spec's number -> the lines holding its literals
+        self.scan: Any = None  # the union database's pass over it (_Evidence._scan_piece)
         self.last = last
         self.words: _Words | None = None
         self.at: dict[tuple[bytes, Any], list[int]] = {}  # (a literal, its conditions) -> lines (lines_of)
@@ -75,11 +81,18 @@ class _Piece:
         self._ends: list[int] | None = None
 
     @property
+    def clean(self) -> bytes:
+        """``text`` lower-cased (the form literals are located in by ``find``)."""
+        if self._clean is None:
+            self._clean = self.text.lower()
+        return self._clean
+
+    @property
     def acc(self) -> list[int]:
         """acc[i]: the bytes of the piece's lines 0..i-1 but their newlines (made on first use: a check around
         a repeated warning mostly finds a literal on a line or two, which a count of newlines places)."""
         if self._acc is None:
-            self._acc = [0, *itertools.accumulate(map(len, self.clean.split(b"\n")))]
+            self._acc = [0, *itertools.accumulate(map(len, self.text.split(b"\n")))]
         return self._acc
 
     def lines_of(self, lit: bytes, conds: tuple[tuple[bytes, ...], ...] | None = None, word_start: bool = False) -> list[int]:
@@ -96,21 +109,27 @@ class _Piece:
             # before any literal is located here): most of a piece is before the match a check is around
             start = self.words[0].get(lit, 0) if self.words is not None else 0
             first_per_line(self.clean, lit, positions, start, word_start=word_start, conds=conds)
-            if positions and len(positions) <= FEW_POSITIONS and self._ends is None and len(self.clean) <= COUNT_PIECE_BYTES:
-                clean = self.clean
-                if positions[0] < len(clean) // 2:
-                    got += line_indexes(clean, positions, self.first)
-                else:  # from the piece's end (a literal on the match's line, after the context before it)
-                    li, prev, back = self.last, len(clean), []
-                    for pos in reversed(positions):  # the newlines between them, each counted once
-                        li -= clean.count(b"\n", pos, prev)
-                        prev = pos
-                        back.append(li)
-                    got += reversed(back)
-            elif positions:
-                ends = self.ends()
-                got += (self.first + bisect.bisect_left(ends, pos) for pos in positions)  # one per line
+            got += self.place(positions)
         return got
+
+    def place(self, positions: list[int]) -> list[int]:
+        """The (window) indexes of the lines holding offsets ``positions`` (sorted, one per line at most)."""
+        if not positions:
+            return []
+        text = self.text
+        if len(positions) <= FEW_POSITIONS and self._ends is None and len(text) <= COUNT_PIECE_BYTES:
+            if positions[0] < len(text) // 2:
+                return line_indexes(text, positions, self.first)
+            # from the piece's end (a literal on the match's line, after the context before it)
+            li, prev, back = self.last, len(text), []
+            for pos in reversed(positions):  # the newlines between them, each counted once
+                li -= text.count(b"\n", pos, prev)
+                prev = pos
+                back.append(li)
+            back.reverse()
+            return back
+        ends = self.ends()
+        return [self.first + bisect.bisect_left(ends, pos) for pos in positions]
 
     def ends(self) -> list[int]:
         """The offset in ``clean`` of each line's newline (the last line's: the length), made on first use."""
@@ -171,11 +190,11 @@ class _Cover:
         start_hi = lines.start(hi)
         nl = data.find(b"\n", max(start_hi, start + self.grow), limit)
         end = limit if nl < 0 else nl
-        clean = data[start:end].lower()
+        text = data[start:end]
         if _joinable(lines):  # the window holds none: no piece of it does
-            clean = _delete_joinable(clean)
+            text = _delete_joinable(text)  # as normalization deletes them: before any lower-casing
         # its last line: hi, or further where it grew (normalization deletes no newline)
-        return _Piece(first, clean, hi + data.count(b"\n", start_hi, end))
+        return _Piece(first, text, hi + data.count(b"\n", start_hi, end))
 
 
 def _cover(lines: _Lines) -> _Cover:
@@ -242,6 +261,89 @@ def _joinable_db(_thread_id: int) -> Any:
     except Exception:
         return None
     return db
+
+
+if TYPE_CHECKING:
+    # what _union_db gives: (database, per spec: (the ids of its literals reported at every occurrence, its
+    # literals with conditions as (literal, conditions, word start)), the presence words, the word-start
+    # literals with their ids by first byte)
+    UnionDb = tuple[Any, tuple[tuple[tuple[int, ...], tuple[tuple[bytes, Any, bool], ...]], ...], tuple[bytes, ...], dict[bytes, tuple[tuple[bytes, int], ...]]]
+
+
+@lru_cache(maxsize=64)
+def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> UnionDb | None:
+    """One hyperscan database for the literals of every spec of ``specs`` (_Evidence._scan_piece), caseless.
+    A literal without conditions is reported at every occurrence; one counted only at a word start, after a
+    byte that is no ASCII word byte (not the 'tch' of every 'batches'). A literal with conditions and every
+    run of them are presence words (the first occurrence only, ids from _WORD_IDS): the literal is located
+    line by line only where it and all the runs of one of its conditions are ('func' for ``torch[/\\]func``,
+    so not the 'torch' of every DeprecationWarning line). Kept in the cache (cache.py) like the prefilter's;
+    one per thread (a database's scratch serves one scan at a time); None where hyperscan cannot be used."""
+    expressions: list[bytes] = []
+    ids: list[int] = []
+    single: list[bool] = []
+    plain: dict[tuple[bytes, bool], int] = {}
+    words: dict[bytes, int] = {}
+    heads: dict[bytes, list[tuple[bytes, int]]] = {}
+    plans: list[tuple[tuple[int, ...], tuple[tuple[bytes, Any, bool], ...]]] = []
+    for lits, conds, starts in specs:
+        pids: list[int] = []
+        conditioned: list[tuple[bytes, Any, bool]] = []
+        for lit, cs, word_start in zip(lits, conds, starts, strict=True):
+            if cs is None:
+                pid = plain.get((lit, word_start))
+                if pid is None:
+                    pid = plain[(lit, word_start)] = len(plain)
+                    expressions.append((_WORD_START + _hs_literal(lit)) if word_start else _hs_literal(lit))
+                    ids.append(pid)
+                    single.append(False)
+                    if word_start:
+                        heads.setdefault(lit[:1], []).append((lit, pid))
+                pids.append(pid)
+                continue
+            conditioned.append((lit, cs, word_start))
+            for word in (lit, *(run for conj in cs for run in conj)):
+                if word not in words:
+                    ids.append(_WORD_IDS + len(words))
+                    words[word] = len(words)
+                    expressions.append(_hs_literal(word))
+                    single.append(True)
+        plans.append((tuple(dict.fromkeys(pids)), tuple(conditioned)))
+    db = _compiled(expressions, ids, single)
+    if db is None:
+        return None
+    return db, tuple(plans), tuple(words), {k: tuple(v) for k, v in heads.items()}
+
+
+def _compiled(expressions: list[bytes], ids: list[int], single: list[bool]) -> Any:
+    """``expressions`` compiled caseless (SINGLEMATCH where ``single``), through the cache as the prefilter's
+    databases are (prefilter.cached_database); None where hyperscan cannot be used."""
+    try:
+        import hyperscan
+
+        from .. import cache
+
+        digest = cache.digest(repr((expressions, ids, single)).encode())
+        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} context {digest}"
+        caseless, one = hyperscan.HS_FLAG_CASELESS, hyperscan.HS_FLAG_SINGLEMATCH
+        flags = [caseless | (one if x else 0) for x in single]
+        return cached_database(hyperscan, key, lambda: (expressions, ids, flags), kind=CACHE_KIND, keep=CACHE_ENTRIES)
+    except Exception:
+        return None
+
+
+# the union databases' entries in the cache (apart from the prefilter's: neither evicts the other)
+CACHE_KIND = "hyperscan-context"
+CACHE_ENTRIES = 16
+
+
+# the ids of _union_db's presence words start here (those of the literals reported at every occurrence, at 0)
+_WORD_IDS = 1 << 20
+# a word start, for hyperscan: a byte that is no ASCII word byte (lines.first_per_line; the piece's start is
+# checked apart: ``^`` made a database's compilation 2-5x slower)
+_WORD_START = rb"[^0-9A-Za-z_]"
+# the most specs one union database holds; the others' literals are found by the pass of every word
+MAX_UNION_SPECS = 64
 
 
 def _delete_joinable(data: bytes) -> bytes:
@@ -421,6 +523,12 @@ class _Evidence:
         self._looked: tuple[Any, frozenset[bytes]] = (None, frozenset())  # a pass's word set, its caseless words
         self._specs: list[Spec] = []
         self._any: dict[tuple[str, ...], Any] = {}
+        # the union database of the specs asked so far (_spec_lines), each spec's place in it, those to add
+        self._union: UnionDb | None = None
+        self._union_specs: list[int] = []
+        self._union_at: dict[int, int] = {}
+        self._pending: set[int] = set()
+        self._union_ok = True
 
     def pattern(self, item: str) -> Any:
         got = self._cache.get(item)
@@ -497,12 +605,12 @@ class _Evidence:
         got = lines.memo.get(key)
         if got is None:
             if lines.memo.get("scanned") is not None and not _spans_lines(lits):
-                # a big window: the clean pieces around lo..hi, only the literals there
+                # a big window: the clean pieces around lo..hi, each searched once for all of the context's
+                # literals (_spec_lines), where the window's pass did not rule them all out
                 got = []
-                conds, starts = self.conditions(items) or {}, self.word_starts(items)
-                for piece, first, top in _cover(lines).segments(lines, lo, hi):
-                    for lit in self._in_piece(spec, lines, piece):
-                        at = piece.lines_of(lit, conds.get(lit), lit in starts)
+                if self._present(spec, lines):
+                    for piece, first, top in _cover(lines).segments(lines, lo, hi):
+                        at = self._spec_lines(spec, lines, piece)
                         got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
                 if got:
                     got = sorted(set(got))
@@ -576,6 +684,88 @@ class _Evidence:
         got = self._absence_ids.get(items)
         if got is None:
             got = self._absence_ids[items] = self._number((lits, (None,) * len(lits), (False,) * len(lits)))
+        return got
+
+    def _spec_lines(self, spec: int, lines: _Lines, piece: _Piece) -> list[int]:
+        """The sorted lines of ``piece`` holding a literal of spec ``spec`` as its context counts it (at a word
+        start, with the runs of one of its conditions), found once per piece and spec. One hyperscan pass over
+        the piece finds the literals of every spec asked so far (_union_db; a new spec joins before the next
+        piece is scanned), where the pass of every word and a ``find`` per literal and line cost ~2x more
+        around each of 10,000 repeated warnings; the others, and all without hyperscan, that way (_in_piece,
+        _Piece.lines_of)."""
+        got = piece.hits.get(spec)
+        if got is None:
+            if self._pending and piece.scan is None and not piece.hits:  # a piece nothing was asked of yet
+                self._grow()
+            at = self._union_at.get(spec)
+            scan = None if at is None else self._scan_piece(piece)
+            if scan is None:
+                if at is None and self._union_ok and len(self._union_at) + len(self._pending) < MAX_UNION_SPECS:
+                    self._pending.add(spec)
+                lits, conds, starts = self._specs[spec]
+                found: list[int] = []
+                for lit in self._in_piece(spec, lines, piece):
+                    i = lits.index(lit)
+                    found += piece.lines_of(lit, conds[i], starts[i])
+            else:
+                pids, conditioned = scan[0][1][at]
+                by_id, present = scan[1], scan[2]
+                ends = [end for pid in pids for end in by_id.get(pid, ())]
+                found = piece.place(sorted(end - 1 for end in ends)) if ends else []
+                for lit, cs, word_start in conditioned:
+                    if lit in present and any(all(run in present for run in conj) for conj in cs):
+                        found += piece.lines_of(lit, cs, word_start)
+            got = piece.hits[spec] = sorted(set(found)) if found else []
+        return got
+
+    def _grow(self) -> None:
+        """The union database of the specs asked so far, with those asked since it was made (_spec_lines)."""
+        specs = [*self._union_specs, *sorted(self._pending)]
+        self._pending = set()
+        union = _union_db(tuple(self._specs[sid] for sid in specs), _thread.get_ident())
+        if union is None:
+            self._union_ok = False
+            return
+        self._union = union
+        self._union_specs = specs
+        self._union_at = {sid: i for i, sid in enumerate(specs)}
+
+    def _scan_piece(self, piece: _Piece) -> tuple[UnionDb, dict[int, list[int]], set[bytes]] | None:
+        """The union database's pass over the piece's text (case kept: the pass ignores ASCII case, as
+        lower-casing does), kept on the piece: (the union, each literal's match ends, the presence words
+        there); None where it cannot be made."""
+        union = self._union
+        if union is None:
+            return None
+        got = piece.scan
+        if got is not None and got[0] is union:
+            return got  # type: ignore[no-any-return]
+        found: list[tuple[int, int]] = []
+        append = found.append
+
+        def on_match(word_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
+            append((word_id, to))
+
+        text = piece.text
+        try:
+            union[0].scan(text, match_event_handler=on_match)
+        except Exception:  # a binding's error: the word pass's way
+            self._union_ok = False
+            self._union = None
+            self._union_at = {}
+            return None
+        heads = union[3].get(text[:1].lower()) if union[3] else None
+        if heads:  # a word-start literal at the piece's start (the pass looks for one after a byte)
+            found += ((pid, len(lit)) for lit, pid in heads if text[: len(lit)].lower() == lit)
+        by_id: dict[int, list[int]] = {}
+        present: set[bytes] = set()
+        words = union[2]
+        for word_id, to in found:
+            if word_id >= _WORD_IDS:
+                present.add(words[word_id - _WORD_IDS])
+            else:
+                by_id.setdefault(word_id, []).append(to)
+        got = piece.scan = (union, by_id, present)
         return got
 
     def _in_piece(self, spec: int, lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:

@@ -12,7 +12,7 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from ..input import Block
@@ -266,16 +266,33 @@ HYPERSCAN_CACHE_ENTRIES = 16
 
 def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tuple[bytes, bool], ...]) -> Any:
     """The hyperscan database for ``literals`` (every match, caseless) and ``words`` (the first match only,
-    caseless where asked): deserialized from the cache (cache.py: signed with this user's key, owner-checked)
-    where this set was compiled before, else compiled and kept there. Compiling a thousand literals costs
-    20-30 ms per process, and each retired probe (match.Matcher._retire) asks for a new set; a database
-    compiled for another CPU does not load (hyperscan checks), and is compiled again."""
+    caseless where asked), through the cache (cached_database). Compiling a thousand literals costs 20-30 ms
+    per process, and each retired probe (match.Matcher._retire) asks for a new set."""
     from .. import cache
 
     # cache.digest: hashlib here would load OpenSSL, ~3 ms of every pasted traceback's start-up
     digest = cache.digest(repr((literals, words)).encode())
     key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {_HS_SPELLING} {digest}"
-    blob = cache.load(key, kind="hyperscan")
+
+    def make() -> tuple[list[bytes], list[int], list[int]]:
+        single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
+        expressions = [_hs_literal(lit) for lit in literals] + [_hs_literal(w) for w, _ in words]
+        flags = [caseless] * len(literals) + [single | (caseless if icase else 0) for _, icase in words]
+        return expressions, list(range(len(expressions))), flags
+
+    return cached_database(hyperscan, key, make)
+
+
+def cached_database(
+    hyperscan: Any, key: str, make: Callable[[], tuple[list[bytes], list[int], list[int]]], kind: str = "hyperscan", keep: int = HYPERSCAN_CACHE_ENTRIES
+) -> Any:
+    """A block-mode hyperscan database: deserialized from the cache (cache.py: signed with this user's key,
+    owner-checked) where ``key`` was compiled before, else compiled from ``make()`` (expressions, ids, flags)
+    and kept there (``keep`` entries of ``kind``). A database compiled for another CPU does not load (hyperscan
+    checks), and is compiled again. Raises what compiling raises."""
+    from .. import cache
+
+    blob = cache.load(key, kind=kind)
     if isinstance(blob, bytes):
         try:
             db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
@@ -283,16 +300,11 @@ def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tupl
             return db
         except Exception:  # another platform's or hyperscan's: compiled again below
             pass
-    single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
-    expressions = [_hs_literal(lit) for lit in literals] + [_hs_literal(w) for w, _ in words]
+    expressions, ids, flags = make()
     db = hyperscan.Database()
-    db.compile(
-        expressions=expressions,
-        ids=list(range(len(expressions))),
-        flags=[caseless] * len(literals) + [single | (caseless if icase else 0) for _, icase in words],
-    )
+    db.compile(expressions=expressions, ids=ids, flags=flags)
     with contextlib.suppress(Exception):
-        cache.store(key, bytes(hyperscan.dumpb(db)), kind="hyperscan", keep=HYPERSCAN_CACHE_ENTRIES)
+        cache.store(key, bytes(hyperscan.dumpb(db)), kind=kind, keep=keep)
     return db
 
 
