@@ -465,6 +465,12 @@ def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:
         cache.store(f"key {i}", {"n": i})
     assert len(list(fresh_cache.glob("catalog-*.cache"))) == cache.MAX_ENTRIES
     assert cache.load(f"key {cache.MAX_ENTRIES + 3}") == {"n": cache.MAX_ENTRIES + 3}
+    # a kind is pruned on its own, also beside a kind whose name starts with its own
+    for i in range(4):
+        cache.store(f"x {i}", i, kind="db", keep=2)
+        cache.store(f"y {i}", i, kind="db-context", keep=3)
+    assert len(list(fresh_cache.glob("db-context-*.cache"))) == 3
+    assert len(list(fresh_cache.glob("db-*.cache"))) == 2 + 3
 
 
 def test_signature_report_fields_unpickled_on_first_read() -> None:
@@ -530,6 +536,13 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
         hits([b"lstm", f"w{i}".encode()])
     assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == prefilter.HYPERSCAN_CACHE_ENTRIES
     assert cache.load("a catalog") == {"n": 1}
+    # the context evidence's union databases are kept apart too: neither kind evicts the other
+    from cudnn_doctor.match import evidence
+
+    for i in range(evidence.CACHE_ENTRIES + 2):
+        assert evidence._compiled([b"lstm", f"w{i}".encode()], [0, 1], [False, True]) is not None
+    assert len(list(fresh_cache.glob(f"{evidence.CACHE_KIND}-*.cache"))) == evidence.CACHE_ENTRIES
+    assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == prefilter.HYPERSCAN_CACHE_ENTRIES
     n = len(compiles)
     for entry in fresh_cache.glob("hyperscan-*.cache"):  # tampered with: not loaded, compiled again
         entry.write_bytes(entry.read_bytes()[:-100])

@@ -19,7 +19,8 @@ its MAC, or the disk lied) removes the file and raises CacheError: it is never u
 Each key (the inputs that shape the catalog: signature files, schema, cudnn-doctor's code, Python and
 `regex` versions) has its own file; the MAX_ENTRIES most recently used are kept, so plain runs and
 ``--signatures`` runs do not evict each other. The prefilter's compiled hyperscan databases are kept the
-same way under their own kind (match/prefilter.py), pruned apart from the catalogs. Every failure here means
+same way under their own kind (match/prefilter.py), and the context evidence's under another
+(match/evidence.py), each kind pruned apart from the others. Every failure here means
 "no cache", never an error.
 """
 
@@ -260,7 +261,7 @@ class _Unpickler(pickle.Unpickler):
 
 def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) -> None:
     """Keep ``value`` under ``key`` (signed); prune all but the ``keep`` most recently used entries of its
-    ``kind`` (compiled catalogs; hyperscan databases, see match/prefilter.py)."""
+    ``kind`` (compiled catalogs; hyperscan databases, see match/prefilter.py and match/evidence.py)."""
     base = cache_dir()
     if base is None:
         return
@@ -293,7 +294,8 @@ def _prune(base: str, newest: str, kind: str, keep: int) -> None:
     for name in names:
         path = os.path.join(base, name)
         with contextlib.suppress(OSError):
-            if name.startswith(f"{kind}-") and name.endswith(".cache"):
+            # this kind's own entries only ('hyperscan-<id>', not another kind's 'hyperscan-x-<id>')
+            if name.startswith(f"{kind}-") and name.endswith(".cache") and "-" not in name[len(kind) + 1 :]:
                 entries.append((path == newest, os.stat(path).st_mtime_ns, path))
             elif name.startswith("catalog-") and name.endswith(".pickle"):  # the unsigned format of earlier versions
                 os.unlink(path)

@@ -333,7 +333,7 @@ def _compiled(expressions: list[bytes], ids: list[int], single: list[bool]) -> A
 
 
 # the union databases' entries in the cache (apart from the prefilter's: neither evicts the other)
-CACHE_KIND = "hyperscan-context"
+CACHE_KIND = "hscontext"
 CACHE_ENTRIES = 16
 
 
