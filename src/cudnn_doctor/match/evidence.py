@@ -264,10 +264,10 @@ def _joinable_db(_thread_id: int) -> Any:
 
 
 if TYPE_CHECKING:
-    # what _union_db gives: (database, per spec: (the ids of its literals reported at every occurrence, its
-    # literals with conditions as (literal, conditions, word start)), the presence words, the word-start
-    # literals with their ids by first byte)
-    UnionDb = tuple[Any, tuple[tuple[tuple[int, ...], tuple[tuple[bytes, Any, bool], ...]], ...], tuple[bytes, ...], dict[bytes, tuple[tuple[bytes, int], ...]]]
+    # what _union_db gives: (database, the specs (their places in the union) of each literal reported at every
+    # occurrence, the presence words, the word-start literals with their ids by first byte, the literals with
+    # conditions as (literal, conditions, word start, the specs'))
+    UnionDb = tuple[Any, dict[int, tuple[int, ...]], tuple[bytes, ...], dict[bytes, tuple[tuple[bytes, int], ...]], tuple[tuple[bytes, Any, bool, tuple[int, ...]], ...]]
 
 
 @lru_cache(maxsize=64)
@@ -283,36 +283,67 @@ def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> UnionDb | None:
     ids: list[int] = []
     single: list[bool] = []
     plain: dict[tuple[bytes, bool], int] = {}
+    owners: dict[int, list[int]] = {}
     words: dict[bytes, int] = {}
     heads: dict[bytes, list[tuple[bytes, int]]] = {}
-    plans: list[tuple[tuple[int, ...], tuple[tuple[bytes, Any, bool], ...]]] = []
-    for lits, conds, starts in specs:
-        pids: list[int] = []
-        conditioned: list[tuple[bytes, Any, bool]] = []
+    conditioned: dict[tuple[bytes, Any, bool], list[int]] = {}
+    for at, (lits, conds, starts) in enumerate(specs):
         for lit, cs, word_start in zip(lits, conds, starts, strict=True):
-            if cs is None:
-                pid = plain.get((lit, word_start))
-                if pid is None:
-                    pid = plain[(lit, word_start)] = len(plain)
-                    expressions.append((_WORD_START + _hs_literal(lit)) if word_start else _hs_literal(lit))
-                    ids.append(pid)
-                    single.append(False)
-                    if word_start:
-                        heads.setdefault(lit[:1], []).append((lit, pid))
-                pids.append(pid)
+            if cs is not None:
+                conditioned.setdefault((lit, cs, word_start), []).append(at)
+                for word in (lit, *(run for conj in cs for run in conj)):
+                    if word not in words:
+                        ids.append(_WORD_IDS + len(words))
+                        words[word] = len(words)
+                        expressions.append(_hs_literal(word))
+                        single.append(True)
                 continue
-            conditioned.append((lit, cs, word_start))
-            for word in (lit, *(run for conj in cs for run in conj)):
-                if word not in words:
-                    ids.append(_WORD_IDS + len(words))
-                    words[word] = len(words)
-                    expressions.append(_hs_literal(word))
-                    single.append(True)
-        plans.append((tuple(dict.fromkeys(pids)), tuple(conditioned)))
+            pid = plain.get((lit, word_start))
+            if pid is None:
+                pid = plain[(lit, word_start)] = len(plain)
+                expressions.append((_WORD_START + _hs_literal(lit)) if word_start else _hs_literal(lit))
+                ids.append(pid)
+                single.append(False)
+                if word_start:
+                    heads.setdefault(lit[:1], []).append((lit, pid))
+            if at not in owners.setdefault(pid, []):
+                owners[pid].append(at)
     db = _compiled(expressions, ids, single)
     if db is None:
         return None
-    return db, tuple(plans), tuple(words), {k: tuple(v) for k, v in heads.items()}
+    return (
+        db,
+        {pid: tuple(ats) for pid, ats in owners.items()},
+        tuple(words),
+        {k: tuple(v) for k, v in heads.items()},
+        tuple((lit, cs, word_start, tuple(ats)) for (lit, cs, word_start), ats in conditioned.items()),
+    )
+
+
+def _union_lines(union: UnionDb, piece: _Piece, found: list[tuple[int, int]]) -> dict[int, list[int]]:
+    """The lines of ``piece`` of each spec of ``union`` (by its place there) from the pass's ``found`` ((id,
+    end)): a literal's where it was found, one with conditions where it and the runs of one of them are (then
+    located line by line); unsorted, a line may come twice."""
+    _db, owners, words, _heads, conditioned = union
+    by_id: dict[int, list[int]] = {}
+    present: set[bytes] = set()
+    for word_id, to in found:
+        if word_id >= _WORD_IDS:
+            present.add(words[word_id - _WORD_IDS])
+        else:
+            by_id.setdefault(word_id, []).append(to - 1)
+    acc: dict[int, list[int]] = {}
+    for pid, ends in by_id.items():
+        at_lines = piece.place(sorted(ends))
+        for at in owners[pid]:
+            acc.setdefault(at, []).extend(at_lines)
+    if present:
+        for lit, cs, word_start, ats in conditioned:
+            if lit in present and any(all(run in present for run in conj) for conj in cs):
+                at_lines = piece.lines_of(lit, cs, word_start)
+                for at in ats:
+                    acc.setdefault(at, []).extend(at_lines)
+    return acc
 
 
 def _compiled(expressions: list[bytes], ids: list[int], single: list[bool]) -> Any:
@@ -708,13 +739,7 @@ class _Evidence:
                     i = lits.index(lit)
                     found += piece.lines_of(lit, conds[i], starts[i])
             else:
-                pids, conditioned = scan[0][1][at]
-                by_id, present = scan[1], scan[2]
-                ends = [end for pid in pids for end in by_id.get(pid, ())]
-                found = piece.place(sorted(end - 1 for end in ends)) if ends else []
-                for lit, cs, word_start in conditioned:
-                    if lit in present and any(all(run in present for run in conj) for conj in cs):
-                        found += piece.lines_of(lit, cs, word_start)
+                found = scan[1].get(at, [])  # type: ignore[assignment]
             got = piece.hits[spec] = sorted(set(found)) if found else []
         return got
 
@@ -730,10 +755,10 @@ class _Evidence:
         self._union_specs = specs
         self._union_at = {sid: i for i, sid in enumerate(specs)}
 
-    def _scan_piece(self, piece: _Piece) -> tuple[UnionDb, dict[int, list[int]], set[bytes]] | None:
+    def _scan_piece(self, piece: _Piece) -> tuple[UnionDb, dict[int, list[int]]] | None:
         """The union database's pass over the piece's text (case kept: the pass ignores ASCII case, as
-        lower-casing does), kept on the piece: (the union, each literal's match ends, the presence words
-        there); None where it cannot be made."""
+        lower-casing does), kept on the piece: (the union, the lines of each of its specs' literals found, by
+        the spec's place in the union: unsorted, a line may come twice); None where it cannot be made."""
         union = self._union
         if union is None:
             return None
@@ -747,6 +772,7 @@ class _Evidence:
             append((word_id, to))
 
         text = piece.text
+        heads = union[3]
         try:
             union[0].scan(text, match_event_handler=on_match)
         except Exception:  # a binding's error: the word pass's way
@@ -754,18 +780,10 @@ class _Evidence:
             self._union = None
             self._union_at = {}
             return None
-        heads = union[3].get(text[:1].lower()) if union[3] else None
-        if heads:  # a word-start literal at the piece's start (the pass looks for one after a byte)
-            found += ((pid, len(lit)) for lit, pid in heads if text[: len(lit)].lower() == lit)
-        by_id: dict[int, list[int]] = {}
-        present: set[bytes] = set()
-        words = union[2]
-        for word_id, to in found:
-            if word_id >= _WORD_IDS:
-                present.add(words[word_id - _WORD_IDS])
-            else:
-                by_id.setdefault(word_id, []).append(to)
-        got = piece.scan = (union, by_id, present)
+        starting = heads.get(text[:1].lower()) if heads else None
+        if starting:  # a word-start literal at the piece's start (the pass looks for one after a byte)
+            found += ((pid, len(lit)) for lit, pid in starting if text[: len(lit)].lower() == lit)
+        got = piece.scan = (union, _union_lines(union, piece, found))
         return got
 
     def _in_piece(self, spec: int, lines: _Lines, piece: _Piece) -> tuple[bytes, ...]:
