@@ -554,6 +554,7 @@ class _Evidence:
         self._looked: tuple[Any, frozenset[bytes]] = (None, frozenset())  # a pass's word set, its caseless words
         self._specs: list[Spec] = []
         self._any: dict[tuple[str, ...], Any] = {}
+        self._how: dict[tuple[str, ...], tuple[Any, int | None, bool]] = {}  # items -> (literals, spec, spans lines)
         # the union database of the specs asked so far (_spec_lines), each spec's place in it, those to add
         self._union: UnionDb | None = None
         self._union_specs: list[int] = []
@@ -625,29 +626,38 @@ class _Evidence:
         a line holding a literal of its item, and line order is kept), and saves normalizing the 50 lines
         around each of 10,000 repeated warnings. A line holding something normalization deletes from inside
         a line (escape sequences, control characters) is kept too: that could join two halves of a literal."""
-        lits = self.literals(items)
+        how = self._how.get(items)
+        if how is None:
+            lits = self.literals(items)
+            how = self._how[items] = (lits, None if lits is None else self._spec(items), lits is not None and _spans_lines(lits))
+        lits, spec, spans = how
         if lits is None:
             return None
-        lo, hi = max(0, lo), min(lines.count - 1, hi)
+        if lo < 0:
+            lo = 0
+        if hi >= lines.count:
+            hi = lines.count - 1
         if hi < lo:
             return []
-        spec = self._spec(items)
+        memo = lines.memo
         key = (spec, lo, hi)  # signatures with the same context around the same line: looked up once
-        got = lines.memo.get(key)
+        got = memo.get(key)
         if got is None:
-            if lines.memo.get("scanned") is not None and not _spans_lines(lits):
+            if not spans and memo.get("scanned") is not None:
                 # a big window: the clean pieces around lo..hi, each searched once for all of the context's
                 # literals (_spec_lines), where the window's pass did not rule them all out
                 got = []
-                if self._present(spec, lines):
+                if self._present(spec, lines):  # type: ignore[arg-type]
+                    # sorted and distinct: the pieces come in order, and each one's lines lie within it
                     for piece, first, top in _cover(lines).segments(lines, lo, hi):
-                        at = self._spec_lines(spec, lines, piece)
-                        got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
-                if got:
-                    got = sorted(set(got))
+                        at = piece.hits.get(spec)  # type: ignore[arg-type]
+                        if at is None:
+                            at = self._spec_lines(spec, lines, piece)  # type: ignore[arg-type]
+                        if at:
+                            got += at[bisect.bisect_left(at, first) : bisect.bisect_right(at, top)]
             else:
                 got = self._lines_with(lits, lines, lo, hi, self.conditions(items), self.word_starts(items))
-            lines.memo[key] = got
+            memo[key] = got
         return got
 
     def condition_words(self, items: tuple[str, ...]) -> tuple[bytes, ...]:
