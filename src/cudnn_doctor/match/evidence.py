@@ -600,7 +600,7 @@ class _Evidence:
         them; None when that cannot be said (an item may span lines, is anchored, or has no clear literal)."""
         got = self._lits.get(items)
         if got is None and items not in self._lits:
-            got = self._lits[items] = _evidence_literals(self._parts(items))
+            got = self._lits[items] = derived("evidence_literals", (self._parts(items),), _evidence_literals)
         return got
 
     def conditions(self, items: tuple[str, ...]) -> Conditions | None:
@@ -608,7 +608,7 @@ class _Evidence:
         got = self._conds.get(items, _UNSET)
         if got is _UNSET:
             lits = self.literals(items)
-            got = self._conds[items] = _evidence_conditions(self._parts(items), lits) if lits else None
+            got = self._conds[items] = derived("evidence_conditions", (self._parts(items), lits), _evidence_conditions) if lits else None
         return got  # type: ignore[no-any-return]
 
     def word_starts(self, items: tuple[str, ...]) -> frozenset[bytes]:
@@ -616,7 +616,7 @@ class _Evidence:
         got = self._starts.get(items)
         if got is None:
             lits = self.literals(items)
-            got = self._starts[items] = _evidence_word_starts(self._parts(items), lits) if lits else frozenset()
+            got = self._starts[items] = derived("evidence_word_starts", (self._parts(items), lits), _evidence_word_starts) if lits else frozenset()
         return got
 
     def lines_with(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> list[int] | None:
@@ -828,7 +828,7 @@ class _Evidence:
         """Lower-cased literals such that every match of any of ``items`` holds one (None: cannot be said)."""
         got = self._absence.get(items, _UNSET)
         if got is _UNSET:
-            got = self._absence[items] = _absence_literals(self._parts(items))
+            got = self._absence[items] = derived("absence_literals", (self._parts(items),), _absence_literals)
         return got  # type: ignore[no-any-return]
 
     def absent(self, items: tuple[str, ...], lines: _Lines, lo: int, hi: int) -> bool:

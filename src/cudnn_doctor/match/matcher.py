@@ -164,6 +164,8 @@ class Matcher:
                 self.evidence.pattern(item)
             if items and self.evidence.literals(items) is not None:  # what _relevant searches with
                 self.evidence.any_pattern(items)
+                self.evidence.conditions(items)  # and what lines_with looks for (kept in the cache too)
+                self.evidence.word_starts(items)
             for group in (sig.context.exclude_any, sig.context.require_any, sig.context.support_any):
                 if group:  # what a big log's first window would parse (_confirm_all): kept in the cache too
                     self.evidence.absence_literals(group)
