@@ -161,3 +161,16 @@ def test_rnn_evidence_in_longer_identifiers() -> None:
         assert ev.find(("@rnn",), text) is None, text
     log = "h = self.gru_layer2(x)\nRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED"
     assert diagnose(log, catalog=CATALOG).findings[0].signature.scope == "rnn"
+
+
+def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
+    """present._has_at (a fence or a caret-M in a block's sample, looked for from their rare first byte) says
+    what ``in`` says, marks overlapping, at either end, or cut short."""
+    import itertools
+
+    from cudnn_doctor.present import _has_at
+
+    for n in range(7):
+        for chars in itertools.product(b"`^Mx", repeat=n):
+            data = bytes(chars)
+            assert _has_at(data, b"```") == (b"```" in data) and _has_at(data, b"^M") == (b"^M" in data), data

@@ -117,12 +117,24 @@ def detect(data: bytes, literals: Collection[str] = ()) -> bool:
         data = data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
     if any(mark.search(data) for mark in _MARKS_B):
         return True
-    if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or b"```" in data or b"^M" in data:
+    if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or _has_at(data, b"```") or _has_at(data, b"^M"):
         return True
     if _QUOTE_OR_BULLET_B.search(data):
         return True
     head = data[:SAMPLE_BYTES]
     return _gutter_lines(head.split(b"\n", 40)[:40]) or _wrapped_sample(head, literals)
+
+
+def _has_at(data: bytes, mark: bytes) -> bool:
+    """``mark in data``, by its first byte (a rare one, found by memchr): Python's search for a short mark goes
+    at ~1.5 GB/s, ~20 us per sample."""
+    first = mark[:1]
+    pos = data.find(first)
+    while pos >= 0:
+        if data.startswith(mark, pos):
+            return True
+        pos = data.find(first, pos + 1)
+    return False
 
 
 def _wrapped_sample(head: bytes, literals: Collection[str]) -> bool:
