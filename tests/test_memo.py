@@ -393,6 +393,37 @@ def test_a_context_joins_the_union_pass_before_the_next_piece(monkeypatch: pytes
     assert got == want and not m.evidence._union_at and not m.evidence._union_ok
 
 
+def test_a_matcher_handed_to_another_thread_scans_with_that_thread_s_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The union database's scratch serves one thread: a matcher whose union was made in one thread and then
+    asked in another gets that thread's own database, and the same lines."""
+    pytest.importorskip("hyperscan")
+    import threading
+
+    from cudnn_doctor.match.lines import _Lines
+
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    rows = [f"step {i} 12.5 batches/s" for i in range(4000)]
+    for at in (40, 1040, 2040, 3040):  # far apart: each check around one is a piece of its own
+        rows[at] = "model = nn.DataParallel(model)"
+    data = "\n".join(rows).encode()
+    dp = (r"\bnn\.DataParallel\b|\bDataParallel\(",)
+    m = Matcher(CATALOG)
+    for _ in range(2):
+        lines = _Lines(data, data.count(b"\n") + 1)
+        m._prefilter_hits(lines, 0, len(data))
+    got = [m.evidence.lines_with(dp, lines, 0, 60), m.evidence.lines_with(dp, lines, 1000, 1060)]  # joins, then scans
+    mine = m.evidence._union
+    assert mine is not None and m.evidence._union_thread == threading.get_ident()
+    there: list[object] = []
+    worker = threading.Thread(target=lambda: there.extend(
+        [m.evidence.lines_with(dp, lines, 2000, 2060), m.evidence.lines_with(dp, lines, 3000, 3060), m.evidence._union_thread]))
+    worker.start()
+    worker.join()
+    assert got == [[40], [1040]] and there[:2] == [[2040], [3040]]
+    assert there[2] == worker.ident and m.evidence._union is not mine and m.evidence._union[0] is not mine[0]
+
+
 def test_a_pieces_word_pass_says_where_each_word_first_starts() -> None:
     """The piece pass gives each word it finds with the offset of its first occurrence, so a literal is located
     from there on (_Piece.lines_of): over every corpus log and example, in pieces of any size, that offset is

@@ -270,7 +270,7 @@ if TYPE_CHECKING:
     UnionDb = tuple[Any, dict[int, tuple[int, ...]], tuple[bytes, ...], dict[bytes, tuple[tuple[bytes, int], ...]], tuple[tuple[bytes, Any, bool, tuple[int, ...]], ...]]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)
 def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> UnionDb | None:
     """One hyperscan database for the literals of every spec of ``specs`` (_Evidence._scan_piece), caseless.
     A literal without conditions is reported at every occurrence; one counted only at a word start, after a
@@ -561,6 +561,7 @@ class _Evidence:
         self._union_at: dict[int, int] = {}
         self._pending: set[int] = set()
         self._union_ok = True
+        self._union_thread = -1  # the thread the union database was made for (its scratch serves that one)
 
     def pattern(self, item: str) -> Any:
         got = self._cache.get(item)
@@ -762,6 +763,7 @@ class _Evidence:
             self._union_ok = False
             return
         self._union = union
+        self._union_thread = _thread.get_ident()
         self._union_specs = specs
         self._union_at = {sid: i for i, sid in enumerate(specs)}
 
@@ -772,6 +774,13 @@ class _Evidence:
         union = self._union
         if union is None:
             return None
+        if self._union_thread != _thread.get_ident():  # a matcher handed to another thread: that thread's own
+            union = self._union = _union_db(tuple(self._specs[sid] for sid in self._union_specs), _thread.get_ident())
+            self._union_thread = _thread.get_ident()
+            if union is None:
+                self._union_ok = False
+                self._union_at = {}
+                return None
         got = piece.scan
         if got is not None and got[0] is union:
             return got  # type: ignore[no-any-return]
