@@ -101,20 +101,39 @@ class _Window(FieldEq):
     source: str
     seen: dict[tuple[int, int], set[int]]  # (absolute line, column) of a match -> the signatures that had it
     missed: dict[int, int]
+    spent: set[int]  # the signatures that reported all their near misses
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
-        if self.missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
-            self.missed[idx] = self.missed.get(idx, 0) + 1
+        n = self.missed.get(idx, 0)
+        if n < MAX_NEAR_MISSES_PER_SIG:
+            self.missed[idx] = n + 1
+            if n + 1 == MAX_NEAR_MISSES_PER_SIG:
+                self.spent.add(idx)
             return True
         return False
 
 
-def _ruled_out(sigs: list[tuple[int, Signature]], reason: str, line: int, win: _Window, outs: Outs) -> None:
-    """The near miss of each of ``sigs`` whose match ``reason`` rules out, while it may still report one."""
+def _ruled_out(sigs: list[tuple[int, Signature]], ids: frozenset[int] | None, reason: str, line: int, win: _Window, outs: Outs) -> None:
+    """The near miss of each of ``sigs`` (``ids``: their indexes, where known) whose match ``reason`` rules out,
+    while it may still report one: none, at once, once all have (the causes behind a warning repeated 10,000
+    times, ten copies each in a knowledge base ten times bigger)."""
+    if ids is not None and ids <= win.spent:
+        return
     for idx, sig in sigs:
         if win.near_miss(idx):
             outs.setdefault(idx, []).append((None, Miss(sig, win.source, line, reason)))
+
+
+def _new_members(had: set[int], members: list[tuple[int, Signature]], ids: frozenset[int]) -> list[tuple[int, Signature]]:
+    """Those of ``members`` (``ids``: their indexes) not in ``had`` (the signatures that had a match), added to it:
+    all of them, in C, where none is (the usual case: the first context group at a match)."""
+    if had.isdisjoint(ids):
+        had.update(ids)
+        return members
+    new = [member for member in members if member[0] not in had]
+    had.update(idx for idx, _ in new)
+    return new
 
 
 def _remember(memo: dict[Any, Any], key: Any, value: Any, most: int) -> None:
@@ -253,6 +272,7 @@ class Matcher:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline)."""
         seen: dict[tuple[int, int], set[int]] = {}
         missed: dict[int, int] = {}
+        spent: set[int] = set()
         prev_tail: list[bytes] = []
         base = 1  # absolute line number of the first line of the current block
         it = (_as_block(b) for b in blocks)
@@ -266,7 +286,7 @@ class Matcher:
             if marks is not None and prev_tail:  # the block's line starts, where they are in the window
                 marks = ([o + core_start for o in marks[0]], [li + len(prev_tail) for li in marks[1]])
             lines = _Lines(window, len(prev_tail) + cur_lines + len(head), marks)
-            win = _Window(lines, _normalizer(lines), base - len(prev_tail), source, seen, missed)
+            win = _Window(lines, _normalizer(lines), base - len(prev_tail), source, seen, missed, spent)
             yield from self._scan_window(win, core_start, core_start + len(cur), range(len(prev_tail), len(prev_tail) + cur_lines))
             yield None, None  # end of a block: callers may settle what they collected
             base += cur_lines
@@ -836,18 +856,17 @@ class Matcher:
             text: str | None = None
             captures: dict[str, Any] = {}
             line_stream = ""
-            for ctx_key, members in plan:
-                new = [member for member in members if member[0] not in had]
+            for ctx_key, members, ids in plan:
+                new = _new_members(had, members, ids)
                 if not new:
                     continue
-                had.update(idx for idx, _ in new)
                 evidence: Sequence[str] = ()
                 supported = False
                 if ctx_key is not None:
                     checked = self._context(new[0][1], hit, around, stream, win)
                     if isinstance(checked, str):
                         if checked:
-                            _ruled_out(new, checked, abs_line, win, outs)
+                            _ruled_out(new, ids if new is members else None, checked, abs_line, win, outs)
                         continue
                     evidence, supported = checked
                 if text is None:
@@ -882,17 +901,18 @@ class Matcher:
             got = index.memo[key] = LazyLines(index.raw_lines(lo, li_e), stream)
         return got  # type: ignore[no-any-return]
 
-    def _plan(self, idxs: list[int]) -> list[tuple[int | None, list[tuple[int, Signature]]]]:
-        """The signatures of a group by context (its key, the signatures in index order), the contexts in the order
-        of their first signature, made once per group. Each signature's matches and misses are its own, so the
-        order the signatures are taken in changes nothing but which one a shared check is charged to (its first)."""
+    def _plan(self, idxs: list[int]) -> list[tuple[int | None, list[tuple[int, Signature]], frozenset[int]]]:
+        """The signatures of a group by context (its key, the signatures in index order, their indexes), the
+        contexts in the order of their first signature, made once per group. Each signature's matches and misses
+        are its own, so the order the signatures are taken in changes nothing but which one a shared check is
+        charged to (its first)."""
         key = tuple(idxs)
         got = self._plans.get(key)
         if got is None:
             by_context: dict[int | None, list[tuple[int, Signature]]] = {}
             for idx in idxs:
                 by_context.setdefault(self._context_key(idx), []).append((idx, self.sigs[idx]))
-            got = list(by_context.items())
+            got = [(ctx_key, members, frozenset(idx for idx, _ in members)) for ctx_key, members in by_context.items()]
             _remember(self._plans, key, got, DECIDED_MEMO)
         return got
 
