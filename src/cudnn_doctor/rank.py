@@ -49,7 +49,7 @@ def confidence_of(match: RawMatch) -> float:
     score = got[1]
     if match.supported:
         score += 0.1
-    if match.captures and all(v is not None for v in match.captures.values()):
+    if match.captures and None not in match.captures.values():  # every group took part (values: str or None)
         score += 0.04
     if match.cut is not None:  # a message cut off: read up to its distinctive part, not whole
         score -= CUT_PENALTY
