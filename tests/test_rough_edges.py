@@ -732,15 +732,20 @@ def test_supported_python_versions_are_declared() -> None:
 # --------------------------------------------------------------------------- run: signals, pipes, lines
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and process groups")
+# the files are closed by ``with``, not when the object is dropped: a signal that arrives while the pid file is
+# closed in a finalizer has its handler's SystemExit ignored ("Exception ignored in: <_io.TextIOWrapper ...>"),
+# and the child sleeps on (seen once on CI: the test's 30 s timeout)
 CHILD = """
 import os, signal, sys, time
 pidfile = sys.argv[1]
 def bye(signum, frame):
-    open(pidfile + ".got", "w").write(str(signum))
+    with open(pidfile + ".got", "w") as fh:
+        fh.write(str(signum))
     sys.exit(128 + signum)
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
     signal.signal(s, bye)
-open(pidfile, "w").write(str(os.getpid()))
+with open(pidfile, "w") as fh:
+    fh.write(str(os.getpid()))
 time.sleep(60)
 """
 
