@@ -421,7 +421,7 @@ def test_a_matcher_handed_to_another_thread_scans_with_that_thread_s_database(mo
     worker.start()
     worker.join()
     assert got == [[40], [1040]] and there[:2] == [[2040], [3040]]
-    assert there[2] == worker.ident and m.evidence._union is not mine and m.evidence._union[0] is not mine[0]
+    assert there[2] == worker.ident and m.evidence._union is not mine and m.evidence._union.db is not mine.db
 
 
 def test_a_pieces_word_pass_says_where_each_word_first_starts() -> None:

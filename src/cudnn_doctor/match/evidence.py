@@ -263,15 +263,28 @@ def _joinable_db(_thread_id: int) -> Any:
     return db
 
 
-if TYPE_CHECKING:
-    # what _union_db gives: (database, the specs (their places in the union) of each literal reported at every
-    # occurrence, the presence words, the word-start literals with their ids by first byte, the literals with
-    # conditions as (literal, conditions, word start, the specs'))
-    UnionDb = tuple[Any, dict[int, tuple[int, ...]], tuple[bytes, ...], dict[bytes, tuple[tuple[bytes, int], ...]], tuple[tuple[bytes, Any, bool, tuple[int, ...]], ...]]
+class _Union:
+    """What _union_db gives: the database, and how its ids read back."""
+
+    __slots__ = ("conditioned", "db", "heads", "owners", "words")
+
+    def __init__(
+        self,
+        db: Any,
+        owners: dict[int, tuple[int, ...]],
+        words: tuple[bytes, ...],
+        heads: dict[bytes, tuple[tuple[bytes, int], ...]],
+        conditioned: tuple[tuple[bytes, Any, bool, tuple[int, ...]], ...],
+    ) -> None:
+        self.db = db
+        self.owners = owners  # each literal reported at every occurrence -> the specs holding it (their places)
+        self.words = words  # the presence words, by id - _WORD_IDS
+        self.heads = heads  # the word-start literals, with their ids, by first byte
+        self.conditioned = conditioned  # (literal, conditions, word start, the specs holding it)
 
 
 @lru_cache(maxsize=16)
-def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> UnionDb | None:
+def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> _Union | None:
     """One hyperscan database for the literals of every spec of ``specs`` (_Evidence._scan_piece), caseless.
     A literal without conditions is reported at every occurrence; one counted only at a word start, after a
     byte that is no ASCII word byte (not the 'tch' of every 'batches'). A literal with conditions and every
@@ -311,7 +324,7 @@ def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> UnionDb | None:
     db = _compiled(expressions, ids, single)
     if db is None:
         return None
-    return (
+    return _Union(
         db,
         {pid: tuple(ats) for pid, ats in owners.items()},
         tuple(words),
@@ -320,11 +333,11 @@ def _union_db(specs: tuple[Spec, ...], _thread_id: int) -> UnionDb | None:
     )
 
 
-def _union_lines(union: UnionDb, piece: _Piece, found: list[tuple[int, int]]) -> dict[int, list[int]]:
+def _union_lines(union: _Union, piece: _Piece, found: list[tuple[int, int]]) -> dict[int, list[int]]:
     """The lines of ``piece`` of each spec of ``union`` (by its place there) from the pass's ``found`` ((id,
     end)): a literal's where it was found, one with conditions where it and the runs of one of them are (then
     located line by line); unsorted, a line may come twice."""
-    _db, owners, words, _heads, conditioned = union
+    owners, words = union.owners, union.words
     by_id: dict[int, list[int]] = {}
     present: set[bytes] = set()
     for word_id, to in found:
@@ -338,7 +351,7 @@ def _union_lines(union: UnionDb, piece: _Piece, found: list[tuple[int, int]]) ->
         for at in owners[pid]:
             acc.setdefault(at, []).extend(at_lines)
     if present:
-        for lit, cs, word_start, ats in conditioned:
+        for lit, cs, word_start, ats in union.conditioned:
             if lit in present and any(all(run in present for run in conj) for conj in cs):
                 at_lines = piece.lines_of(lit, cs, word_start)
                 for at in ats:
@@ -556,7 +569,7 @@ class _Evidence:
         self._any: dict[tuple[str, ...], Any] = {}
         self._how: dict[tuple[str, ...], tuple[Any, int | None, bool]] = {}  # items -> (literals, spec, spans lines)
         # the union database of the specs asked so far (_spec_lines), each spec's place in it, those to add
-        self._union: UnionDb | None = None
+        self._union: _Union | None = None
         self._union_specs: list[int] = []
         self._union_at: dict[int, int] = {}
         self._pending: set[int] = set()
@@ -758,29 +771,35 @@ class _Evidence:
         """The union database of the specs asked so far, with those asked since it was made (_spec_lines)."""
         specs = [*self._union_specs, *sorted(self._pending)]
         self._pending = set()
+        self._build(specs)
+
+    def _build(self, specs: list[int]) -> _Union | None:
+        """The union database of ``specs`` for this thread (a database's scratch serves one), made current;
+        None, and the word pass's way from then on, where it cannot be made."""
         union = _union_db(tuple(self._specs[sid] for sid in specs), _thread.get_ident())
         if union is None:
-            self._union_ok = False
-            return
-        self._union = union
-        self._union_thread = _thread.get_ident()
+            self._give_up()
+            return None
+        self._union, self._union_thread = union, _thread.get_ident()
         self._union_specs = specs
         self._union_at = {sid: i for i, sid in enumerate(specs)}
+        return union
 
-    def _scan_piece(self, piece: _Piece) -> tuple[UnionDb, dict[int, list[int]]] | None:
+    def _give_up(self) -> None:
+        """No union database from now on: every spec by the word pass."""
+        self._union_ok = False
+        self._union = None
+        self._union_at = {}
+
+    def _scan_piece(self, piece: _Piece) -> tuple[_Union, dict[int, list[int]]] | None:
         """The union database's pass over the piece's text (case kept: the pass ignores ASCII case, as
         lower-casing does), kept on the piece: (the union, the lines of each of its specs' literals found, by
         the spec's place in the union: unsorted, a line may come twice); None where it cannot be made."""
         union = self._union
+        if union is not None and self._union_thread != _thread.get_ident():  # a matcher handed to another thread
+            union = self._build(self._union_specs)
         if union is None:
             return None
-        if self._union_thread != _thread.get_ident():  # a matcher handed to another thread: that thread's own
-            union = self._union = _union_db(tuple(self._specs[sid] for sid in self._union_specs), _thread.get_ident())
-            self._union_thread = _thread.get_ident()
-            if union is None:
-                self._union_ok = False
-                self._union_at = {}
-                return None
         got = piece.scan
         if got is not None and got[0] is union:
             return got  # type: ignore[no-any-return]
@@ -791,15 +810,12 @@ class _Evidence:
             append((word_id, to))
 
         text = piece.text
-        heads = union[3]
         try:
-            union[0].scan(text, match_event_handler=on_match)
+            union.db.scan(text, match_event_handler=on_match)
         except Exception:  # a binding's error: the word pass's way
-            self._union_ok = False
-            self._union = None
-            self._union_at = {}
+            self._give_up()
             return None
-        starting = heads.get(text[:1].lower()) if heads else None
+        starting = union.heads.get(text[:1].lower()) if union.heads else None
         if starting:  # a word-start literal at the piece's start (the pass looks for one after a byte)
             found += ((pid, len(lit)) for lit, pid in starting if text[: len(lit)].lower() == lit)
         got = piece.scan = (union, _union_lines(union, piece, found))
