@@ -532,9 +532,9 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
 
     assert hits([b"lstm", b"gru"]) == [(0, 7), (1, 17)] and len(compiles) == 1
     assert hits([b"lstm", b"gru"]) == [(0, 7), (1, 17)] and len(compiles) == 1  # loaded
-    for i in range(prefilter.HYPERSCAN_CACHE_ENTRIES + 2):
+    for i in range(cache.HYPERSCAN_ENTRIES + 2):
         hits([b"lstm", f"w{i}".encode()])
-    assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == prefilter.HYPERSCAN_CACHE_ENTRIES
+    assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == cache.HYPERSCAN_ENTRIES
     assert cache.load("a catalog") == {"n": 1}
     # the context evidence's union databases are kept apart too: neither kind evicts the other
     from cudnn_doctor.match import evidence
@@ -542,7 +542,7 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
     for i in range(evidence.CACHE_ENTRIES + 2):
         assert evidence._compiled([b"lstm", f"w{i}".encode()], [0, 1], [False, True]) is not None
     assert len(list(fresh_cache.glob(f"{evidence.CACHE_KIND}-*.cache"))) == evidence.CACHE_ENTRIES
-    assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == prefilter.HYPERSCAN_CACHE_ENTRIES
+    assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == cache.HYPERSCAN_ENTRIES
     n = len(compiles)
     for entry in fresh_cache.glob("hyperscan-*.cache"):  # tampered with: not loaded, compiled again
         entry.write_bytes(entry.read_bytes()[:-100])

@@ -37,10 +37,12 @@ from .errors import DoctorError
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 ENV_CACHE = "CUDNN_DOCTOR_CACHE_DIR"
 MAX_ENTRIES = 8
+HYPERSCAN_ENTRIES = 16  # the compiled databases of one kind kept (a prefilter's: one per set of literals)
 _MAGIC = b"cudnn-doctor-cache-2\n"  # then the MAC, the core's length (8 bytes), the core, the blobs
 _LENGTH = 8
 _DIGEST = 32
@@ -302,3 +304,26 @@ def _prune(base: str, newest: str, kind: str, keep: int) -> None:
     for _, _, path in sorted(entries, reverse=True)[keep:]:
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def hyperscan_database(
+    hyperscan: Any, key: str, make: Callable[[], tuple[list[bytes], list[int], list[int]]], kind: str = "hyperscan", keep: int = HYPERSCAN_ENTRIES
+) -> Any:
+    """A block-mode hyperscan database: deserialized from the cache (signed with this user's key,
+    owner-checked) where ``key`` was compiled before, else compiled from ``make()`` (expressions, ids, flags)
+    and kept here (``keep`` entries of ``kind``). A database compiled for another CPU does not load (hyperscan
+    checks), and is compiled again. Raises what compiling raises."""
+    blob = load(key, kind=kind)
+    if isinstance(blob, bytes):
+        try:
+            db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+            db.scratch = hyperscan.Scratch(db)
+            return db
+        except Exception:  # another platform's or hyperscan's: compiled again below
+            pass
+    expressions, ids, flags = make()
+    db = hyperscan.Database()
+    db.compile(expressions=expressions, ids=ids, flags=flags)
+    with contextlib.suppress(Exception):
+        store(key, bytes(hyperscan.dumpb(db)), kind=kind, keep=keep)
+    return db

@@ -18,7 +18,7 @@ from functools import lru_cache
 from ..patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
 from ..textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes, meets
-from .prefilter import _hs_literal, cached_database
+from .prefilter import _hs_literal
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -361,7 +361,7 @@ def _union_lines(union: _Union, piece: _Piece, found: list[tuple[int, int]]) -> 
 
 def _compiled(expressions: list[bytes], ids: list[int], single: list[bool]) -> Any:
     """``expressions`` compiled caseless (SINGLEMATCH where ``single``), through the cache as the prefilter's
-    databases are (prefilter.cached_database); None where hyperscan cannot be used."""
+    databases are (cache.hyperscan_database); None where hyperscan cannot be used."""
     try:
         import hyperscan
 
@@ -371,7 +371,7 @@ def _compiled(expressions: list[bytes], ids: list[int], single: list[bool]) -> A
         key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} context {digest}"
         caseless, one = hyperscan.HS_FLAG_CASELESS, hyperscan.HS_FLAG_SINGLEMATCH
         flags = [caseless | (one if x else 0) for x in single]
-        return cached_database(hyperscan, key, lambda: (expressions, ids, flags), kind=CACHE_KIND, keep=CACHE_ENTRIES)
+        return cache.hyperscan_database(hyperscan, key, lambda: (expressions, ids, flags), kind=CACHE_KIND, keep=CACHE_ENTRIES)
     except Exception:
         return None
 

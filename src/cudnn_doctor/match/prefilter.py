@@ -8,11 +8,10 @@ hyperscan also reports, in the same pass, which of the Confirm words (regexinfo.
 from __future__ import annotations
 
 import _thread  # threading's get_ident, without importing threading (start-up)
-import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import lru_cache
 
 from ..input import Block
@@ -261,12 +260,9 @@ def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool]
     return Prefilter(literals, words)
 
 
-HYPERSCAN_CACHE_ENTRIES = 16
-
-
 def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tuple[bytes, bool], ...]) -> Any:
     """The hyperscan database for ``literals`` (every match, caseless) and ``words`` (the first match only,
-    caseless where asked), through the cache (cached_database). Compiling a thousand literals costs 20-30 ms
+    caseless where asked), through the cache (cache.hyperscan_database). Compiling a thousand literals costs 20-30 ms
     per process, and each retired probe (match.Matcher._retire) asks for a new set."""
     from .. import cache
 
@@ -280,32 +276,7 @@ def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tupl
         flags = [caseless] * len(literals) + [single | (caseless if icase else 0) for _, icase in words]
         return expressions, list(range(len(expressions))), flags
 
-    return cached_database(hyperscan, key, make)
-
-
-def cached_database(
-    hyperscan: Any, key: str, make: Callable[[], tuple[list[bytes], list[int], list[int]]], kind: str = "hyperscan", keep: int = HYPERSCAN_CACHE_ENTRIES
-) -> Any:
-    """A block-mode hyperscan database: deserialized from the cache (cache.py: signed with this user's key,
-    owner-checked) where ``key`` was compiled before, else compiled from ``make()`` (expressions, ids, flags)
-    and kept there (``keep`` entries of ``kind``). A database compiled for another CPU does not load (hyperscan
-    checks), and is compiled again. Raises what compiling raises."""
-    from .. import cache
-
-    blob = cache.load(key, kind=kind)
-    if isinstance(blob, bytes):
-        try:
-            db = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
-            db.scratch = hyperscan.Scratch(db)
-            return db
-        except Exception:  # another platform's or hyperscan's: compiled again below
-            pass
-    expressions, ids, flags = make()
-    db = hyperscan.Database()
-    db.compile(expressions=expressions, ids=ids, flags=flags)
-    with contextlib.suppress(Exception):
-        cache.store(key, bytes(hyperscan.dumpb(db)), kind=kind, keep=keep)
-    return db
+    return cache.hyperscan_database(hyperscan, key, make)
 
 
 _HS_SPELLING = 1  # bump when _hs_literal or the flags above change: the cached databases are then not used
