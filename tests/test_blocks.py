@@ -222,3 +222,87 @@ def test_line_counts_and_marks_over_any_line_lengths(mark: int, monkeypatch: pyt
         _assert_marks_true(Block(data, lines, marks))
         if len(data) > 2 * mark:
             assert marks is not None and len(marks[0]) >= len(data) // (mark + 5001) - 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_line_starts_found_by_jumps_as_by_walking(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """match.lines._Lines.start walks far back by counting newlines over the bytes such lines take on average
+    (_jump_back): over lines of very unequal lengths (empty ones, a run of long ones, short ones), asked in any
+    order from any known line, every start is the one a split gives, and jumps did happen."""
+    from cudnn_doctor.match import lines as lines_mod
+
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(rng.randrange(50, 1500)):
+        kind = rng.random()
+        rows.append(b"" if kind < 0.15 else b"x" * rng.randrange(300, 3000) if kind < 0.25 else b"y" * rng.randrange(1, 80))
+    data = b"\n".join(rows)
+    starts = [0]
+    for row in rows[:-1]:
+        starts.append(starts[-1] + len(row) + 1)
+    jumps = {"n": 0}
+    real = lines_mod._Lines._jump_back
+
+    def counting(self, pos, n):  # type: ignore[no-untyped-def]
+        jumps["n"] += 1
+        return real(self, pos, n)
+
+    monkeypatch.setattr(lines_mod._Lines, "_jump_back", counting)
+    for _ in range(20):
+        lines = lines_mod._Lines(data, len(rows))
+        for li in rng.sample(range(len(rows)), min(len(rows), 40)):
+            if rng.random() < 0.3:  # a line located from its offset first, as the prefilter's hits are
+                assert lines.line_at(starts[li]) == li
+            assert lines.start(li) == starts[li], li
+    assert jumps["n"] > 0
+
+
+def _head_lines_reference(data: bytes, n: int) -> list[bytes]:
+    """match.lines._head_lines before it gave one slice."""
+    out: list[bytes] = []
+    pos = 0
+    while len(out) < n:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            out.append(data[pos:])
+            break
+        out.append(data[pos:end])
+        pos = end + 1
+    return out
+
+
+def _tail_lines_reference(data: bytes, n: int, prev: list[bytes]) -> list[bytes]:
+    """match.lines._tail_lines before it gave one slice (and walked back a line at a time)."""
+    if n <= 0:
+        return []
+    out: list[bytes] = []
+    end = len(data)
+    while len(out) < n:
+        start = data.rfind(b"\n", 0, end) + 1
+        out.append(data[start:end])
+        if start == 0:
+            return (prev + out[::-1])[-n:]
+        end = start - 1
+    return out[::-1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_block_tails_and_heads_as_lists_of_lines_gave(seed: int) -> None:
+    """The lines a block carries into the next window (_tail_region, topped up from the tail before it when the
+    block is short) and those it lends the window before (_head_region) are, joined, the lines the old
+    line-list versions gave, over blocks of any length (one empty line, fewer lines than kept, long runs)."""
+    from cudnn_doctor.match.lines import _head_region, _tail_region
+
+    rng = random.Random(seed)
+    prev_ref: list[bytes] = []
+    prev: tuple[bytes, int] = (b"", 0)
+    for _ in range(60):
+        rows = [b"z" * rng.choice((0, 1, 5, 40, 90, 400)) for _ in range(rng.choice((1, 2, 5, 30, 150, 600)))]
+        data = b"\n".join(rows)
+        for n in (0, 1, 3, 24, 25, 130, 214):
+            head = _head_lines_reference(data, n)
+            assert _head_region(data, n) == (b"\n".join(head), len(head)), (n, len(rows))
+            tail = _tail_lines_reference(data, n, prev_ref)
+            assert _tail_region(data, len(rows), n, prev) == (b"\n".join(tail), len(tail)), (n, len(rows))
+        prev_ref = _tail_lines_reference(data, 214, prev_ref)
+        prev = _tail_region(data, len(rows), 214, prev)

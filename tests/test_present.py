@@ -185,7 +185,6 @@ def test_marks_by_one_hyperscan_pass_as_by_the_re_searches() -> None:
 
     pytest.importorskip("hyperscan")
     import presenting
-
     from cudnn_doctor import present as present_mod
 
     def by_re(data: bytes) -> bool:

@@ -31,10 +31,10 @@ from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _Evidence
 from .lines import (
     LazyLines,
     _branches_present,
-    _head_lines,
+    _head_region,
     _Lines,
     _runs,
-    _tail_lines,
+    _tail_region,
     _window_data,
     _word_lines,
 )
@@ -273,24 +273,28 @@ class Matcher:
         seen: dict[tuple[int, int], set[int]] = {}
         missed: dict[int, int] = {}
         spent: set[int] = set()
-        prev_tail: list[bytes] = []
+        prev_tail: tuple[bytes, int] = (b"", 0)  # the previous block's last lines (a slice) and their number
         base = 1  # absolute line number of the first line of the current block
         it = (_as_block(b) for b in blocks)
         cur_block = next(it, None)
         while cur_block is not None:
             nxt = next(it, None)
             cur, cur_lines, marks = cur_block
-            head = _head_lines(nxt.data, self.after) if nxt is not None else []
-            window = b"\n".join([*prev_tail, cur, *head]) if prev_tail or head else cur
-            core_start = sum(len(t) + 1 for t in prev_tail)
-            if marks is not None and prev_tail:  # the block's line starts, where they are in the window
-                marks = ([o + core_start for o in marks[0]], [li + len(prev_tail) for li in marks[1]])
-            lines = _Lines(window, len(prev_tail) + cur_lines + len(head), marks)
-            win = _Window(lines, _normalizer(lines), base - len(prev_tail), source, seen, missed, spent)
-            yield from self._scan_window(win, core_start, core_start + len(cur), range(len(prev_tail), len(prev_tail) + cur_lines))
+            head, n_head = _head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
+            tail, n_tail = prev_tail
+            parts = [tail, cur] if n_tail else [cur]
+            if n_head:
+                parts.append(head)
+            window = b"\n".join(parts) if len(parts) > 1 else cur
+            core_start = len(tail) + 1 if n_tail else 0
+            if marks is not None and n_tail:  # the block's line starts, where they are in the window
+                marks = ([o + core_start for o in marks[0]], [li + n_tail for li in marks[1]])
+            lines = _Lines(window, n_tail + cur_lines + n_head, marks)
+            win = _Window(lines, _normalizer(lines), base - n_tail, source, seen, missed, spent)
+            yield from self._scan_window(win, core_start, core_start + len(cur), range(n_tail, n_tail + cur_lines))
             yield None, None  # end of a block: callers may settle what they collected
             base += cur_lines
-            prev_tail = _tail_lines(cur, self.before, prev_tail)
+            prev_tail = _tail_region(cur, cur_lines, self.before, prev_tail)
             # forget de-duplication keys that no later window can produce again
             horizon = base - self.before - 1
             if len(seen) > 10000:
