@@ -84,9 +84,9 @@ def _word_lines(word: bytes, icase: bool, lines: _Lines) -> list[int]:
     return found
 
 
-# bytes of an ASCII word character (\\w): what a word start cannot follow
-# a walk back this many lines or more to a line start jumps there by counting newlines (_Lines._jump_back)
+# a walk back this many lines or more to a line start jumps there by counting newlines (_jump_back)
 JUMP_LINES = 24
+# bytes of an ASCII word character (\\w): what a word start cannot follow
 _WORD_BYTES = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
 
 
