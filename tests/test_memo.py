@@ -93,9 +93,11 @@ def _report(text: str, *, block: int | None = None) -> dict[str, object]:
 
 
 def _forget(m: pytest.MonkeyPatch) -> None:
-    """Nothing remembered across windows: each line searched, each decision made over its own lines."""
+    """Nothing remembered across windows: each line searched, each decision made over its own lines, and every
+    group searched and checked where it could give nothing (Matcher._nothing_to_give)."""
     m.setattr(match_mod, "MEMO_TEXT", -1)
     m.setattr(Matcher, "_decide_once", lambda self, sig, exclude, span, stream, win: None)
+    m.setattr(Matcher, "_nothing_to_give", lambda self, idxs, run, win: False)
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +129,41 @@ def test_remembered_decisions_change_nothing_on_the_big_window_path(seed: int, m
     with pytest.MonkeyPatch.context() as m:
         _forget(m)
         assert _report(log, block=64 << 10) == fresh
+
+
+@pytest.mark.parametrize("seed", [11, 14])
+def test_groups_that_can_give_nothing_are_skipped_as_their_checks_would_rule(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the causes behind the repeated warning have spent their near misses, an occurrence without their
+    evidence (or with what one of them excludes: the warning's own 'UserWarning: RNN module weights' for the
+    libtorch cause) skips their search and checks: the same report as searching and checking each, and skips
+    happened for every such cause, while occurrences with evidence nearby still made their findings."""
+    log = repeated_log(200, seed)
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+    skipped: dict[str, int] = {}
+    real = Matcher._nothing_to_give
+
+    def counting(self, idxs, run, win):  # type: ignore[no-untyped-def]
+        got = real(self, idxs, run, win)
+        if got:
+            sid = self.sigs[idxs[0]].id
+            skipped[sid] = skipped.get(sid, 0) + 1
+        return got
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Matcher, "_nothing_to_give", counting)
+        fresh = _report(log, block=64 << 10)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(Matcher, "_nothing_to_give", lambda self, idxs, run, win: False)
+        assert _report(log, block=64 << 10) == fresh
+    causes = {
+        "pytorch/cause-dataparallel-replica-weights-not-flat",
+        "pytorch/cause-functional-fast-weights-rnn-not-flat",
+        "pytorch/cause-libtorch-binding-rnn-never-flattened",
+    }
+    assert causes <= {sid for sid, n in skipped.items() if n > 20}, skipped
+    ids = {f["id"] for f in fresh["findings"]}  # type: ignore[index, union-attr]
+    assert {"pytorch/cause-dataparallel-replica-weights-not-flat", "pytorch/cause-functional-fast-weights-rnn-not-flat"} <= ids
 
 
 def test_whole_base_same_with_nothing_remembered(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -238,6 +238,7 @@ class Matcher:
         self._searched: dict[tuple[Any, str], list[Any]] = {}  # _search_lines, across windows
         self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
         self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
+        self._requiring: dict[tuple[int, ...], Any] = {}  # _nothing_to_give's, by group
         self._probed: dict[tuple[bytes, tuple[int, ...]], None] = {}
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
         self._retired: set[int] = set()
@@ -722,6 +723,8 @@ class Matcher:
         """The group's full regex over one run of its candidate lines, then context and the matches. The search
         is charged to the group's first signature; one that times out (its budget spent) or errs is dropped
         and the next searches with its own budget, as each did when it was searched on its own."""
+        if self._nothing_to_give(idxs, run, win):
+            return
         stream = win.norm(run[0])[1]
         got = None
         while idxs and got is None:
@@ -740,6 +743,63 @@ class Matcher:
                     outs.setdefault(i, []).append((None, Miss(sig, win.source, win.first_line + run[0], reason)))
             return
         self._matches(idxs, found, (_around(win, stream, keep, texts), self._is_local(idxs[0]), stream), win, outs)
+
+    def _nothing_to_give(self, idxs: list[int], run: list[int], win: _Window) -> bool:
+        """Whether no signature of the group can give anything at a run: each has reported all its near misses
+        and a check of its context would rule any match there out. Each context needs evidence nearby
+        (``require_any``): ruled out where no item of it matches in the lines any match's context could reach
+        (those with a literal of an item, lines_with; of those, the lines where an item matches at all,
+        _relevant: the lines _decide_once decides on, or more); or, for a one-line run of line-local matches
+        (the reach is then exact), where an item it excludes matches on one of those lines of the run's
+        stream. The causes behind a warning repeated 10,000 times, each without its evidence (or excluded by
+        the warning's own line), then cost no search, match or context check each."""
+        req = self._requiring.get(tuple(idxs), _UNSET)
+        if req is _UNSET:
+            req = self._requiring[tuple(idxs)] = self._requirements(idxs)
+        if req is None or win.lines.memo.get("scanned") is None:
+            return False
+        ids, contexts = req  # type: ignore[misc]
+        if not ids <= win.spent:
+            return False
+        lines_with, lines, norm, relevant, pattern = self.evidence.lines_with, win.lines, win.norm, self._relevant, self.evidence.pattern
+        stream = norm(run[0])[1]
+        for items, exclude, before, after, local in contexts:
+            only = lines_with(items, lines, run[0] - before, run[-1] + after)
+            if only is None:
+                return False
+            try:
+                there = [text for text, line_stream in map(norm, only) if relevant(items, text) and (not stream or line_stream == stream)]
+                if not there:
+                    continue  # no evidence it requires
+                if local and len(run) == 1 and any(pattern(item).search(text, timeout=MATCH_TIMEOUT_S) for item in exclude for text in there):
+                    continue  # excluded
+            except TimeoutError:
+                return False
+            return False
+        return True
+
+    def _requirements(self, idxs: list[int]) -> tuple[frozenset[int], tuple[tuple[tuple[str, ...], tuple[str, ...], int, int, bool], ...]] | None:
+        """What _nothing_to_give needs of a group: its signatures, and for each of their contexts its items
+        (excluded, required and supporting: their literals' lines hold any line a check could look at), the
+        items it excludes whatever the match (NON_RNN depends on the match's text), how far before and after a
+        run a match's check may reach, and whether every match it checks is line-local (its reach exact); None
+        where a signature needs no evidence or its items have no literals to look for."""
+        contexts: dict[tuple[str, ...], tuple[tuple[str, ...], int, int, bool]] = {}
+        for idx in idxs:
+            sig = self.sigs[idx]
+            ctx = sig.context
+            items = (*ctx.exclude_any, *ctx.require_any, *ctx.support_any)
+            if not ctx.require_any or self.evidence.literals(items) is None:
+                return None
+            local = self._is_local(idx)
+            reach = (ctx.lines_before + (0 if local else sig.window_before), ctx.lines_after + (0 if local else sig.window_after))
+            exclude = tuple(e for e in ctx.exclude_any if e != NON_RNN)
+            had = contexts.get(items)
+            if had is not None:  # another signature with these items: exact only where both reach as far
+                local = local and had[3] and reach == had[1:3]
+                reach = (max(reach[0], had[1]), max(reach[1], had[2]))
+            contexts[items] = (exclude, *reach, local)
+        return frozenset(idxs), tuple((items, *rest) for items, rest in contexts.items())
 
     def _search_run(self, idx: int, run: list[int], stream: str, win: _Window) -> tuple[list[Found], Sequence[int], Sequence[str]] | None:
         """Signature ``idx``'s regex over a run: (matches, lines kept, their texts), or None when it timed out or
