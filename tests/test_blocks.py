@@ -171,8 +171,9 @@ def test_the_command_line_scans_with_the_catalog_out_of_the_collectors_way(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The command line loads the catalog with the cyclic collector off and freezes it (gc.freeze) for the
-    scan, so that the collections the scan causes do not walk 2,000 signatures' objects; after the run the
-    collector is on and nothing is left frozen (an in-process caller's garbage is collected as before)."""
+    scan, so that the collections the scan causes do not walk 2,000 signatures' objects, and scans with the
+    youngest collections rarer (SCAN_GC_THRESHOLD); after the run the collector is on with its thresholds and
+    nothing is left frozen (an in-process caller's garbage is collected as before)."""
     import gc
 
     from cudnn_doctor import commands
@@ -188,6 +189,7 @@ def test_the_command_line_scans_with_the_catalog_out_of_the_collectors_way(
     def diagnose(sources: object, catalog: object, args: object) -> object:
         seen["frozen while scanning"] = gc.get_freeze_count()
         seen["collecting while scanning"] = gc.isenabled()
+        seen["threshold while scanning"] = gc.get_threshold()[0]
         return real_diagnose(sources, catalog, args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(commands, "load_catalog_or_report", load)
@@ -195,12 +197,14 @@ def test_the_command_line_scans_with_the_catalog_out_of_the_collectors_way(
     log = tmp_path / "ci.log"
     log.write_text("step 1\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\n")
     assert gc.isenabled() and gc.get_freeze_count() == 0
+    threshold = gc.get_threshold()
     main(["diagnose", "--format", "json", str(log)])
     assert "CUDNN_STATUS_BAD_PARAM" in capsys.readouterr().out
     assert seen["collecting while loading"] is False
     assert seen["collecting while scanning"] is True
     assert isinstance(seen["frozen while scanning"], int) and seen["frozen while scanning"] > 1000
-    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert seen["threshold while scanning"] == commands.SCAN_GC_THRESHOLD
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
 
 
 @pytest.mark.parametrize("mark", [16, 16 << 10])
