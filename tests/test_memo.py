@@ -609,3 +609,65 @@ def test_a_cr_overwritten_line_keeps_its_word_start_in_a_piece(monkeypatch: pyte
         found, misses = Matcher(CATALOG).scan_text("\n".join([*noise, *body, *noise]))
         assert weight_drop not in {m.sig.id for m in found}, repr(escape)
         assert any(m.sig.id == weight_drop and "DataParallel" in m.reason for m in misses), repr(escape)
+
+
+def _skip_catalog(*sigs: object) -> object:
+    from cudnn_doctor.catalog import Catalog
+
+    return Catalog(signatures=list(sigs), evidence=CATALOG.evidence)  # type: ignore[arg-type]
+
+
+def _with_and_without_skip(catalog: object, blocks: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    monkeypatch.setattr(match_mod, "CONFIRM_FROM", 0)
+    monkeypatch.setattr(prefilter_mod, "SMALL_TEXT", -1)
+
+    def run(skip: bool) -> list[tuple[str, int]]:
+        m = Matcher(catalog)  # type: ignore[arg-type]
+        if not skip:
+            m._nothing_to_give = lambda idxs, run, win: False  # type: ignore[method-assign]
+        return [(x.sig.id, x.line) for x, _ in m.scan_blocks(blocks, "log") if x is not None]
+
+    return run(True), run(False)
+
+
+def test_a_skip_reads_each_signature_s_context_by_the_roles_of_its_items(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two signatures of one group with the same items in other roles (one excludes 'alpha', the other requires
+    it): an occurrence with 'alpha' nearby rules the first out and not the second, which still matches."""
+    import dataclasses
+
+    from cudnn_doctor.model import Context
+
+    base = CATALOG.signatures[0]
+
+    def sig(sid: str, ctx: Context) -> object:
+        return dataclasses.replace(base, id=sid, regex=r"BOOM happened", flags=(), prefilter=("BOOM happened",), window_before=0, window_after=0, context=ctx)
+
+    needs = sig("t/needs-alpha-or-beta", Context(require_any=("alpha", "beta"), lines_before=3, lines_after=3))
+    excludes = sig("t/no-alpha-needs-beta", Context(exclude_any=("alpha",), require_any=("beta",), lines_before=3, lines_after=3))
+    rows: list[str] = []
+    for i in range(4):  # spends both signatures' near misses (no evidence)
+        rows += [f"noise {i}"] * 8 + ["BOOM happened"] + [f"noise {i}"] * 8
+    rows += ["noise"] * 8 + ["alpha was here", "BOOM happened"] + ["noise"] * 8
+    skipped, searched = _with_and_without_skip(_skip_catalog(needs, excludes), ["\n".join(rows)], monkeypatch)
+    assert skipped == searched == [("t/needs-alpha-or-beta", 78)]
+
+
+def test_a_match_that_may_span_lines_is_never_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A two-line match whose first line ends a block is found again from the next window, which sees evidence
+    the first could not (the block after a one-line block): the first window's ruled-out match keeps it from
+    being reported there, so such a group is searched even once its near misses are spent."""
+    import dataclasses
+
+    from cudnn_doctor.model import Context
+
+    two = dataclasses.replace(
+        CATALOG.signatures[0], id="t/two-line", regex=r"START[^\n]*\n[^\n]*END", flags=(), prefilter=("START", "END"),
+        window_before=1, window_after=1, context=Context(require_any=("evidence",), lines_before=0, lines_after=2),
+    )
+    rows: list[str] = []
+    for _ in range(4):  # four occurrences without evidence: the near misses are spent
+        rows += ["noise"] * 6 + ["START a", "b END"] + ["noise"] * 6
+    rows += ["noise"] * 3 + ["START x"]
+    blocks = ["\n".join(rows), "y END", "filler\nevidence here\n" + "\n".join(["noise"] * 5)]
+    skipped, searched = _with_and_without_skip(_skip_catalog(two), blocks, monkeypatch)
+    assert skipped == searched == []

@@ -223,3 +223,41 @@ def test_marks_by_one_hyperscan_pass_as_by_the_re_searches() -> None:
             hits += got
     assert hits > 50
     assert present_mod._marked(long_attr.encode()) is False  # a hit the `re` pattern then declines
+
+
+def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> None:
+    """One hard-wrapped line cut between a lower-case and an upper-case letter ('Cudnn|RNN'), which
+    _identifier_cut declines ('encountered|CUDA' is two words): the matcher's vocabulary holds the mixed-case
+    identifiers the signatures' messages require, so the cut is read as a wrap, and the error found, though
+    no prefilter literal is 'CudnnRNN' alone any more; and the vocabulary keeps every prefilter literal."""
+    from cudnn_doctor.present import detect
+
+    m = Matcher(CATALOG)
+    vocabulary = m.vocabulary()
+    assert set(m.prefilter.literals) <= set(vocabulary)
+    assert "cudnnrnn" in vocabulary and "cudnnrnn" not in m.prefilter.literals
+    msg = (
+        "tensorflow.python.framework.errors_impl.InvalidArgumentError: Graph execution error: "
+        "Input 'input_h' of 'CudnnRNN' Op has type float16 that does not match type float32 of argument 'input'."
+    )
+    cut = msg.index("CudnnRNN") + len("Cudnn")
+    text = "\n".join(["Epoch 1/10", "model.fit(x, y, epochs=10)", msg[:cut], msg[cut:]]) + "\n"
+    assert not detect(text.encode(), m.prefilter.literals)
+    assert detect(text.encode(), vocabulary)
+    # and the reader gives present() that vocabulary (made on first use)
+    import cudnn_doctor.reading as reading_mod
+
+    given: list[bool] = []
+    real = reading_mod.present
+
+    def spy(data: bytes, literals: object = ()) -> object:
+        given.append("cudnnrnn" in literals)  # type: ignore[operator]
+        return real(data, literals)  # type: ignore[arg-type]
+
+    reading_mod.present = spy  # type: ignore[assignment]
+    try:
+        found = diagnose(text, catalog=CATALOG).findings
+    finally:
+        reading_mod.present = real
+    assert given and all(given)
+    assert any("CudnnRNN" in f.first.text for f in found)

@@ -175,7 +175,7 @@ def _marks_db(_thread_id: int) -> Any:
         expressions = [mark.pattern for mark in _MARKS_B] + [_QUOTE_OR_BULLET_B.pattern]
         expressions[_TAG_MARK] = expressions[_TAG_MARK].replace(b"{0,200}", b"*")
         flags = [hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * len(expressions)
-        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} marks {cache.digest(repr(expressions).encode())}"
+        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} marks {cache.digest(repr((expressions, flags)).encode())}"
         return cache.hyperscan_database(hyperscan, key, lambda: (expressions, list(range(len(expressions))), flags), kind="hsmarks", keep=2)
     except Exception:
         return None

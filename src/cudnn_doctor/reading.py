@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -176,7 +176,7 @@ class Reader:
             state["done"] = True
 
         matcher = self.matcher
-        literals = matcher.prefilter.literals
+        literals = _Vocabulary(matcher)
         probes = matcher.probes
         matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
         full: list[tuple[int, int, str]] = []
@@ -406,6 +406,30 @@ def _ambiguous(res: CutResult, source: str, line: int, text: str) -> Iterator[tu
             "paste the full line"
         )
         yield None, Miss(r.sig, source, line, reason)
+
+
+class _Vocabulary(Collection[str]):
+    """Matcher.vocabulary, made when present.py first reads it: only a block with one wrapped line does."""
+
+    __slots__ = ("_matcher", "_words")
+
+    def __init__(self, matcher: Matcher) -> None:
+        self._matcher = matcher
+        self._words: tuple[str, ...] | None = None
+
+    def _get(self) -> tuple[str, ...]:
+        if self._words is None:
+            self._words = self._matcher.vocabulary()
+        return self._words
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._get()
 
 
 @lru_cache(maxsize=4)

@@ -87,6 +87,9 @@ _UNSET: Any = object()
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
 Found = tuple["Any", int, int, int]
+# a lower-case letter before an upper-case one: a mixed-case identifier (vocabulary)
+_MIXED_CASE = re.compile(r"[a-z][A-Z]")
+
 # what each signature of a scanned window gives, by signature index, until the window yields it
 Outs = dict[int, list[tuple[RawMatch | None, Miss | None]]]
 
@@ -239,6 +242,7 @@ class Matcher:
         self._decided: dict[tuple[Any, ...], tuple[list[str], bool] | str] = {}  # _decide_once, across windows
         self._relevant_memo: dict[tuple[tuple[str, ...], str], bool] = {}  # _relevant, across windows
         self._requiring: dict[tuple[int, ...], Any] = {}  # _nothing_to_give's, by group
+        self._vocabulary: tuple[str, ...] | None = None
         self._probed: dict[tuple[bytes, tuple[int, ...]], None] = {}
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
         self._retired: set[int] = set()
@@ -744,15 +748,35 @@ class Matcher:
             return
         self._matches(idxs, found, (_around(win, stream, keep, texts), self._is_local(idxs[0]), stream), win, outs)
 
+    def vocabulary(self) -> tuple[str, ...]:
+        """The dictionary present.py tells a word cut by a hard wrap from two words by (present._makes_literal):
+        the prefilter's literals (lower case), and the mixed-case identifiers the signatures' messages require
+        (their Confirm words: 'CudnnRNN', 'OpKernel', 'RuntimeError'), whose cut between a lower-case and an
+        upper-case letter present._identifier_cut declines; so a literal made more specific (a signature's
+        'CudnnRNN' became the literals of its messages) takes no word out of it. Made on first use."""
+        if self._vocabulary is None:
+            words = dict.fromkeys(self.prefilter.literals)
+            for idx in sorted(set(self._rep)):
+                conf = self._confirm_of(idx)
+                for branch in conf.branches if conf is not None and not conf.icase else ():
+                    for word in branch:
+                        text = word.decode("utf-8", "replace")
+                        if _MIXED_CASE.search(text):
+                            words.setdefault(text.lower())
+            self._vocabulary = tuple(words)
+        return self._vocabulary
+
     def _nothing_to_give(self, idxs: list[int], run: list[int], win: _Window) -> bool:
-        """Whether no signature of the group can give anything at a run: each has reported all its near misses
-        and a check of its context would rule any match there out. Each context needs evidence nearby
-        (``require_any``): ruled out where no item of it matches in the lines any match's context could reach
-        (those with a literal of an item, lines_with; of those, the lines where an item matches at all,
-        _relevant: the lines _decide_once decides on, or more); or, for a one-line run of line-local matches
-        (the reach is then exact), where an item it excludes matches on one of those lines of the run's
-        stream. The causes behind a warning repeated 10,000 times, each without its evidence (or excluded by
-        the warning's own line), then cost no search, match or context check each."""
+        """Whether no signature of a line-local group can give anything at a run: each has reported all its near
+        misses and a check of its context would rule any match there out. Each context needs evidence nearby
+        (``require_any``): ruled out where no item of it (excluded, required or supporting) matches in the lines
+        its check could reach (those with a literal of an item, lines_with; of those, the lines where an item
+        matches at all, _relevant: the lines _decide_once decides on, or more); or, for a one-line run and a
+        reach that is each signature's own, where an item it excludes matches on one of those lines of the
+        run's stream. The causes behind a warning repeated 10,000 times, each without its evidence (or
+        excluded by the warning's own line), then cost no search, match or context check each. A skipped
+        search charges no CPU time to the signatures' budgets: a regex that would time out at such a run is
+        not disabled (nor warned about) for it."""
         req = self._requiring.get(tuple(idxs), _UNSET)
         if req is _UNSET:
             req = self._requiring[tuple(idxs)] = self._requirements(idxs)
@@ -763,7 +787,7 @@ class Matcher:
             return False
         lines_with, lines, norm, relevant, pattern = self.evidence.lines_with, win.lines, win.norm, self._relevant, self.evidence.pattern
         stream = norm(run[0])[1]
-        for items, exclude, before, after, local in contexts:
+        for items, exclude, before, after, exact in contexts:
             only = lines_with(items, lines, run[0] - before, run[-1] + after)
             if only is None:
                 return False
@@ -771,7 +795,7 @@ class Matcher:
                 there = [text for text, line_stream in map(norm, only) if relevant(items, text) and (not stream or line_stream == stream)]
                 if not there:
                     continue  # no evidence it requires
-                if local and len(run) == 1 and any(pattern(item).search(text, timeout=MATCH_TIMEOUT_S) for item in exclude for text in there):
+                if exact and len(run) == 1 and any(pattern(item).search(text, timeout=MATCH_TIMEOUT_S) for item in exclude for text in there):
                     continue  # excluded
             except TimeoutError:
                 return False
@@ -779,27 +803,33 @@ class Matcher:
         return True
 
     def _requirements(self, idxs: list[int]) -> tuple[frozenset[int], tuple[tuple[tuple[str, ...], tuple[str, ...], int, int, bool], ...]] | None:
-        """What _nothing_to_give needs of a group: its signatures, and for each of their contexts its items
-        (excluded, required and supporting: their literals' lines hold any line a check could look at), the
-        items it excludes whatever the match (NON_RNN depends on the match's text), how far before and after a
-        run a match's check may reach, and whether every match it checks is line-local (its reach exact); None
-        where a signature needs no evidence or its items have no literals to look for."""
-        contexts: dict[tuple[str, ...], tuple[tuple[str, ...], int, int, bool]] = {}
+        """What _nothing_to_give needs of a group of line-local signatures: their indexes, and for each of their
+        contexts its items (excluded, required and supporting: their literals' lines hold any line a check could
+        look at), the items it excludes whatever the match (NON_RNN depends on the match's text), how far
+        before and after a run its checks may reach, and whether that reach is each signature's own (exact);
+        None where the group's matches may span lines, a signature needs no evidence, or its items have no
+        literals to look for."""
+        if not self._is_local(idxs[0]):
+            # a match that may span lines may be found again from the next window, which sees lines this one
+            # does not: the ruled-out match this window records (Matcher._matches: ``seen``) keeps it from
+            # being reported there, so such a group is always searched
+            return None
+        contexts: dict[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], tuple[str, ...], int, int, bool]] = {}
         for idx in idxs:
-            sig = self.sigs[idx]
-            ctx = sig.context
+            ctx = self.sigs[idx].context
             items = (*ctx.exclude_any, *ctx.require_any, *ctx.support_any)
             if not ctx.require_any or self.evidence.literals(items) is None:
                 return None
-            local = self._is_local(idx)
-            reach = (ctx.lines_before + (0 if local else sig.window_before), ctx.lines_after + (0 if local else sig.window_after))
-            exclude = tuple(e for e in ctx.exclude_any if e != NON_RNN)
-            had = contexts.get(items)
-            if had is not None:  # another signature with these items: exact only where both reach as far
-                local = local and had[3] and reach == had[1:3]
-                reach = (max(reach[0], had[1]), max(reach[1], had[2]))
-            contexts[items] = (exclude, *reach, local)
-        return frozenset(idxs), tuple((items, *rest) for items, rest in contexts.items())
+            reach = (ctx.lines_before, ctx.lines_after)
+            exact = True
+            # by each item's role: the same items excluded by one signature may be required by another
+            key = (ctx.exclude_any, ctx.require_any, ctx.support_any)
+            had = contexts.get(key)
+            if had is not None:  # another signature with this context: exact only where both reach as far
+                exact = had[4] and reach == had[2:4]
+                reach = (max(reach[0], had[2]), max(reach[1], had[3]))
+            contexts[key] = (items, tuple(e for e in ctx.exclude_any if e != NON_RNN), *reach, exact)
+        return frozenset(idxs), tuple(contexts.values())
 
     def _search_run(self, idx: int, run: list[int], stream: str, win: _Window) -> tuple[list[Found], Sequence[int], Sequence[str]] | None:
         """Signature ``idx``'s regex over a run: (matches, lines kept, their texts), or None when it timed out or
