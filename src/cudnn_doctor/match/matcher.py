@@ -26,7 +26,7 @@ from ..fieldmethods import FieldEq
 from ..input import Block
 from ..model import RETIRE, Probe, Signature
 from ..normalize import normalize_line
-from ..patterns import compile_pattern, regex_error
+from ..patterns import LazyRe, compile_pattern, regex_error
 from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _Evidence
 from .lines import (
     LazyLines,
@@ -88,7 +88,7 @@ Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
 Found = tuple["Any", int, int, int]
 # a lower-case letter before an upper-case one: a mixed-case identifier (vocabulary)
-_MIXED_CASE = re.compile(r"[a-z][A-Z]")
+_MIXED_CASE = LazyRe(r"[a-z][A-Z]")
 
 # what each signature of a scanned window gives, by signature index, until the window yields it
 Outs = dict[int, list[tuple[RawMatch | None, Miss | None]]]
