@@ -206,7 +206,7 @@ class _Lines:
             pos = self._starts[hi]
             n = hi - li
             if n >= JUMP_LINES:
-                pos, n = self._jump_back(pos, n)
+                pos, n = _jump_back(data, pos, n, len(data) // self.count + 1)
             for _ in range(n):
                 pos = data.rfind(b"\n", 0, pos - 1) + 1
         else:
@@ -215,9 +215,6 @@ class _Lines:
                 pos = data.find(b"\n", pos) + 1
         self._add(li, pos)
         return pos
-
-    def _jump_back(self, pos: int, n: int) -> tuple[int, int]:
-        return _jump_back(self.data, pos, n, len(self.data) // self.count + 1)
 
     def region(self, lo: int, hi: int) -> bytes:
         """Lines lo..hi (indexes within the window) as one slice of raw bytes, without the last newline."""
@@ -286,12 +283,14 @@ def _runs(lines: list[int], gap: int) -> Iterator[list[int]]:
 
 def _head_region(data: bytes, n: int) -> tuple[bytes, int]:
     """The first ``n`` lines of a block (fewer if it has fewer) as one slice, and how many they are."""
+    if n <= 0:
+        return b"", 0
     pos = -1
     for k in range(n):
         pos = data.find(b"\n", pos + 1)
         if pos < 0:
             return data, k + 1
-    return data[: max(pos, 0)], n
+    return data[:pos], n
 
 
 def _tail_region(data: bytes, lines: int, n: int, prev: tuple[bytes, int]) -> tuple[bytes, int]:

@@ -785,14 +785,14 @@ class Matcher:
         ids, contexts = req  # type: ignore[misc]
         if not ids <= win.spent:
             return False
-        lines_with, lines, norm, relevant, pattern = self.evidence.lines_with, win.lines, win.norm, self._relevant, self.evidence.pattern
-        stream = norm(run[0])[1]
+        lines_with, pattern = self.evidence.lines_with, self.evidence.pattern
+        stream = win.norm(run[0])[1]
         for items, exclude, before, after, exact in contexts:
-            only = lines_with(items, lines, run[0] - before, run[-1] + after)
+            only = lines_with(items, win.lines, run[0] - before, run[-1] + after)
             if only is None:
                 return False
             try:
-                there = [text for text, line_stream in map(norm, only) if relevant(items, text) and (not stream or line_stream == stream)]
+                there = self._evidence_lines(items, only, stream, win)
                 if not there:
                     continue  # no evidence it requires
                 if exact and len(run) == 1 and any(pattern(item).search(text, timeout=MATCH_TIMEOUT_S) for item in exclude for text in there):
@@ -1066,12 +1066,8 @@ class Matcher:
             return None
         li_s, li_e = span
         only = self.evidence.lines_with(items, win.lines, li_s - ctx.lines_before, li_e + ctx.lines_after)
-        norm, relevant = win.norm, self._relevant
         try:
-            parts = tuple(
-                text for text, line_stream in map(norm, only or ())
-                if (not stream or line_stream == stream) and relevant(items, text)
-            )
+            parts = self._evidence_lines(items, only or (), stream, win)
         except TimeoutError:
             return None
         key = (exclude, ctx.require_any, ctx.support_any, parts)
@@ -1083,6 +1079,12 @@ class Matcher:
             if got != "" and len(text) <= MEMO_TEXT:
                 _remember(self._decided, key, got, DECIDED_MEMO)
         return got
+
+    def _evidence_lines(self, items: tuple[str, ...], only: Sequence[int], stream: str, win: _Window) -> tuple[str, ...]:
+        """The normalized texts of the lines ``only`` (lines_with's) of the match's stream where an item of
+        ``items`` matches at all: what a context's check decides on (raises TimeoutError)."""
+        norm, relevant = win.norm, self._relevant
+        return tuple(text for text, line_stream in map(norm, only) if (not stream or line_stream == stream) and relevant(items, text))
 
     def _relevant(self, items: tuple[str, ...], text: str) -> bool:
         """Whether an item of ``items`` matches in ``text`` (one line), remembered by text across windows: the
