@@ -278,7 +278,7 @@ def _case(name: str) -> str:
 def _plant_offset(where: str | float, size: int) -> int:
     """The byte offset a plant is written at: a fraction of the log, its end, or astride a block edge."""
     if where == "edge":
-        from cudnn_doctor.input import BLOCK_BYTES as BLOCK
+        from cudnn_doctor.read.sources import BLOCK_BYTES as BLOCK
 
         at = (size // 2 // BLOCK) * BLOCK or BLOCK
         return max(0, at - 200)  # starts ~200 bytes before a block edge: its lines straddle it
@@ -542,7 +542,7 @@ def grep_patterns(catalog: object, path: Path) -> dict[str, object]:
 
 def replicate_kb(dest: Path, times: int) -> int:
     """Copy the built-in signatures `times` times under synthetic ids r<k>-<domain>/<slug>."""
-    from cudnn_doctor.catalog import builtin_dir
+    from cudnn_doctor.kb.load import builtin_dir
 
     src = builtin_dir()
     n = 0
@@ -696,7 +696,7 @@ def main() -> int:  # noqa: PLR0915 - the benchmark's script, one step after the
     say(f"generated {log} ({info['bytes'] / 2**20:.0f} MiB, {info['lines']} lines) in {time.perf_counter() - t0:.0f}s")
     expectations(plants)
 
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     env = dict(os.environ, NO_COLOR="1", LC_ALL="C", CUDNN_DOCTOR_CACHE_DIR=str(out_dir / "cache"))
     doctor = [args.python, "-m", "cudnn_doctor", "diagnose", "--format", "json", "--exit-zero"]

@@ -18,8 +18,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.environment import EnvironmentCollector
+from cudnn_doctor.env.detect import EnvironmentCollector
+from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher, Prefilter
 
 Scan = Callable[[bytes], set[int]]

@@ -22,7 +22,7 @@ def _cell(text: str, limit: int = 140) -> str:
 
 
 def render() -> str:
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     sigs = load_catalog(use_cache=False, use_env=False).signatures
     by_fw = Counter(s.framework for s in sigs)

@@ -21,6 +21,6 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope="session")
 def catalog():  # type: ignore[no-untyped-def]
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     return load_catalog(use_cache=False)

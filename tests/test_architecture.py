@@ -116,19 +116,19 @@ def test_no_import_circle() -> None:
 
 def test_the_model_imports_no_step() -> None:
     edges = graph()
-    assert reaches(edges, "cudnn_doctor.model") <= {"cudnn_doctor.textsafe", "cudnn_doctor.fieldmethods"}, reaches(edges, "cudnn_doctor.model")
+    assert reaches(edges, "cudnn_doctor.model") <= {"cudnn_doctor.read.textsafe", "cudnn_doctor.fieldmethods"}, reaches(edges, "cudnn_doctor.model")
 
 
 def test_steps_import_no_renderer_and_renderers_no_pipeline() -> None:
     edges = graph()
-    steps = ["cudnn_doctor.input", "cudnn_doctor.normalize", "cudnn_doctor.present", "cudnn_doctor.match", "cudnn_doctor.rank"]
+    steps = ["cudnn_doctor.read.sources", "cudnn_doctor.read.normalize", "cudnn_doctor.read.present", "cudnn_doctor.match", "cudnn_doctor.rank.findings"]
     for step in steps:
         above = reaches(edges, step)
         assert not any(m.startswith("cudnn_doctor.render") for m in above), (step, sorted(above))
-        assert "cudnn_doctor.pipeline" not in above, step
+        assert "cudnn_doctor.scan" not in above, step
     for module in edges:
         if module.startswith("cudnn_doctor.render"):
-            assert not reaches(edges, module) & {"cudnn_doctor.pipeline", "cudnn_doctor.commands", "cudnn_doctor.cli"}, module
+            assert not reaches(edges, module) & {"cudnn_doctor.scan", "cudnn_doctor.cli.commands", "cudnn_doctor.cli.app"}, module
 
 
 def main() -> None:

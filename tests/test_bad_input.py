@@ -11,8 +11,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.cli import app
-from cudnn_doctor.compiled import load_catalog
+from cudnn_doctor.cli.app import app
+from cudnn_doctor.kb.compiled import load_catalog
 
 runner = CliRunner()
 HIDDEN = b"RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"
@@ -187,7 +187,7 @@ def test_error_looking_lines_are_searched_only_where_they_may_be() -> None:
     made to match each alternative (a glog line at a block's start and after a newline)."""
     import random
 
-    from cudnn_doctor.pipeline import _ERRORISH, _may_be_errorish
+    from cudnn_doctor.scan import _ERRORISH, _may_be_errorish
 
     catalog = load_catalog(use_cache=False, use_env=False)
     texts = [ex.text for s in catalog.signatures for ex in (*s.examples, *s.counter_examples)]

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor import input as input_mod
-from cudnn_doctor.input import Block, ReadStats
-from cudnn_doctor.reading import _rechunk
+from cudnn_doctor.match.reading import _rechunk
+from cudnn_doctor.read import sources as input_mod
+from cudnn_doctor.read.sources import Block, ReadStats
 
 
 def _rechunk_reference(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
@@ -150,7 +150,7 @@ def test_malloc_is_tuned_once_by_the_command_line_only(monkeypatch: pytest.Monke
         list(input_mod._blocks(io.BytesIO(text), "log", ReadStats(), None))
         assert calls == ([1] if tune else []), tune
     monkeypatch.setattr(input_mod, "TUNE_MALLOC", False)
-    from cudnn_doctor.entry import main
+    from cudnn_doctor.cli.entry import main
 
     log = tmp_path / "ci.log"
     log.write_text("step 1\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\n")
@@ -158,7 +158,7 @@ def test_malloc_is_tuned_once_by_the_command_line_only(monkeypatch: pytest.Monke
     assert input_mod.TUNE_MALLOC  # the command line's own process
     # the real one, in a process of its own: it runs, once, and a diagnosis after it is the same
     code = (
-        "import cudnn_doctor, cudnn_doctor.input as i; text = 'RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\\n';"
+        "import cudnn_doctor, cudnn_doctor.read.sources as i; text = 'RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\\n';"
         "a = [f.signature.id for f in cudnn_doctor.diagnose(text).findings]; assert not i.TUNE_MALLOC;"
         "i.tune_malloc(); i.tune_malloc(); assert i._tuned;"
         "assert a == [f.signature.id for f in cudnn_doctor.diagnose(text).findings] and a; print('ok')"
@@ -176,8 +176,8 @@ def test_the_command_line_scans_with_the_catalog_out_of_the_collectors_way(
     nothing is left frozen (an in-process caller's garbage is collected as before)."""
     import gc
 
-    from cudnn_doctor import commands
-    from cudnn_doctor.entry import main
+    from cudnn_doctor.cli import commands
+    from cudnn_doctor.cli.entry import main
 
     seen: dict[str, object] = {}
     real_load, real_diagnose = commands.load_catalog_or_report, commands._diagnose

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor.build import (
+from cudnn_doctor.errors import SignatureError
+from cudnn_doctor.kb.build import (
     DEADENDS_COMPAT_FIELDS,
     EDITOR_FIELDS,
     build_signature,
     from_record,
     record_keys,
 )
-from cudnn_doctor.catalog import SCHEMA_PATH, read_record, schema_problems
-from cudnn_doctor.errors import SignatureError
+from cudnn_doctor.kb.load import SCHEMA_PATH, read_record, schema_problems
 from cudnn_doctor.model import Context, Workaround
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def test_a_key_the_model_does_not_know_is_an_error_not_passed_through() -> None:
 
 
 def test_a_schema_property_without_a_model_field_is_a_problem_of_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cudnn_doctor import catalog
+    from cudnn_doctor.kb import load as catalog
 
     monkeypatch.setattr(catalog, "schema_problems", lambda path, record: [])  # as if the schema allowed it
     record = read_record(SEED)
@@ -104,9 +104,9 @@ def test_workarounds_inherit_the_tier_and_the_old_chinese_list() -> None:
 
 
 def test_load_catalog_and_validate_read_files_through_one_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cudnn_doctor import catalog
-    from cudnn_doctor.compiled import load_catalog
-    from cudnn_doctor.validate import validate_paths
+    from cudnn_doctor.cli.validate import validate_paths
+    from cudnn_doctor.kb import load as catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     read: list[str] = []
     real = catalog.load_file

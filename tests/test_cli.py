@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cudnn_doctor.cli import app
-from cudnn_doctor.entry import main
+from cudnn_doctor.cli.app import app
+from cudnn_doctor.cli.entry import main
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "lstm-hidden-size.log"

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor import diagnose, rank
-from cudnn_doctor.catalog import Catalog
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.environment import EnvironmentCollector
+from cudnn_doctor import diagnose
+from cudnn_doctor.env.detect import EnvironmentCollector
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.kb.load import Catalog
 from cudnn_doctor.match import Matcher, RawMatch, confirm_words
 from cudnn_doctor.match import evidence as evidence_mod
 from cudnn_doctor.match import matcher as match_mod  # the module that reads CONFIRM_FROM
+from cudnn_doctor.rank import findings as rank
 from test_dense import dense_log  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = load_catalog(use_cache=False, use_env=False)
@@ -424,7 +425,7 @@ def test_a_line_s_span_is_mapped_as_its_lines_are() -> None:
     for lines of joined (presented) segments and plain ones, as blocks are added."""
     import random
 
-    from cudnn_doctor.reading import LineMap
+    from cudnn_doctor.match.reading import LineMap
 
     rnd = random.Random(5)
     lmap, new_last = LineMap(), 0

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import match as match_mod
-from cudnn_doctor.environment import DETECTORS, EnvironmentCollector
-from cudnn_doctor.input import text_source
-from cudnn_doctor.pipeline import Options, diagnose_sources
+from cudnn_doctor.env.detect import DETECTORS, EnvironmentCollector
+from cudnn_doctor.read.sources import text_source
 from cudnn_doctor.report import build_report
+from cudnn_doctor.scan import Options, diagnose_sources
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 
@@ -56,7 +56,7 @@ def diagnose(text: str, catalog, monkeypatch, *, hyperscan: bool = True, memo: b
             m.setattr(match_mod.matcher, "PROBED_MEMO", 0)  # the module that reads it
             m.setattr(EnvironmentCollector, "probes", _plain_probes)
         if block is not None:
-            from cudnn_doctor import input as input_mod
+            from cudnn_doctor.read import sources as input_mod
 
             m.setattr(input_mod, "BLOCK_BYTES", block)
         record = build_report(diagnose_sources([text_source(text, "log")], catalog=catalog, options=Options(jobs=1)))
@@ -111,7 +111,7 @@ def test_versions_that_differ_only_in_digits_still_count() -> None:
 
 
 def _empty_catalog():  # type: ignore[no-untyped-def]
-    from cudnn_doctor.catalog import Catalog
+    from cudnn_doctor.kb.load import Catalog
 
     return Catalog(signatures=[], evidence={})
 

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 import cudnn_doctor
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.differential import (
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.model import Cause, DifferentialEntry
+from cudnn_doctor.rank.differential import (
     GENERIC_RNN_STATUS,
     GENERIC_STATUS,
     MIN_RNN_CAUSES,
@@ -23,7 +24,6 @@ from cudnn_doctor.differential import (
     causes_of,
     is_generic_rnn_status,
 )
-from cudnn_doctor.model import Cause, DifferentialEntry
 from cudnn_doctor.render import Format, render
 from cudnn_doctor.report import build_report
 
@@ -206,7 +206,7 @@ def test_a_symptom_before_an_unrelated_line_stays_one_error() -> None:
 
 
 def test_the_split_is_by_knowledge_not_by_adjacency() -> None:
-    from cudnn_doctor.rank import causes
+    from cudnn_doctor.rank.findings import causes
 
     base = load_catalog(use_cache=False)
     get = base.get
@@ -324,7 +324,7 @@ def test_a_cause_far_away_in_a_long_log_does_not_explain_an_earlier_status(catal
 def test_cli_runner_env_option_rules_a_cause_out() -> None:
     from typer.testing import CliRunner
 
-    from cudnn_doctor.cli import app
+    from cudnn_doctor.cli.app import app
 
     result = CliRunner().invoke(
         app, ["diagnose", "--format", "json", "--env", "torch=1.4.0", "--signatures", str(FIXTURES)], input=LAST_LINE
@@ -368,7 +368,7 @@ def test_the_failing_call_the_log_names_rules_out_causes_in_other_calls(catalog:
 
 
 def test_only_traceback_evidence_is_decisive_when_absent() -> None:
-    from cudnn_doctor.differential import frame_like
+    from cudnn_doctor.rank.differential import frame_like
 
     assert frame_like(r"frobnicate_rnn\(") and frame_like(r"n_step_lstm\.py") and frame_like("@rnn")
     # a version, a GPU, a code word: a whole traceback without them proves nothing
@@ -391,7 +391,7 @@ def test_the_summary_names_the_possible_causes(diff_record: dict[str, Any]) -> N
 
 
 def test_a_cause_of_another_framework_is_ruled_out() -> None:
-    from cudnn_doctor.differential import same_run
+    from cudnn_doctor.rank.differential import same_run
 
     log = (
         "2020-01-16 10:26:44.374373: E tensorflow/stream_executor/dnn.cc:596] CUDNN_STATUS_BAD_PARAM\n"

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 import cudnn_doctor
-from cudnn_doctor.environment import (
+from cudnn_doctor.env.detect import (
     DETECTORS,
     EnvironmentCollector,
     cuda_version_text,
@@ -411,7 +411,7 @@ SIG = textwrap.dedent(
 
 @pytest.fixture()
 def widget_catalog(tmp_path):  # type: ignore[no-untyped-def]
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     (tmp_path / "widget.yaml").write_text(SIG, encoding="utf-8")
     return load_catalog([str(tmp_path)], builtin=False, use_cache=False)
@@ -468,7 +468,7 @@ def test_version_in_agrees_with_packaging_on_plain_releases() -> None:
     from packaging.specifiers import SpecifierSet
     from packaging.version import Version
 
-    from cudnn_doctor import rank
+    from cudnn_doctor.rank import findings as rank
 
     versions = ["1", "2", "2.0", "2.0.0", "2.3.9", "2.4", "2.4.0", "2.4.1", "2.14", "2.16", "2.16.0.1", "10.0", "2.04"]
     specs = [f"{op}{v}" for op in (">=", "<=", "==", "!=", "<", ">") for v in ("2", "2.4", "2.4.0", "2.14", "10")]

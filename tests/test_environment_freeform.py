@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cudnn_doctor.environment import detect
+from cudnn_doctor.env.detect import detect
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ import dataclasses
 
 import pytest
 
-from cudnn_doctor.catalog import Catalog
-from cudnn_doctor.compiled import load_catalog
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.kb.load import Catalog
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.match import matcher as match_mod
 from cudnn_doctor.match import prefilter as prefilter_mod

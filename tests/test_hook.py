@@ -66,8 +66,8 @@ def test_import_and_install_import_nothing_heavy() -> None:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     loaded = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", proc.stderr, re.M)}
-    assert "cudnn_doctor.hook" in loaded
-    heavy = {"cudnn_doctor.catalog", "cudnn_doctor.compiled", "cudnn_doctor.pipeline", "cudnn_doctor.match", "cudnn_doctor.render",
+    assert "cudnn_doctor.integrations.hook" in loaded
+    heavy = {"cudnn_doctor.kb.load", "cudnn_doctor.kb.compiled", "cudnn_doctor.scan", "cudnn_doctor.match", "cudnn_doctor.render",
              "regex", "yaml", "rich", "typer", "jsonschema", "packaging", "pickle", "traceback"}
     assert not heavy & loaded, heavy & loaded
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cudnn_doctor import localenv
-from cudnn_doctor.cli import app
-from cudnn_doctor.environment import EnvironmentCollector, detect
-from cudnn_doctor.localenv import HOW_PACKAGE, LocalEnv, cudnn_int_text, describe_local
+from cudnn_doctor.cli.app import app
+from cudnn_doctor.env import local as localenv
+from cudnn_doctor.env.detect import EnvironmentCollector, detect
+from cudnn_doctor.env.local import HOW_PACKAGE, LocalEnv, cudnn_int_text, describe_local
 
 FAKE_SMI = textwrap.dedent(
     """\
@@ -78,7 +78,7 @@ def test_env_on_this_machine_terminal_and_json() -> None:
 
 
 def test_env_bad_format() -> None:
-    from cudnn_doctor.entry import main
+    from cudnn_doctor.cli.entry import main
 
     assert main(["env", "--format", "yaml"]) == 2
 

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor import input as input_mod
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.input import text_source
+from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.match import matcher as match_mod  # the module that reads the memo sizes
 from cudnn_doctor.match import prefilter as prefilter_mod
 from cudnn_doctor.match.lines import first_per_line
-from cudnn_doctor.pipeline import Options, diagnose_sources
+from cudnn_doctor.read import sources as input_mod
+from cudnn_doctor.read.sources import text_source
 from cudnn_doctor.report import build_report
+from cudnn_doctor.scan import Options, diagnose_sources
 
 CATALOG = load_catalog(use_cache=False, use_env=False)
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
@@ -299,7 +299,7 @@ def test_literal_conditions_hold_for_every_evidence_line_of_the_base() -> None:
     """Soundness over the whole base: wherever an item of a context matches a line (examples, counter-examples,
     corpus logs), the line holds one of the context's literals (at a word start, for those that must be) and
     satisfies that literal's conditions; a line dropped for them could never have been evidence."""
-    from cudnn_doctor.normalize import normalize_line
+    from cudnn_doctor.read.normalize import normalize_line
 
     m = Matcher(CATALOG)
     texts = [ex.text for s in CATALOG.signatures for ex in (*s.examples, *s.counter_examples)]
@@ -509,7 +509,7 @@ def test_the_passes_words_never_hide_evidence_of_the_base() -> None:
     pytest.importorskip("hyperscan")
     from cudnn_doctor.match.evidence import _checks, _counting
     from cudnn_doctor.match.prefilter import Prefilter
-    from cudnn_doctor.normalize import normalize_line
+    from cudnn_doctor.read.normalize import normalize_line
 
     m = Matcher(CATALOG)
     m._confirm_all()  # the words of every window's pass: Confirm's, the contexts' literals and condition words
@@ -583,7 +583,7 @@ def test_a_window_is_freed_without_the_cycle_collector(monkeypatch: pytest.Monke
 def test_items_that_do_not_combine_are_searched_one_by_one() -> None:
     """A back-reference's group number shifts in an alternation and ``(?x)`` would make every other item
     verbose: such items are not combined, so whether a line is evidence stays what each item says."""
-    from cudnn_doctor.catalog import Catalog
+    from cudnn_doctor.kb.load import Catalog
 
     evidence = Matcher(Catalog(signatures=[], evidence={})).evidence
     assert evidence.any_pattern((r"\bimport higher\b", r"\bfunctional_call\(")) is not None
@@ -612,7 +612,7 @@ def test_a_cr_overwritten_line_keeps_its_word_start_in_a_piece(monkeypatch: pyte
 
 
 def _skip_catalog(*sigs: object) -> object:
-    from cudnn_doctor.catalog import Catalog
+    from cudnn_doctor.kb.load import Catalog
 
     return Catalog(signatures=list(sigs), evidence=CATALOG.evidence)  # type: ignore[arg-type]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cudnn_doctor.normalize import clean_text, normalize_line
+from cudnn_doctor.read.normalize import clean_text, normalize_line
 
 
 @pytest.mark.parametrize(

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor import input as input_mod
 from cudnn_doctor import parallel
-from cudnn_doctor.input import ReadStats, sources_from_args
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.pipeline import Options, diagnose_sources
+from cudnn_doctor.read import sources as input_mod
+from cudnn_doctor.read.sources import ReadStats, sources_from_args
 from cudnn_doctor.report import build_report
+from cudnn_doctor.scan import Options, diagnose_sources
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="parallel scanning forks (Linux only)")
 

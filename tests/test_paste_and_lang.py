@@ -9,7 +9,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from cudnn_doctor.cli import app
+from cudnn_doctor.cli.app import app
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.compiled import load_catalog
+from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.present import present, unwrap, wrap_width
+from cudnn_doctor.read.present import present, unwrap, wrap_width
 from cudnn_doctor.report import build_report
 from presenting import hard_wrap  # tests/ is on sys.path (rootdir-based imports)
 
@@ -168,7 +168,7 @@ def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
     what ``in`` says, marks overlapping, at either end, or cut short."""
     import itertools
 
-    from cudnn_doctor.present import _has_at
+    from cudnn_doctor.read.present import _has_at
 
     for n in range(7):
         for chars in itertools.product(b"`^Mx", repeat=n):
@@ -185,7 +185,7 @@ def test_marks_by_one_hyperscan_pass_as_by_the_re_searches() -> None:
 
     pytest.importorskip("hyperscan")
     import presenting
-    from cudnn_doctor import present as present_mod
+    from cudnn_doctor.read import present as present_mod
 
     def by_re(data: bytes) -> bool:
         return any(m.search(data) for m in present_mod._MARKS_B) or present_mod._QUOTE_OR_BULLET_B.search(data) is not None
@@ -235,7 +235,7 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
     _identifier_cut declines ('encountered|CUDA' is two words): the matcher's vocabulary holds the mixed-case
     identifiers the signatures' messages require, so the cut is read as a wrap, and the error found, though
     no prefilter literal is 'CudnnRNN' alone any more; and the vocabulary keeps every prefilter literal."""
-    from cudnn_doctor.present import detect
+    from cudnn_doctor.read.present import detect
 
     m = Matcher(CATALOG)
     vocabulary = m.vocabulary()
@@ -250,7 +250,7 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
     assert not detect(text.encode(), m.prefilter.literals)
     assert detect(text.encode(), vocabulary)
     # and the reader gives present() that vocabulary (made on first use)
-    import cudnn_doctor.reading as reading_mod
+    import cudnn_doctor.match.reading as reading_mod
 
     given: list[bool] = []
     real = reading_mod.present

@@ -16,11 +16,11 @@ import pytest
 pytest.importorskip("nbformat")  # the notebook presentation (a test extra; absent in the lowest-dependency run)
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.cut import shortest_prefix
+from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.normalize import clean_text
-from cudnn_doctor.reading import cut_reader
+from cudnn_doctor.match.cut import shortest_prefix
+from cudnn_doctor.match.reading import cut_reader
+from cudnn_doctor.read.normalize import clean_text
 from presenting import PRESENTATIONS  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = load_catalog(use_cache=False, use_env=False)

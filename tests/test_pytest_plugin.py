@@ -60,7 +60,7 @@ def test_unrelated():
 def _warm() -> None:
     """Import everything a diagnosis imports before pytester's inline runs: each run drops from sys.modules what
     it imported, and a second copy of yaml (or of the catalog) next to the first one breaks the later tests."""
-    from cudnn_doctor.hook import diagnose_record
+    from cudnn_doctor.integrations.hook import diagnose_record
 
     diagnose_record("RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n")
 
@@ -150,8 +150,8 @@ def pytest_sessionfinish(session):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     loaded = json.loads((pytester.path / "loaded.json").read_text())
-    assert "cudnn_doctor.pytest_plugin" in loaded  # it is active...
-    assert not {"cudnn_doctor.catalog", "cudnn_doctor.pipeline", "cudnn_doctor.match", "cudnn_doctor.hook"} & set(loaded)
+    assert "cudnn_doctor.integrations.pytest_plugin" in loaded  # it is active...
+    assert not {"cudnn_doctor.kb.load", "cudnn_doctor.scan", "cudnn_doctor.match", "cudnn_doctor.integrations.hook"} & set(loaded)
 
 
 def test_a_module_that_cannot_be_imported_is_diagnosed(pytester: pytest.Pytester) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor.entry import main
+from cudnn_doctor.cli.entry import main
 
 HIDDEN = "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_both_parsers_agree_on_values(tmp_path: Path) -> None:
     """The typer command and the start-up parser read the same table and convert through the same code."""
     from typer.testing import CliRunner
 
-    from cudnn_doctor.cli import app
+    from cudnn_doctor.cli.app import app
 
     runner = CliRunner()
     for argv in (["--format", "xml"], ["--threshold", "5"], ["--lang", "fr"]):
@@ -96,10 +96,10 @@ def test_help_still_works() -> None:
 
 
 def test_cli_does_not_import_entry_and_no_private_names() -> None:
-    text = (ROOT / "src" / "cudnn_doctor" / "cli.py").read_text()
+    text = (ROOT / "src" / "cudnn_doctor" / "cli" / "app.py").read_text()
     assert ".entry" not in text and "from .commands import _" not in text
-    commands = (ROOT / "src" / "cudnn_doctor" / "commands.py").read_text()
-    assert "import typer" not in commands and "from .cli " not in commands and ".entry" not in commands
+    commands = (ROOT / "src" / "cudnn_doctor" / "cli" / "commands.py").read_text()
+    assert "import typer" not in commands and "from .app " not in commands and ".entry" not in commands
 
 
 # --------------------------------------------------------------------------- every format, every scope
@@ -108,7 +108,7 @@ SARIF_SCHEMA = ROOT.parent / "shared" / "reference" / "sarif-schema-2.1.0.json"
 
 
 def _finding_of_each_scope() -> dict[str, str]:
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     texts: dict[str, str] = {}
     for sig in load_catalog(use_cache=False).signatures:
@@ -195,7 +195,7 @@ def test_schema_command_prints_the_schema_with_a_real_id() -> None:
 
 
 def test_piped_list_keeps_every_id_whole_on_one_line() -> None:
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     result = cli("list", env={"COLUMNS": "60"})
     assert result.returncode == 0
@@ -244,7 +244,7 @@ def test_one_line_is_singular() -> None:
 def test_a_long_line_is_counted_as_cut_once(tmp_path: Path, size: int) -> None:
     import re
 
-    from cudnn_doctor.input import MAX_LINE, ReadStats, read_blocks, sources_from_args
+    from cudnn_doctor.read.sources import MAX_LINE, ReadStats, read_blocks, sources_from_args
 
     log = tmp_path / "bar.log"
     log.write_bytes(b"start\n" + b"#" * size + b"\n" + HIDDEN.encode())
@@ -273,7 +273,7 @@ def test_explain_zh_is_read() -> None:
 
 
 def test_window_default_in_the_docs_is_the_code_default() -> None:
-    from cudnn_doctor.build import default_window as _default_window
+    from cudnn_doctor.kb.build import default_window as _default_window
 
     assert _default_window(r"Expected hidden\[0\] size") == (2, 2)
     assert _default_window(r"foo\nbar") == (30, 30)
@@ -375,7 +375,7 @@ def _user_sigs(tmp_path: Path) -> Path:
 
 
 def test_cache_miss_and_hit_return_the_same_catalog(fresh_cache: Path) -> None:
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
 
     miss = load_catalog()
     hit = load_catalog()
@@ -388,7 +388,7 @@ def test_cache_miss_and_hit_return_the_same_catalog(fresh_cache: Path) -> None:
 
 def test_cache_entries_per_key_do_not_evict_each_other(fresh_cache: Path, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from cudnn_doctor import compiled
+    from cudnn_doctor.kb import compiled
 
     mine = _user_sigs(tmp_path)
     compiled.load_catalog()
@@ -404,8 +404,8 @@ def test_cache_entries_per_key_do_not_evict_each_other(fresh_cache: Path, tmp_pa
 def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import regex
 
-    from cudnn_doctor import catalog as catalog_mod
-    from cudnn_doctor import compiled, patterns
+    from cudnn_doctor.kb import compiled, patterns
+    from cudnn_doctor.kb import load as catalog_mod
 
     keys = {compiled._fingerprint([], [])}
     # the regex C extension that compiled the cached programs: its file, size and mtime (found without
@@ -450,7 +450,7 @@ def test_compiled_patterns_run_without_the_regex_package(fresh_cache: Path, past
 def test_regex_error_is_caught_once_the_package_is_loaded() -> None:
     """patterns.regex_error() stands for regex.error in ``except`` clauses: the real class once the package
     is imported (a pattern that fails to compile is reported, not raised), a class nothing raises before."""
-    from cudnn_doctor import patterns
+    from cudnn_doctor.kb import patterns
 
     regex = patterns.regex_module()
     assert patterns.regex_error() is regex.error
@@ -459,7 +459,7 @@ def test_regex_error_is_caught_once_the_package_is_loaded() -> None:
 
 
 def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:
-    from cudnn_doctor import cache
+    from cudnn_doctor.kb import cache
 
     for i in range(cache.MAX_ENTRIES + 4):
         cache.store(f"key {i}", {"n": i})
@@ -480,7 +480,7 @@ def test_signature_report_fields_unpickled_on_first_read() -> None:
     import pickle
 
     from cudnn_doctor import diagnose
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
     from cudnn_doctor.model import _REPORT_FIELDS
 
     catalog = load_catalog(use_cache=False, use_env=False)
@@ -510,7 +510,7 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
     compiling per process otherwise); a damaged entry is compiled again; hyperscan entries do not evict
     compiled catalogs."""
     hyperscan = pytest.importorskip("hyperscan")
-    from cudnn_doctor import cache
+    from cudnn_doctor.kb import cache
     from cudnn_doctor.match import prefilter
 
     compiles = []
@@ -564,8 +564,8 @@ def test_a_planted_cache_is_never_unpickled(fresh_cache: Path, tmp_path: Path, m
     """A CI cache restored from another job (or written by another user) cannot run code."""
     import pickle
 
-    from cudnn_doctor import cache
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb import cache
+    from cudnn_doctor.kb.compiled import load_catalog
 
     load_catalog()  # a genuine entry and this user's key
     (entry,) = fresh_cache.glob("catalog-*.cache")
@@ -594,7 +594,7 @@ def test_cache_blobs_are_checked_when_read_never_unpickled_when_changed(fresh_ca
     a one-line error says so, and the next run rebuilds the cache)."""
     import pickle
 
-    from cudnn_doctor import cache
+    from cudnn_doctor.kb import cache
     from cudnn_doctor.model import LazyRecord
 
     value = {"record": LazyRecord({"id": "x/y", "title": "t" * 500}), "blob": cache.Blob(b"b" * 300)}
@@ -654,9 +654,9 @@ examples:
 def test_a_slow_signature_is_dropped_past_its_budget_naming_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from cudnn_doctor.compiled import load_catalog
+    from cudnn_doctor.kb.compiled import load_catalog
     from cudnn_doctor.match import matcher as match  # the module that reads SIGNATURE_BUDGET_S
-    from cudnn_doctor.pipeline import diagnose
+    from cudnn_doctor.scan import diagnose
 
     d = tmp_path / "mine"
     d.mkdir()
@@ -691,7 +691,7 @@ def test_validate_flags_nested_quantifiers_that_backtrack(tmp_path: Path) -> Non
 
 
 def test_nested_quantifier_detection() -> None:
-    from cudnn_doctor.regexcheck import nested_quantifier
+    from cudnn_doctor.kb.regexcheck import nested_quantifier
 
     assert nested_quantifier(r"(a+)+$") and nested_quantifier(r"(\w+\s?)*x")
     assert not nested_quantifier(r"a+b+c*") and not nested_quantifier(r"(?:ab){0,3}c+")
@@ -820,7 +820,7 @@ def test_run_does_not_wait_for_or_orphan_a_grandchild_holding_the_pipe(tmp_path:
 
 
 def test_run_reports_true_line_numbers_after_truncation() -> None:
-    from cudnn_doctor.runner import run
+    from cudnn_doctor.cli.run import run
 
     code = ("import sys\n"
             "for i in range(1, 20001): print(f'line {i:06d} ' + 'x' * 40)\n"
@@ -841,8 +841,8 @@ def test_run_reports_true_line_numbers_after_truncation() -> None:
 def test_a_directory_of_failing_logs_aggregates(tmp_path: Path) -> None:
     import tracemalloc
 
-    from cudnn_doctor.input import sources_from_args
-    from cudnn_doctor.pipeline import Options, diagnose_sources
+    from cudnn_doctor.read.sources import sources_from_args
+    from cudnn_doctor.scan import Options, diagnose_sources
 
     d = tmp_path / "logs"
     d.mkdir()
@@ -872,7 +872,7 @@ def test_a_gzip_bomb_is_refused_with_a_clear_message_and_the_flag_raises_the_lim
     import gzip
     import time
 
-    from cudnn_doctor import input as input_mod
+    from cudnn_doctor.read import sources as input_mod
 
     bomb = tmp_path / "bomb.log.gz"
     with gzip.open(bomb, "wb", compresslevel=9) as fh:
@@ -891,7 +891,7 @@ def test_a_gzip_bomb_is_refused_with_a_clear_message_and_the_flag_raises_the_lim
         fh.write((b"noise\n" * 1000) + HIDDEN.encode())
     assert cli(str(small)).returncode == 1
     # the limit: ratio x compressed bytes read, at least GZIP_FLOOR; a lower floor shows it on a small file
-    from cudnn_doctor.input import ReadStats, read_blocks, sources_from_args
+    from cudnn_doctor.read.sources import ReadStats, read_blocks, sources_from_args
 
     (src,), _ = sources_from_args([str(small)], None)
     original = input_mod.GZIP_FLOOR
@@ -918,7 +918,7 @@ def test_ci_recipes_install_from_the_repository_until_a_release() -> None:
 
 def test_every_command_has_help_with_the_installed_typer() -> None:
     """typer < 0.15 (the range's lower bound) rejects `X | None` in a command's signature at start-up."""
-    from cudnn_doctor.commands import COMMANDS
+    from cudnn_doctor.cli.commands import COMMANDS
 
     for name in COMMANDS:
         result = cli(name, "--help")
@@ -945,15 +945,15 @@ def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path, t
     proc = subprocess.run(argv, input=paste, capture_output=True, text=True, env=env, timeout=120)
     assert "CUDNN_STATUS_NOT_SUPPORTED" in proc.stdout, proc.stdout + proc.stderr
     loaded = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", proc.stderr, re.M)}
-    assert "cudnn_doctor.pipeline" in loaded  # the diagnosis did run in this process
-    unused = {"yaml", "jsonschema", "packaging", "hashlib", "typing", "pathlib", "threading", "regex", "cudnn_doctor.localenv", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich", "string"}
+    assert "cudnn_doctor.scan" in loaded  # the diagnosis did run in this process
+    unused = {"yaml", "jsonschema", "packaging", "hashlib", "typing", "pathlib", "threading", "regex", "cudnn_doctor.env.local", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich", "string"}
     assert not unused & loaded, unused & loaded
 
 
 @pytest.mark.parametrize("spelling", ["x.log", "./x.log", "d/../x.log", "d//y.log", "d/./y.log", "{tmp}/x.log", "{tmp}//d/y.log", "d/"])
 def test_file_arguments_are_named_as_path_prints_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str) -> None:
     """A plain file argument skips pathlib (start-up); its source is named exactly as Path names the others."""
-    from cudnn_doctor.input import sources_from_args
+    from cudnn_doctor.read.sources import sources_from_args
 
     (tmp_path / "d").mkdir()
     (tmp_path / "x.log").write_text("a\n")
@@ -970,7 +970,7 @@ def test_file_arguments_are_named_as_path_prints_them(tmp_path: Path, monkeypatc
 def test_signature_paths_keep_path_order(tmp_path: Path) -> None:
     """The cache key lists the base as strings (no Path per file); the order is still Path's, component by
     component, so a folder's files sort before a sibling folder whose name sorts after it as a string."""
-    from cudnn_doctor.catalog import signature_files, signature_paths
+    from cudnn_doctor.kb.load import signature_files, signature_paths
 
     for rel in ("a/z.yaml", "a-b/x.yaml", "a/b/c.yaml", "A/y.yml", "b.yaml", "a.b/q.yaml", "_skip/x.yaml", "a/_x.yaml"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -985,7 +985,7 @@ def test_signature_paths_keep_path_order(tmp_path: Path) -> None:
 
 def test_a_changed_record_that_cannot_be_removed_says_so(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where the damaged cache file cannot be removed (Windows: a mapped file), the one line says to remove it."""
-    from cudnn_doctor import cache
+    from cudnn_doctor.kb import cache
 
     cache.store("blobs", {"blob": cache.Blob(b"c" * 200)})
     (entry,) = fresh_cache.glob("catalog-*.cache")

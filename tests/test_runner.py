@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from cudnn_doctor import entry as cli
-from cudnn_doctor.runner import Capture, _Lines, run, source_name
+from cudnn_doctor.cli import entry as cli
+from cudnn_doctor.cli.run import Capture, _Lines, run, source_name
 
 PY = sys.executable
 EVAL_MODE_TRACEBACK = (

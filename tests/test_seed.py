@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.validate import validate_paths
+from cudnn_doctor.cli.validate import validate_paths
+from cudnn_doctor.kb.compiled import load_catalog
 
 SEED = Path(__file__).resolve().parents[1] / "docs" / "examples" / "seed-record.json"
 SHARED_SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "004_47fe47f437834818.txt"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.catalog import builtin_dir
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.validate import example_problems, quality_problems, validate_paths
+from cudnn_doctor.cli.validate import example_problems, quality_problems, validate_paths
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.kb.load import builtin_dir
 
 _CATALOG = load_catalog(use_cache=False, use_env=False)
 SIGS = _CATALOG.signatures

@@ -9,10 +9,10 @@ import gzip
 
 import pytest
 
-from cudnn_doctor import input as input_mod
-from cudnn_doctor.input import Source, text_source
 from cudnn_doctor.match import Matcher, Prefilter, line_local
-from cudnn_doctor.pipeline import Options, diagnose_sources
+from cudnn_doctor.read import sources as input_mod
+from cudnn_doctor.read.sources import Source, text_source
+from cudnn_doctor.scan import Options, diagnose_sources
 
 EVAL_TB = """\
 Traceback (most recent call last):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import cudnn_doctor
-from cudnn_doctor.tracebacks import frames, is_library, tf_node, user_frame
+from cudnn_doctor.rank.tracebacks import frames, is_library, tf_node, user_frame
 
 
 def lines(text: str) -> list[str]:

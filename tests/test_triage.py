@@ -12,8 +12,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cudnn_doctor.cli import app
-from cudnn_doctor.triage import CatalogSpec, aggregate, expand, render_summary, run_local, triage_log
+from cudnn_doctor.cli.app import app
+from cudnn_doctor.integrations.triage import (
+    CatalogSpec,
+    aggregate,
+    expand,
+    render_summary,
+    run_local,
+    triage_log,
+)
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
 runner = CliRunner()
@@ -141,7 +148,7 @@ def test_fsspec_urls(logs: Path) -> None:
 
 def test_dask_local_cluster_equals_local(logs: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    from cudnn_doctor.triage import run_dask
+    from cudnn_doctor.integrations.triage import run_dask
 
     found, _ = expand([str(logs)])
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
@@ -151,7 +158,7 @@ def test_dask_local_cluster_equals_local(logs: Path) -> None:
 
 
 def test_worker_catalog_loaded_once(tmp_path: Path) -> None:
-    from cudnn_doctor import triage
+    from cudnn_doctor.integrations import triage
 
     spec = CatalogSpec(builtin=True)
     assert triage.worker_catalog(spec) is triage.worker_catalog(spec)

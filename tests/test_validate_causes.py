@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor.validate import validate_paths
+from cudnn_doctor.cli.validate import validate_paths
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "differential"
 GOOD = (FIXTURES / "cause-frobnicate-old-release.yaml").read_text("utf-8")

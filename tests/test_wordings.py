@@ -14,9 +14,9 @@ import dataclasses
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.compiled import load_catalog
-from cudnn_doctor.patterns import compile_pattern
-from cudnn_doctor.validate import wording_problems
+from cudnn_doctor.cli.validate import wording_problems
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.kb.patterns import compile_pattern
 
 _CATALOG = load_catalog(use_cache=False, use_env=False)
 _WORDED = [s for s in _CATALOG.signatures if s.raw.get("wordings")]

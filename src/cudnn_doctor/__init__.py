@@ -15,26 +15,26 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-    from .compiled import load_catalog
-    from .hook import auto, install, uninstall
-    from .pipeline import diagnose
+    from .integrations.hook import auto, install, uninstall
+    from .kb.compiled import load_catalog
+    from .scan import diagnose
 
 
 def __getattr__(name: str) -> Any:  # lazy: keep `import cudnn_doctor` cheap for the CLI
     if name == "diagnose":
-        from .pipeline import diagnose
+        from .scan import diagnose
 
         return diagnose
     if name == "load_catalog":
-        from .compiled import load_catalog
+        from .kb.compiled import load_catalog
 
         return load_catalog
     if name in ("install", "uninstall", "auto"):  # the excepthooks (hook.py): cheap until an exception
-        from . import hook
+        from .integrations import hook
 
         return getattr(hook, name)
     if name in ("load_ipython_extension", "unload_ipython_extension"):  # %load_ext cudnn_doctor
-        from . import ipython_ext
+        from .integrations import ipython as ipython_ext
 
         return getattr(ipython_ext, name)
     raise AttributeError(name)

@@ -20,8 +20,8 @@ import os
 import sys
 from collections.abc import Callable
 
-from .input import Source, plain_text_file
 from .match import TRACEBACK_LINES, Matcher
+from .read.sources import Source, plain_text_file
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .differential import candidate_record
-from .explain import fill_known
 from .fieldmethods import FieldEq
 from .model import DeadEnd, Finding, NearMiss, Signature, Workaround, localized
-from .rank import MAX_NEAR_MISSES, plan_workarounds, sort_dead_ends
+from .rank.differential import candidate_record
+from .rank.explain import fill_known
+from .rank.findings import MAX_NEAR_MISSES, plan_workarounds, sort_dead_ends
 from .render.phrases import rate_text
 from .render.summary import finding_summary, record_summary
 from .version import __version__

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ..patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
-from ..textsafe import NORMALIZE_DELETES_BYTES
+from ..kb.patterns import Lazy, LazyRe, compile_pattern, derived, regex_error
+from ..read.textsafe import NORMALIZE_DELETES_BYTES
 from .lines import _Lines, first_per_line, line_indexes, meets
 from .prefilter import _hs_literal
 from .regexinfo import alternative_heads, alternative_literals, alternative_runs, derive_literal, line_local
@@ -25,7 +25,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
     from typing import Any
 
-    from ..catalog import Catalog
+    from ..kb.load import Catalog
 
 MATCH_TIMEOUT_S = 1.0
 NON_RNN = "@non_rnn"
@@ -365,7 +365,7 @@ def _compiled(expressions: list[bytes], ids: list[int], single: list[bool]) -> A
     try:
         import hyperscan
 
-        from .. import cache
+        from ..kb import cache
 
         digest = cache.digest(repr((expressions, ids, single)).encode())
         key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} context {digest}"

@@ -12,13 +12,13 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator, Sequence
 
-from ..normalize import normalize_line
+from ..read.normalize import normalize_line
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..input import Marks
+    from ..read.sources import Marks
     from .regexinfo import Confirm
 
 

@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..fieldmethods import FieldEq
-from ..input import Block
+from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..model import RETIRE, Probe, Signature
-from ..normalize import normalize_line
-from ..patterns import LazyRe, compile_pattern, regex_error
+from ..read.normalize import normalize_line
+from ..read.sources import Block
 from .evidence import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, _Evidence
 from .lines import (
     LazyLines,
@@ -46,7 +46,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # only a type here: match/ needs no catalog module at run time
     from typing import Any
 
-    from ..catalog import Catalog
+    from ..kb.load import Catalog
 
 # the CPU time one signature's regex may spend over a whole run (all its searches; CPU, not wall time, so
 # that a busy machine does not drop signatures): past

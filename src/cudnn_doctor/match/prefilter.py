@@ -14,8 +14,8 @@ import sys
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ..input import Block
-from ..patterns import LazyRe
+from ..kb.patterns import LazyRe
+from ..read.sources import Block
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -264,7 +264,7 @@ def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tupl
     """The hyperscan database for ``literals`` (every match, caseless) and ``words`` (the first match only,
     caseless where asked), through the cache (cache.hyperscan_database). Compiling a thousand literals costs 20-30 ms
     per process, and each retired probe (match.Matcher._retire) asks for a new set."""
-    from .. import cache
+    from ..kb import cache
 
     # cache.digest: hashlib here would load OpenSSL, ~3 ms of every pasted traceback's start-up
     digest = cache.digest(repr((literals, words)).encode())

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..fieldmethods import FieldValue
-from ..patterns import LazyRe, derived
+from ..kb.patterns import LazyRe, derived
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ import html
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..rank import BRIEF, head, try_first, warn_first
-from ..textsafe import terminal_safe as safe
+from ..rank.findings import BRIEF, head, try_first, warn_first
+from ..read.textsafe import terminal_safe as safe
 from .summary import first_sentence
 from .terminal import _Out
 

@@ -7,7 +7,7 @@ them a view lists is rank's decision (``rank.View.causes``).
 
 from __future__ import annotations
 
-from ..rank import MAX_DIFFERENTIAL, head, split_differential
+from ..rank.findings import MAX_DIFFERENTIAL, head, split_differential
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time

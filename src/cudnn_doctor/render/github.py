@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..rank import ANNOTATION, try_first
-from ..textsafe import clean, cut, deep_clean, escape_data, escape_property
+from ..rank.findings import ANNOTATION, try_first
+from ..read.textsafe import clean, cut, deep_clean, escape_data, escape_property
 from . import causes
 from .phrases import cut_note
 

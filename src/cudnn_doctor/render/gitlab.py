@@ -11,8 +11,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..rank import ONE_LINE, try_first
-from ..textsafe import clean, cut, deep_clean
+from ..rank.findings import ONE_LINE, try_first
+from ..read.textsafe import clean, cut, deep_clean
 from . import causes
 
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..textsafe import json_escape_invisible
+from ..read.textsafe import json_escape_invisible
 
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     from ..records import Report

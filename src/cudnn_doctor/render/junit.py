@@ -10,8 +10,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
-from ..rank import TEST_REPORT
-from ..textsafe import xml_text as _xml_text
+from ..rank.findings import TEST_REPORT
+from ..read.textsafe import xml_text as _xml_text
 from . import causes
 from .phrases import cut_note
 

@@ -13,11 +13,11 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..rank import DOCUMENT, head
-from ..textsafe import MAX_BLOCK, WJ, clean
-from ..textsafe import md_block as block
-from ..textsafe import md_code as code
-from ..textsafe import md_text as text
+from ..rank.findings import DOCUMENT, head
+from ..read.textsafe import MAX_BLOCK, WJ, clean
+from ..read.textsafe import md_block as block
+from ..read.textsafe import md_code as code
+from ..read.textsafe import md_text as text
 from . import causes
 from .phrases import cut_note, scope_text
 

@@ -13,8 +13,8 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ..rank import ANNOTATION, try_first
-from ..textsafe import clean, cut, deep_clean
+from ..rank.findings import ANNOTATION, try_first
+from ..read.textsafe import clean, cut, deep_clean
 from . import causes
 from .phrases import cut_note
 

@@ -10,8 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Candidate, Signature
-from ..rank import sort_dead_ends, sort_workarounds
-from ..textsafe import terminal_safe as safe
+from ..rank.findings import sort_dead_ends, sort_workarounds
+from ..read.textsafe import terminal_safe as safe
 from .phrases import rate_text
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..rank import SUMMARY, head, try_first, warn_first
+from ..rank.findings import SUMMARY, head, try_first, warn_first
 from .causes import one_line
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..rank import TERMINAL, head
-from ..textsafe import terminal_safe as safe
+from ..rank.findings import TERMINAL, head
+from ..read.textsafe import terminal_safe as safe
 from .phrases import cut_note, plural, scope_text, sources_text
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)

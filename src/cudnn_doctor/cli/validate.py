@@ -1,0 +1,315 @@
+"""``cudnn-doctor validate``: schema, regexes, examples and counter-examples, unique ids, KB quality rules."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from ..errors import SignatureError
+from ..kb.checks import semantic_problems
+from ..kb.load import (
+    NO_FILES,
+    Catalog,
+    builtin_dir,
+    duplicate_problem,
+    iter_signatures,
+    load_evidence,
+    signature_files,
+)
+from ..kb.patterns import compile_pattern
+from ..kb.regexcheck import backtracking_problem
+from ..match import Matcher
+from ..model import Signature
+
+STRICT_FIELDS = ("title", "framework", "scope", "prefilter", "references", "verification_tier", "root_cause")
+
+
+def example_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> list[str]:
+    """Every example must match (and yield its captures); no counter-example may match."""
+    problems: list[str] = []
+    matcher = Matcher(Catalog(signatures=[sig], evidence=evidence))
+    for i, ex in enumerate(sig.examples):
+        where = f"{sig.path}: $.examples[{i}] ({ex.name})"
+        matches, misses = matcher.scan_text(ex.text, "example")
+        if matcher.warnings:
+            problems.append(f"{where}: {matcher.warnings[-1]}")
+            matcher.warnings.clear()
+            continue
+        if not matches:
+            reason = misses[0].reason if misses else "no line holds a prefilter literal" if sig.prefilter else "the pattern did not match"
+            problems.append(f"{where}: does not match: {reason}")
+            continue
+        for key, want in ex.captures:
+            got_any = [m.captures.get(key, "<no such group>") for m in matches]
+            got = got_any[0]
+            if key not in matches[0].captures:
+                problems.append(f"{where}: $.captures.{key}: the regex has no group named {key!r}")
+            elif all(_norm(g) != _norm(want) for g in got_any):
+                problems.append(f"{where}: $.captures.{key}: expected {want!r}, got {got!r}")
+    for i, ex in enumerate(sig.counter_examples):
+        matches, _ = matcher.scan_text(ex.text, "counter-example")
+        if matches:
+            problems.append(
+                f"{sig.path}: $.counter_examples[{i}] ({ex.name}): matches but must not: {matches[0].text[:120]!r}"
+            )
+    return problems
+
+
+def wording_problems(sig: Signature) -> list[str]:
+    """Every release's wording (``wordings[].text``) must match the signature's regex."""
+    wordings = sig.raw.get("wordings") or []
+    if not wordings:
+        return []
+    pattern = compile_pattern(sig.regex, sig.flags)
+    return [
+        f"{sig.path}: $.wordings[{i}] ({w.get('releases', '?')}): the regex does not match {w.get('text', '')[:120]!r}"
+        for i, w in enumerate(wordings)
+        if not pattern.search(w.get("text", ""))
+    ]
+
+
+def _norm(value: object) -> object:
+    return value.strip() if isinstance(value, str) else value
+
+
+def quality_problems(sig: Signature, root: Path | None) -> list[str]:
+    """Rules for the built-in knowledge base (docs/signature-format.md)."""
+    out = _missing_parts(sig) + _prefilter_coverage(sig)
+    place = _place_problem(sig, root) if root is not None else ""
+    if place:
+        out.append(place)
+    if sig.scope == "rnn" and sig.context.require_any == () and sig.priority < 40:
+        out.append(f"{sig.path}: $.context.require_any: a low-priority rnn-scope signature needs RNN evidence ('@rnn')")
+    return out
+
+
+def _missing_parts(sig: Signature) -> list[str]:
+    """The fields, examples, dead ends, workarounds and rate sources every built-in signature has."""
+    out = [f"{sig.path}: $.{field}: required for the knowledge base (--strict)" for field in STRICT_FIELDS if not sig.raw.get(field)]
+    if len(sig.examples) < 2:
+        out.append(f"{sig.path}: $.examples: at least 2 examples needed, found {len(sig.examples)}")
+    if len(sig.counter_examples) < 1:
+        out.append(f"{sig.path}: $.counter_examples: at least 1 counter-example needed")
+    if not sig.dead_ends:
+        out.append(f"{sig.path}: $.dead_ends: at least 1 dead end needed")
+    if not sig.workarounds:
+        out.append(f"{sig.path}: $.workarounds: at least 1 workaround needed")
+    for key, items in (("dead_ends", sig.dead_ends), ("workarounds", sig.workarounds)):
+        out += [f"{sig.path}: $.{key}[{i}].verification_tier: say where the rate comes from"
+                for i, item in enumerate(items) if not item.verification_tier]
+    return out
+
+
+def _prefilter_coverage(sig: Signature) -> list[str]:
+    """Every example and every release wording holds one of the prefilter literals."""
+    if not sig.prefilter:
+        return []
+    literals = [lit.lower() for lit in sig.prefilter]
+    texts = [(f"examples[{i}]", ex.text) for i, ex in enumerate(sig.examples)]
+    texts += [(f"wordings[{i}]", w.get("text", "")) for i, w in enumerate(sig.raw.get("wordings") or [])]
+    return [
+        f"{sig.path}: $.{where}: contains none of the prefilter literals {list(sig.prefilter)}"
+        for where, text in texts
+        if not any(lit in text.lower() for lit in literals)
+    ]
+
+
+def _place_problem(sig: Signature, root: Path) -> str:
+    """A built-in signature's id is its place: signatures/<domain>/<slug>.yaml ('' when it is)."""
+    try:
+        rel = Path(sig.path).resolve().relative_to(root.resolve())
+    except ValueError:
+        return ""
+    expected = rel.with_suffix("").as_posix()
+    if expected == sig.id:
+        return ""
+    return f"{sig.path}: $.id: {sig.id!r} must match the file's place {expected!r} (signatures/<domain>/<slug>.yaml)"
+
+
+def _refines(cause: Signature, generic: Signature, evidence: dict[str, tuple[str, ...]]) -> str:
+    """Why ``cause`` is not told apart from ``generic`` by real evidence ("" when it is)."""
+    ranges = {*cause.applies, *cause.fixed_in} - {*generic.applies, *generic.fixed_in}
+    if ranges:
+        return ""
+    extra = set(cause.context.require_any) - set(generic.context.require_any)
+    if not extra and cause.regex == generic.regex:
+        return (
+            "its evidence is not real: no context.require_any, applies/fixed_in range or regex of its own "
+            f"beyond {generic.id}'s"
+        )
+    if generic.examples:
+        matcher = Matcher(Catalog(signatures=[cause], evidence=evidence))
+        if all(matcher.scan_text(ex.text, "example")[0] for ex in generic.examples):
+            return (
+                f"its evidence tells nothing apart: it matches every example of {generic.id} "
+                "(a cause must need something the generic status line alone does not show)"
+            )
+    return ""
+
+
+def differential_problems(
+    checked: list[Signature], known: dict[str, Signature], evidence: dict[str, tuple[str, ...]]
+) -> list[str]:
+    """Rules for causes and differentials (issue 10), across signatures: ``checked`` are the signatures
+    being validated, ``known`` every signature they may name (the built-in base included)."""
+    out: list[str] = []
+    for sig in checked:
+        out += _cause_problems(sig, known, evidence)
+    for sig in checked:
+        out += [f"{sig.path}: $.differential[{i}].signature: no signature {e.signature!r}"
+                for i, e in enumerate(sig.differential) if e.signature and e.signature not in known]
+    return out + _candidate_count_problems(checked, known) + _generic_status_problems(checked, known)
+
+
+def _cause_problems(sig: Signature, known: dict[str, Signature], evidence: dict[str, tuple[str, ...]]) -> list[str]:
+    """A cause cites its threads in references, says its evidence, and refines real generic statuses."""
+    from ..rank.differential import is_generic_status
+
+    c = sig.cause
+    if c is None:
+        return []
+    refs = {r.url.rstrip("/") for r in sig.references}
+    out = [f"{sig.path}: $.cause.threads[{i}]: {url} must also be in references"
+           for i, url in enumerate(c.threads) if url.rstrip("/") not in refs]
+    if not c.evidence.strip():
+        out.append(f"{sig.path}: $.cause.evidence: say what in a log tells this cause apart")
+    for i, gid in enumerate(c.of):
+        generic = known.get(gid)
+        if generic is None:
+            out.append(f"{sig.path}: $.cause.of[{i}]: no signature {gid!r}")
+        elif not is_generic_status(generic):
+            what = "is itself a cause" if generic.cause is not None else "is not a generic status signature"
+            out.append(f"{sig.path}: $.cause.of[{i}]: {gid} {what} (see differential.GENERIC_STATUS)")
+        else:
+            why = _refines(sig, generic, evidence)
+            if why:
+                out.append(f"{sig.path}: $.cause: {why}")
+    return out
+
+
+def _candidate_count_problems(checked: list[Signature], known: dict[str, Signature]) -> list[str]:
+    """Every generic RNN status has at least MIN_RNN_CAUSES candidate causes."""
+    from ..rank.differential import MIN_RNN_CAUSES, candidates, causes_of, is_generic_rnn_status
+
+    out = []
+    causes = causes_of(known.values())
+    for sig in checked:
+        if is_generic_rnn_status(sig):
+            n = len(candidates(sig, known, causes))
+            if n < MIN_RNN_CAUSES:
+                out.append(
+                    f"{sig.path}: $.differential: a generic RNN status signature needs at least {MIN_RNN_CAUSES} "
+                    f"candidate causes (differential entries + cause signatures naming it), found {n}"
+                )
+    return out
+
+
+def _generic_status_problems(checked: list[Signature], known: dict[str, Signature]) -> list[str]:
+    """With the built-in base: differential.GENERIC_STATUS names existing signatures, none of them a cause."""
+    from ..rank.differential import GENERIC_STATUS
+
+    if not any(s.builtin or Path(s.path).resolve().is_relative_to(builtin_dir().resolve()) for s in checked):
+        return []
+    out = [f"differential.GENERIC_STATUS: {gid!r} names no signature" for gid in sorted(GENERIC_STATUS - set(known))]
+    checked_ids = {s.id for s in checked}
+    out += [f"{known[gid].path}: $.cause: {gid} is listed as a generic status and cannot be a cause"
+            for gid in sorted(GENERIC_STATUS & checked_ids) if known[gid].cause is not None]
+    return out
+
+
+def validate_paths(
+    paths: list[str], strict: bool = False, prefixes: list[str] | None = None
+) -> tuple[list[str], list[str], int]:
+    """Validate files/directories (default: the built-in base). Returns (problems, warnings, count).
+    ``prefixes``: filled with each valid signature's shortest unambiguous prefix (``prefix_report``)."""
+    roots = [Path(p) for p in paths] if paths else [builtin_dir()]
+    problems: list[str] = []
+    warnings: list[str] = []
+    sigs, evidence = _read_roots(roots, problems)
+    seen: dict[str, str] = {}
+    for sig, base in sigs:
+        duplicate = duplicate_problem(sig, seen)
+        if duplicate:
+            problems.append(duplicate)
+        found, quality = _signature_problems(sig, base, evidence)
+        problems += found
+        if strict:
+            problems += quality
+        elif len(quality) <= 3:
+            warnings += quality
+        else:
+            warnings += [*quality[:2], f"{sig.path}: ... {len(quality) - 2} more quality notes (--strict shows all)"]
+    if strict:
+        problems += differential_problems([s for s, _ in sigs], _known(sigs, roots), evidence)
+    if prefixes is not None and not problems:
+        prefixes += prefix_report([sig for sig, _ in sigs], evidence)
+    return problems, warnings, len(sigs)
+
+
+def _read_roots(roots: list[Path], problems: list[str]) -> tuple[list[tuple[Signature, Path | None]], dict[str, tuple[str, ...]]]:
+    """Every signature under ``roots`` (through the loader's loop) with the directory its id is relative to,
+    and the evidence sets (the built-in ones, then each root's)."""
+    evidence: dict[str, tuple[str, ...]] = {}
+    with contextlib.suppress(SignatureError):
+        evidence.update(load_evidence(builtin_dir(), problems))
+    sigs: list[tuple[Signature, Path | None]] = []
+    for root in roots:
+        try:
+            files = signature_files(root)
+        except SignatureError as exc:
+            problems += exc.problems
+            continue
+        if not files:
+            problems.append(f"{root}: {NO_FILES}")
+        if root.is_dir():
+            evidence.update(load_evidence(root, problems))
+        base = root if root.is_dir() else None
+        if base is not None and base.resolve() != builtin_dir().resolve() and (base.parent / "_evidence.yaml").exists():
+            base = base.parent  # validating signatures/<domain>: ids are relative to signatures/
+        sigs += [(sig, base) for sig in iter_signatures(files, False, problems)]
+    return sigs, evidence
+
+
+def _signature_problems(sig: Signature, base: Path | None, evidence: dict[str, tuple[str, ...]]) -> tuple[list[str], list[str]]:
+    """(problems, quality notes) of one signature: the loader's semantic checks, then, when they pass, its
+    examples, regex run time and wordings; the quality rules are problems only with --strict."""
+    sem = semantic_problems(sig, evidence)
+    if sem:
+        return sem, []
+    problems = example_problems(sig, evidence)
+    slow = backtracking_problem(compile_pattern(sig.regex, sig.flags), sig.regex, sig.flags, [ex.text for ex in sig.examples])
+    if slow:
+        problems.append(f"{sig.path}: $.regex: {slow}")
+    return problems + wording_problems(sig), quality_problems(sig, base)
+
+
+def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict[str, Signature]:
+    """The signatures a cause may name: the built-in base (unless it is what is validated) plus ``sigs``."""
+    known: dict[str, Signature] = {}
+    builtin = builtin_dir().resolve()
+    if not any(r.resolve() == builtin for r in roots):
+        known.update((sig.id, sig) for sig in iter_signatures(signature_files(builtin), True, []))
+    known.update({s.id: s for s, _ in sigs})
+    return known
+
+
+def prefix_report(sigs: list[Signature], evidence: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    """For every signature, the shortest prefix of its message (over its examples) from which a cut message is
+    read as this signature alone (cut.py); a cut shorter than that is a near miss listing the candidates."""
+    from ..match.cut import shortest_prefixes
+
+    matcher = Matcher(Catalog(signatures=list(sigs), evidence=dict(evidence or {})))
+    best: dict[str, tuple[int, str, int]] = {}
+    seen: dict[str, int] = {}
+    for p in shortest_prefixes(sigs, matcher.evidence):
+        seen[p.sig_id] = seen.get(p.sig_id, 0) + 1
+        if p.length is not None and (p.sig_id not in best or p.length < best[p.sig_id][0]):
+            best[p.sig_id] = (p.length, p.text, len(p.message))
+    out: list[str] = []
+    for sig in sigs:
+        if sig.id in best:
+            n, text, total = best[sig.id]
+            out.append(f"{sig.id}: shortest unambiguous prefix {text!r} ({n} of {total} characters)")
+        elif seen.get(sig.id):
+            out.append(f"{sig.id}: no unambiguous prefix: only the whole message tells it apart")
+    return out

@@ -1,0 +1,310 @@
+"""``cudnn-doctor env``: what is installed on this machine, without importing any framework.
+
+Everything here is best effort and guarded: a missing package, a library that does not load, an absent or
+hanging ``nvidia-smi`` only leave a line out. Nothing heavy is imported (versions come from
+``importlib.metadata``; cuDNN's own ``cudnnGetVersion`` is called through ctypes when a libcudnn loads).
+
+The terminal output is one fact per line, ``<component> <value> (<how>)`` optionally followed by a path,
+e.g. ``torch 2.1.0+cu121 (installed package)``; environment.py understands these lines, so the output pasted
+next to a log is read back as that log's environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+from ..fieldmethods import FieldEq
+
+# the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
+# (environment.py): a diagnosis does not import this module
+from .detect import HOW_CUDNN_CALL, HOW_CUDNN_FILE, HOW_OS, HOW_PACKAGE, HOW_PYTHON, HOW_SMI, cudnn_int_text
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+HEADER = "cudnn-doctor env: versions found on this machine"
+
+
+# Distributions looked up with importlib.metadata (order = output order).
+PACKAGES = (
+    "torch",
+    "tensorflow",
+    "tensorflow-gpu",
+    "tensorflow-cpu",
+    "tensorflow-intel",
+    "tensorflow-macos",
+    "tensorflow-directml",
+    "tf-nightly",
+    "keras",
+    "jax",
+    "jaxlib",
+    "jax-cuda12-plugin",
+    "jax-cuda11-plugin",
+    "cupy",
+    "cupy-cuda12x",
+    "cupy-cuda11x",
+    "cupy-cuda110",
+    "cupy-cuda102",
+    "chainer",
+    "mxnet",
+    "mxnet-cu112",
+    "mxnet-cu110",
+    "mxnet-cu102",
+    "paddlepaddle",
+    "paddlepaddle-gpu",
+    "onnxruntime",
+    "onnxruntime-gpu",
+    "nvidia-cudnn-cu12",
+    "nvidia-cudnn-cu11",
+    "nvidia-cuda-runtime-cu12",
+    "nvidia-cuda-runtime-cu11",
+)
+SMI_TIMEOUT_S = 5.0
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Fact(FieldEq):
+    """One fact about this machine's stack (a component's version) and how it was learned."""
+
+    component: str
+    value: str
+    how: str
+    path: str = ""
+
+    def line(self) -> str:
+        return f"{self.component} {self.value} ({self.how})" + (f" {self.path}" if self.path else "")
+
+    def to_record(self) -> dict[str, str]:
+        out = {"component": self.component, "value": self.value, "how": self.how}
+        if self.path:
+            out["path"] = self.path
+        return out
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class LocalEnv(FieldEq):
+    """What `cudnn-doctor env` learned about this machine: its facts, what it could not find, notes."""
+
+    facts: list[Fact] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, component: str, value: str, how: str, path: str = "") -> None:
+        value = " ".join(str(value).split())
+        if value:
+            self.facts.append(Fact(component, value, how, path))
+
+
+def _packages(env: LocalEnv) -> None:
+    from importlib import metadata
+
+    seen: set[str] = set()
+    for name in PACKAGES:
+        try:
+            version = metadata.version(name)
+        except Exception:  # PackageNotFoundError, or broken metadata
+            continue
+        if version and name not in seen:
+            seen.add(name)
+            env.add(name, version, HOW_PACKAGE)
+    found = {f.component.split("-")[0] for f in env.facts}
+    for base in ("torch", "tensorflow", "keras", "jax", "cupy", "mxnet", "paddlepaddle", "onnxruntime"):
+        if base not in found:
+            env.missing.append(base)
+
+
+def _site_dirs() -> list[str]:
+    dirs: list[str] = []
+    try:
+        import site
+
+        dirs += list(site.getsitepackages())
+        user = site.getusersitepackages()
+        if isinstance(user, str):
+            dirs.append(user)
+    except Exception:
+        pass
+    dirs += [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    out: list[str] = []
+    for d in dirs:
+        if d and d not in out and os.path.isdir(d):
+            out.append(d)
+    return out
+
+
+_CUDNN_GLOBS = ("nvidia/cudnn/lib/libcudnn.so.*", "torch/lib/libcudnn.so.*", "nvidia/cudnn/bin/cudnn64_*.dll")
+
+
+def cudnn_libraries() -> list[str]:
+    """libcudnn files: the loader's answer plus pip wheels' nvidia/cudnn/lib (and torch/lib) folders."""
+    import ctypes
+    import ctypes.util
+    import glob
+    found: list[str] = []
+    try:
+        name = ctypes.util.find_library("cudnn")
+    except Exception:
+        name = None
+    if name:
+        found.append(name)
+    for d in _site_dirs():
+        for pattern in _CUDNN_GLOBS:
+            for path in sorted(glob.glob(os.path.join(d, pattern))):
+                if path not in found:
+                    found.append(path)
+    return found
+
+
+def _library_version_from_name(path: str) -> str | None:
+    base = os.path.basename(os.path.realpath(path)) if os.path.sep in path else path
+    m = re.search(r"libcudnn\.so\.(\d+(?:\.\d+){0,2})$", base) or re.search(r"cudnn64_(\d+)\.dll$", base)
+    return m.group(1) if m else None
+
+
+def _cudnn(env: LocalEnv) -> None:
+    libs = cudnn_libraries()
+    if not libs:
+        env.notes.append("no libcudnn on the loader path or in site-packages")
+        return
+    for path in libs:
+        version = _library_version_from_name(path)
+        if version:
+            env.add("cudnn", version, HOW_CUDNN_FILE, path)
+    for path in libs:
+        got = cudnn_get_version(path)
+        if got:
+            env.add("cudnn", cudnn_int_text(got), HOW_CUDNN_CALL, path)
+            return
+
+
+def cudnn_get_version(path: str) -> int | None:
+    """cudnnGetVersion() of the library at ``path``; None when it does not load (never raises)."""
+    import ctypes
+    import ctypes.util
+    try:
+        lib = ctypes.CDLL(path)
+        fn = lib.cudnnGetVersion
+        fn.restype = ctypes.c_size_t
+        fn.argtypes = []
+        value = int(fn())
+        return value if value > 0 else None
+    except Exception:
+        return None
+
+
+_SMI_HEADER = re.compile(r"Driver Version:\s*(?P<driver>[\d.]+)(?:.*?CUDA Version:\s*(?P<cuda>[\d.]+))?")
+
+
+def _nvidia_smi(env: LocalEnv) -> None:
+    import shutil
+    import subprocess
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        env.notes.append("nvidia-smi not on PATH")
+        return
+    try:
+        proc = subprocess.run(
+            [exe, "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False,
+        )
+        rows = [r for r in proc.stdout.splitlines() if r.strip()] if proc.returncode == 0 else []
+        if not rows:  # old drivers do not know compute_cap
+            proc = subprocess.run(
+                [exe, "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False,
+            )
+            rows = [r for r in proc.stdout.splitlines() if r.strip()] if proc.returncode == 0 else []
+        head = subprocess.run([exe], capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        env.notes.append(f"nvidia-smi failed: {exc}")
+        return
+    m = _SMI_HEADER.search(head.stdout or "")
+    driver_done = False
+    if m:
+        env.add("driver", m.group("driver"), HOW_SMI)
+        driver_done = True
+        if m.group("cuda"):
+            env.add("cuda_driver", m.group("cuda"), HOW_SMI)
+    for i, row in enumerate(rows):
+        parts = [p.strip() for p in row.split(",")]
+        if i == 0 and len(parts) >= 2 and not driver_done:
+            env.add("driver", parts[1], HOW_SMI)
+        if parts and parts[0]:
+            env.add("gpu", parts[0] if i == 0 else f"{i}: {parts[0]}", HOW_SMI)
+        if i == 0 and len(parts) >= 3 and re.fullmatch(r"\d+\.\d+", parts[2]):
+            env.add("compute_capability", parts[2], HOW_SMI)
+
+
+def _os_text() -> str:
+    import platform
+    try:
+        info = platform.freedesktop_os_release()  # type: ignore[attr-defined]
+        name = info.get("PRETTY_NAME") or info.get("NAME")
+        if name:
+            return f"{name} ({platform.machine()})"
+    except Exception:
+        pass
+    if sys.platform == "darwin":
+        return f"macOS {platform.mac_ver()[0]} ({platform.machine()})"
+    if sys.platform == "win32":
+        return f"Windows {platform.release()} {platform.version()} ({platform.machine()})"
+    return f"{platform.system()} {platform.release()} ({platform.machine()})"
+
+
+def collect() -> LocalEnv:
+    import platform
+    env = LocalEnv()
+    env.add("python", platform.python_version(), HOW_PYTHON, sys.executable or "")
+    for step in (_os, _packages, _cudnn, _nvidia_smi):
+        _guarded(step, env)
+    return env
+
+
+def _guarded(step: Any, env: LocalEnv) -> None:
+    try:
+        step(env)
+    except Exception as exc:  # never let a probe break the command
+        env.notes.append(f"{step.__name__.strip('_')}: {type(exc).__name__}: {exc}")
+
+
+def _os(env: LocalEnv) -> None:
+    env.add("os", _os_text(), HOW_OS)
+
+
+def to_terminal(env: LocalEnv) -> str:
+    lines = [HEADER]
+    lines += [f.line() for f in env.facts]
+    if env.missing:
+        lines.append("not installed: " + ", ".join(env.missing))
+    lines += [f"note: {n}" for n in env.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_json(env: LocalEnv) -> dict[str, Any]:
+    versions: dict[str, str] = {}
+    for f in env.facts:  # the best fact per component: cudnnGetVersion beats a file name
+        if f.component not in versions or f.how == HOW_CUDNN_CALL:
+            versions[f.component] = f.value
+    return {
+        "facts": [f.to_record() for f in env.facts],
+        "versions": versions,
+        "missing": env.missing,
+        "notes": env.notes,
+    }
+
+
+def describe_local(fmt: str = "terminal") -> str:
+    """Text for ``cudnn-doctor env``: ``terminal`` (plain lines) or ``json``."""
+    import json
+    env = collect()
+    if fmt == "json":
+        return json.dumps(to_json(env), indent=2, ensure_ascii=False) + "\n"
+    if fmt != "terminal":
+        from ..errors import UsageError
+
+        raise UsageError(f"--format must be terminal or json, not {fmt!r}")
+    return to_terminal(env)

@@ -1,0 +1,491 @@
+"""The differential of a generic cuDNN status: the causes it could be, and what this log says about each.
+
+``CUDNN_STATUS_BAD_PARAM from cudnnRNNForwardTraining`` is true and useless on its own. A generic status
+signature therefore carries its candidate causes: every specific-cause signature whose ``cause.of`` names it,
+plus its own ``differential`` entries (causes without a signature of their own). When no specific cause won,
+the finding shows them, most-confirmed first (the number of threads that found each), each with the one
+check that tells it apart, and marks the ones this log already rules out:
+
+* by version: the cause's ``applies`` / ``fixed_in`` (or the entry's ``applies``) against the versions read
+  from the log or given with ``--env``;
+* by a line: an entry's ``ruled_out_by`` regex matches a line of the finding's context;
+* by absent evidence, only where absence is decisive: the cause needs a frame or call in the traceback
+  (``context.require_any`` beyond the generic's own), and the log holds the *whole* Python traceback that
+  ends at the error, yet none of it is there. In a log holding only the last line, absence proves nothing:
+  the candidate stays open, with a note saying where its evidence would be.
+
+When a specific cause matched (with its evidence), it outranks the generic status: the generic finding is
+folded into the cause's ``related`` and shows no differential. A matched signature that a generic's
+``differential`` names (``signature:``) counts as such a cause too.
+
+Which signatures are generic status signatures is defined here, once (:data:`GENERIC_STATUS`,
+:func:`is_generic_status`); ``validate --strict`` holds the knowledge base to it.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+from ..kb.patterns import LazyRe
+from ..model import Candidate, Finding, Signature, localized
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+# The generic status signatures on the RNN path: they report that a cuDNN RNN call returned a status (or
+# that a wrapper's cuDNN RNN call failed) without saying why. Each must carry a differential of at least
+# MIN_RNN_CAUSES causes (validate --strict).
+GENERIC_RNN_STATUS: frozenset[str] = frozenset(
+    {
+        "cudnn/rnn-status-alloc-failed",
+        "cudnn/rnn-status-arch-mismatch",
+        "cudnn/rnn-status-bad-param",
+        "cudnn/rnn-status-execution-failed",
+        "cudnn/rnn-status-internal-error",
+        "cudnn/rnn-status-invalid-value",
+        "cudnn/rnn-status-license-error",
+        "cudnn/rnn-status-mapping-error",
+        "cudnn/rnn-status-not-initialized",
+        "cudnn/rnn-status-not-supported",
+        "cudnn/rnn-status-runtime-fp-overflow",
+        "cudnn/rnn-status-runtime-in-progress",
+        "cudnn/rnn-status-runtime-prerequisite-missing",
+        "cudnn/rnn-status-version-mismatch",
+        "pytorch/cudnn-rnn-bad-param",
+        "pytorch/cudnn-rnn-execution-failed",
+        "tensorflow/then-rnn-forward-failed",
+        "tensorflow/then-rnn-backward-failed",
+        "tensorflow/cudnn-rnn-call-execution-failed",
+        "tensorflow/cudnn-rnn-internal-check-failed",
+        "tensorflow/fail-to-find-dnn-implementation",
+        "jax/rnn-cudnn-call-failed",
+        "mxnet/rnn-cudnn-status",
+        "paddle/rnn-cudnn-status",
+        "paddle/rnn-cudnn-execution-failed",
+        "cupy/cudnn-rnn-status",
+        "flux/cudnn-rnn-status-error",
+        "onnxruntime/rnn-cudnn-failure",
+    }
+)
+# The general (any cuDNN call) status signatures: the finding when a log holds only the status line.
+GENERIC_CUDNN_STATUS: frozenset[str] = frozenset(
+    {
+        "cudnn/status-alloc-failed",
+        "cudnn/status-arch-mismatch",
+        "cudnn/status-bad-param",
+        "cudnn/status-check-failed",
+        "cudnn/status-execution-failed",
+        "cudnn/status-internal-error",
+        "cudnn/status-mapping-error",
+        "cudnn/status-not-initialized",
+        "cudnn/status-not-supported",
+        "cudnn/status-other",
+        "cudnn/status-version-mismatch",
+    }
+)
+GENERIC_STATUS = GENERIC_RNN_STATUS | GENERIC_CUDNN_STATUS
+MIN_RNN_CAUSES = 3
+TRACEBACK_HEAD = "Traceback (most recent call last)"
+_SEARCH_TIMEOUT = 0.2
+NON_RNN_TAIL = 12
+NEAR_BEFORE, NEAR_AFTER = 5, 60  # lines: a matched cause outranks a generic status this close after it  # lines up to the error where a convolution/CTC/... frame says the call was not an RNN
+
+
+def is_generic_status(sig: Signature) -> bool:
+    """A generic status signature: listed above, or (a user's) carrying a differential; never a cause."""
+    return sig.cause is None and (sig.id in GENERIC_STATUS or bool(sig.differential))
+
+
+def is_generic_rnn_status(sig: Signature) -> bool:
+    return is_generic_status(sig) and (sig.id in GENERIC_RNN_STATUS or sig.scope == "rnn")
+
+
+def causes_of(signatures: Iterable[Signature]) -> dict[str, list[Signature]]:
+    """Generic id -> the cause signatures whose ``cause.of`` names it."""
+    out: dict[str, list[Signature]] = {}
+    for sig in signatures:
+        if sig.cause is not None:
+            for gid in sig.cause.of:
+                out.setdefault(gid, []).append(sig)
+    return out
+
+
+def candidates(
+    sig: Signature, lookup: Mapping[str, Signature], causes: Mapping[str, list[Signature]], lang: str = "en", *, depth: int = 0
+) -> list[Candidate]:
+    """The unassessed differential of ``sig``, most-confirmed first (ties keep the written order).
+
+    An entry whose ``signature`` is itself a generic status (the general BAD_PARAM naming the RNN one) brings
+    that one's candidates in, one level deep."""
+    out: list[Candidate] = []
+    index: dict[str, Candidate] = {}
+
+    def add(c: Candidate) -> None:
+        if c.id and c.id in index:
+            have = index[c.id]
+            have.threads = tuple(dict.fromkeys(have.threads + c.threads))
+            return
+        if c.id:
+            index[c.id] = c
+        out.append(c)
+
+    for cs in causes.get(sig.id, ()):
+        assert cs.cause is not None
+        check = localized(cs.cause, "check", lang)
+        own = set(sig.context.require_any)
+        add(Candidate(cause=cs.text("title", lang) or cs.title, check=check, id=cs.id, family=cs.cause.family,
+                      rnn=cs.scope == "rnn", threads=cs.cause.threads, applies=cs.applies, fixed_in=cs.fixed_in,
+                      needs=tuple(x for x in cs.context.require_any if x not in own), apis=api_names(cs.regex),
+                      framework=cs.framework))
+    for e in sig.differential:
+        target = lookup.get(e.signature) if e.signature else None
+        if target is not None and depth == 0 and is_generic_status(target) and target.id != sig.id:
+            for c in candidates(target, lookup, causes, lang, depth=1):
+                if c.rnn is None:
+                    c.rnn = e.rnn if e.rnn is not None else target.scope == "rnn"
+                add(c)
+            continue
+        family = target.cause.family if target is not None and target.cause is not None else ""
+        add(Candidate(
+            cause=localized(e, "cause", lang),
+            check=localized(e, "check", lang),
+            id=e.signature, family=family, rnn=e.rnn, threads=e.threads,
+            applies=e.applies + (target.applies if target is not None else ()),
+            fixed_in=target.fixed_in if target is not None else (),
+            ruled_out_by=e.ruled_out_by, framework=target.framework if target is not None else "",
+        ))
+    out.sort(key=lambda c: -len(c.threads))
+    return out
+
+
+# --------------------------------------------------------------------------- assessment
+
+
+def _version_reason(applies: Iterable[tuple[str, str]], fixed_in: Iterable[tuple[str, str]], versions: Mapping[str, str]) -> str:
+    from .findings import version_in
+
+    for component, spec in applies:
+        have = versions.get(component)
+        if have is not None and version_in(have, spec) is False:
+            return f"it needs {component} {spec}; the log shows {component} {have}"
+    for component, fixed in fixed_in:
+        have = versions.get(component)
+        if have is not None and version_in(have, f">={fixed}") is True:
+            return f"fixed in {component} {fixed}; the log shows {component} {have}"
+    return ""
+
+
+def search_patterns(signatures: Iterable[Signature], evidence: Mapping[str, tuple[str, ...]]) -> Iterator[str]:
+    """Every pattern _search may compile for a catalog (compiled._warm_patterns keeps them in the catalog
+    cache: a pasted bare cuDNN status then compiles nothing): the ``@non_rnn`` set, each candidate's needed
+    evidence (its signature's ``require_any``) and each entry's ``ruled_out_by``."""
+    items = ["@non_rnn"]
+    for sig in signatures:
+        items += sig.context.require_any
+        for e in sig.differential:
+            items += e.ruled_out_by
+    for item in dict.fromkeys(items):
+        yield from evidence.get(item[1:], ()) if item.startswith("@") else (item,)
+
+
+def _search(patterns: Iterable[str], text: str, evidence: Mapping[str, tuple[str, ...]]) -> str | None:
+    """The first text any pattern (or ``@set``) finds in ``text``, or None."""
+    from ..kb.patterns import compile_pattern
+
+    for item in patterns:
+        parts = evidence.get(item[1:], ()) if item.startswith("@") else (item,)
+        for part in parts:
+            try:
+                m = compile_pattern(part, ("IGNORECASE",)).search(text, timeout=_SEARCH_TIMEOUT)
+            except Exception:  # regex.error, TimeoutError: a bad pattern never rules anything out
+                continue
+            if m is not None:
+                return m.group(0).strip() or part
+    return None
+
+
+_API = LazyRe(r"cudnn[A-Z][A-Za-z0-9]+")
+
+
+def api_names(pattern: str) -> tuple[str, ...]:
+    """The cuDNN calls named literally in a regex (``cudnnRNNBackward(?:Data|Weights)`` gives the stem)."""
+    return tuple(dict.fromkeys(_API.findall(pattern)))
+
+
+def _same_call(a: str, b: str) -> bool:
+    """cudnnRNNForwardTraining ~ cudnnRNNForwardTrainingEx ~ cudnnRNNForwardTraining_v8: one call."""
+    a, b = a.split("_v")[0], b.split("_v")[0]
+    return a.startswith(b) or b.startswith(a)
+
+
+_FRAME_MARKS = LazyRe(r"\\\.py|\.py\b|\\\.jl|\.jl\b|\\\.lua|\.lua\b|\bFile\b|\bline\b|\bin function\b|::|\[/\\\\|\\\(")
+
+
+def frame_like(item: str) -> bool:
+    """Whether a context item is traceback evidence (a frame, a path, a call): then a whole traceback
+    without it is decisive. A version, a GPU name or a flag lives elsewhere in a log (or nowhere in it), and
+    a pattern spanning lines (``[\\s\\S]*?``: this GPU ... that dtype) is about the whole log, not a frame."""
+    if "[\\s\\S]" in item or "(?s" in item:
+        return False
+    return item.startswith("@") or bool(_FRAME_MARKS.search(item))
+
+
+# a traceback of the backward pass: autograd runs the RNN's backward in C++, so the forward frames a cause
+# names (the user's call, rnn.py) are not in it even when that cause is the one
+_BACKWARD = LazyRe(r"\.backward\(|run_backward|autograd[/\\]__init__\.py|in backward\b|_backward_pass|gradients_util\.py")
+
+
+# frameworks that can be the same run: Keras 3 runs on TensorFlow, PyTorch or JAX; Chainer runs on CuPy
+_SAME_RUN = {
+    "keras": {"tensorflow", "pytorch", "jax", "tensorflow-directml"},
+    "tensorflow-directml": {"tensorflow", "keras"},
+    "chainer": {"cupy"},
+}
+_GENERAL = {"", "any", "cudnn", "cuda"}
+# a traceback frame's package: the framework that raised the error
+_FRAME_PACKAGE = LazyRe(
+    r"(?:^|(?<=[\s/\\'\"(]))(torch|tensorflow|tensorflow_core|tf_keras|keras|jax|jaxlib|flax|mxnet|paddle|chainer|cupy|cupy_backends"
+    r"|onnxruntime)[/\\]|\b(Flux|CuArrays|CUDA)[/\\][^\n]*\.jl\b"
+)
+_PACKAGE_FRAMEWORK = {
+    "torch": "pytorch", "tensorflow": "tensorflow", "tensorflow_core": "tensorflow", "tf_keras": "keras",
+    "keras": "keras", "jax": "jax", "jaxlib": "jax", "flax": "jax", "mxnet": "mxnet", "paddle": "paddlepaddle",
+    "chainer": "chainer", "cupy": "cupy", "cupy_backends": "cupy", "onnxruntime": "onnxruntime",
+    "Flux": "julia-flux", "CuArrays": "julia-flux", "CUDA": "julia-flux",
+}
+
+
+def same_run(a: str, b: str) -> bool:
+    """Whether a cause of framework ``a`` can be behind an error raised in framework ``b``."""
+    if a in _GENERAL or b in _GENERAL or a == b:
+        return True
+    return b in _SAME_RUN.get(a, ()) or a in _SAME_RUN.get(b, ())
+
+
+def error_frameworks(finding: Finding, lookup: Mapping[str, Signature], context: Sequence[str]) -> set[str]:
+    """The frameworks the error itself shows: the signatures that matched it and its traceback's packages
+    (not the versions a log lists: a pip freeze names every framework installed)."""
+    out = {s.framework for s in (lookup.get(i) for i in (finding.id, *finding.related)) if s is not None}
+    for line in context:
+        for m in _FRAME_PACKAGE.finditer(line):
+            out.add(_PACKAGE_FRAMEWORK[m.group(1) or m.group(2)])
+    return out - _GENERAL
+
+
+def whole_traceback(context: Sequence[str]) -> str:
+    """What ``context`` (the lines up to the error) holds of the Python traceback ending there: "forward" (all
+    of it, from its head), "backward" (all of it, but of the backward pass: no forward frames) or ""."""
+    head = max((i for i, line in enumerate(context) if line.lstrip().startswith(TRACEBACK_HEAD)), default=-1)
+    if head < 0:
+        return ""
+    return "backward" if any(_BACKWARD.search(line) for line in context[head:]) else "forward"
+
+
+def assess(
+    found: list[Candidate],
+    generic: Signature,
+    versions: Mapping[str, str],
+    context: Sequence[str],
+    evidence: Mapping[str, tuple[str, ...]],
+    failing_call: str = "",
+    frameworks: Iterable[str] = (),
+) -> list[Candidate]:
+    """Mark the candidates this log rules out (versions, ``ruled_out_by`` lines, the failing cuDNN call the
+    log names, decisive absent evidence).
+
+    ``context``: the lines up to and including the error (its traceback); ``failing_call``: the cuDNN call
+    the status line names (the generic's ``api`` capture), if any; ``frameworks``: those the error shows (a
+    cause of another framework is ruled out). Ruled-out candidates go last."""
+    text = "\n".join(context)
+    # a non-RNN cuDNN call right at the error (the tail of its traceback) rules the RNN causes out
+    tail = "\n".join(context[-NON_RNN_TAIL:])
+    non_rnn = _search(("@non_rnn",), tail, evidence) if generic.scope != "rnn" and "non_rnn" in evidence else None
+    log = _Log(versions, text, whole_traceback(context), evidence, failing_call, set(frameworks), non_rnn)
+    for c in found:
+        reason = _decisive_reason(c, log)
+        if not reason and c.needs:
+            reason = _evidence_verdict(c, log)
+        if not reason and not c.note:
+            c.note = _version_note(c, versions)
+        c.ruled_out = reason
+    return sorted(found, key=lambda c: bool(c.ruled_out))
+
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _Log(NamedTuple):
+        """What a log shows that rules candidate causes in or out (``assess``)."""
+
+        versions: Mapping[str, str]
+        text: str  # the lines up to the error
+        full: str  # whole_traceback of those lines
+        evidence: Mapping[str, tuple[str, ...]]
+        failing_call: str
+        frameworks: set[str]
+        non_rnn: str | None  # a non-RNN cuDNN call at the error
+
+else:  # typing.NamedTuple's class, without importing typing (start-up)
+    _Log = namedtuple("_Log", ("versions", "text", "full", "evidence", "failing_call", "frameworks", "non_rnn"))
+
+
+def _decisive_reason(c: Candidate, log: _Log) -> str:
+    """Why the log rules ``c`` out by what it shows ('' when nothing it shows does)."""
+    reason = _version_reason(c.applies, c.fixed_in, log.versions)
+    if not reason and c.ruled_out_by:
+        hit = _search(c.ruled_out_by, log.text, log.evidence)
+        if hit:
+            reason = f"the log shows {hit[:120]!r}"
+    fws = log.frameworks
+    if not reason and fws and c.framework not in _GENERAL and not any(same_run(c.framework, f) for f in fws):
+        reason = f"a {c.framework} cause; the error comes from {', '.join(sorted(fws))}"
+    if not reason and log.failing_call and c.apis and not any(_same_call(log.failing_call, a) for a in c.apis):
+        reason = f"the log names {log.failing_call} as the failing call; this cause is in {', '.join(c.apis[:3])}"
+    if not reason and c.rnn and log.non_rnn:
+        reason = f"the error comes from a non-RNN cuDNN call ({log.non_rnn[:80]!r})"
+    return reason
+
+
+def _evidence_verdict(c: Candidate, log: _Log) -> str:
+    """For a cause that needs evidence: a note on where it is (or would be), or the reason it is ruled out (the
+    whole forward traceback is in the log without it)."""
+    seen = _search(c.needs, log.text, log.evidence)
+    if seen is not None:
+        c.note = f"its evidence is in this log ({seen[:80]!r})"
+        return ""
+    shown = ", ".join(c.needs)[:160]
+    in_traceback = all(frame_like(x) for x in c.needs)
+    if log.full == "forward" and in_traceback:
+        return f"the whole traceback is in the log and shows none of its evidence ({shown})"
+    if log.full == "backward" and in_traceback:
+        c.note = f"its evidence ({shown}) is in the forward pass, which this backward traceback does not show"
+    elif in_traceback:
+        c.note = f"its evidence ({shown}) would be in the full traceback, which this log does not hold"
+    else:
+        c.note = f"its evidence ({shown}) is not in the lines up to the error; look for it in the whole log"
+    return ""
+
+
+def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:
+    """A cause told apart by versions the log does not show: says so ('' otherwise)."""
+    unknown = sorted({comp for comp, _ in c.applies + c.fixed_in if comp not in versions})
+    if not unknown:
+        return ""
+    ranges = "; ".join(f"{comp} {spec}" for comp, spec in c.applies) or "; ".join(f"{comp} < {v}" for comp, v in c.fixed_in)
+    return f"it depends on the version ({ranges}), which the log does not show"
+
+
+def version_only(sig: Signature, lookup: Mapping[str, Signature]) -> bool:
+    """Whether a cause is told apart from its generic(s) by a release range alone: the same regex as one of
+    them and no context of its own. Such a cause cannot win without the version in the log."""
+    if sig.cause is None or not (sig.applies or sig.fixed_in):
+        return False
+    generic = [g for g in (lookup.get(i) for i in sig.cause.of) if g is not None]
+    own = set(sig.context.require_any)
+    return any(g.regex == sig.regex and own <= set(g.context.require_any) for g in generic)
+
+
+def stand_ins(
+    findings: list[Finding], lookup: Mapping[str, Signature], versions: Mapping[str, str], threshold: float
+) -> list[Finding]:
+    """A specific cause outside its version range (``applies`` / ``fixed_in`` against the log's versions) is
+    ruled out, not merely less likely: it goes below ``threshold``, and where it had won its cluster the
+    generic status it refines is put back in its place (the most specific of its ``related``: RNN scope, then
+    priority), whose differential then says why this cause is ruled out. Returns those generic findings."""
+    have = {(f.first.source, f.id) for f in findings}
+    out: list[Finding] = []
+    for f in findings:
+        sig = f.signature
+        if sig.cause is not None and not f.demoted and version_only(sig, lookup):
+            components = sorted({c for c, _ in sig.applies + sig.fixed_in})
+            if not any(c in versions for c in components):
+                f.demoted.append(
+                    f"its evidence is the {'/'.join(components)} version, which the log does not show (--env "
+                    f"{components[0]}=X.Y tells)"
+                )
+                f.confidence += 0.35  # not ruled out: undecided (the generic stands in below)
+        if sig.cause is None or not f.demoted:
+            continue
+        before = min(0.99, round(f.confidence + 0.35 * len(f.demoted), 2))
+        f.confidence = min(f.confidence, round(threshold - 0.01, 2))
+        generic = [g for g in (lookup.get(r) for r in f.related) if g is not None and is_generic_status(g)]
+        if not generic:
+            continue
+        best = max(generic, key=lambda g: (g.scope == "rnn", g.priority))
+        if (f.first.source, best.id) in have:
+            continue
+        have.add((f.first.source, best.id))
+        related = [f.id] + [r for r in f.related if r != best.id]
+        out.append(Finding(signature=best, first=f.first, last=f.last, count=f.count, confidence=before,
+                           evidence=list(f.evidence), related=related))
+    return out
+
+
+def _near(cause: Finding, generic: Finding) -> bool:
+    """Whether ``generic`` is the same error as ``cause`` or follows it closely (the status it led to): the
+    same cause 200,000 lines away in a long log explains nothing about this status."""
+    return cause.first.line - NEAR_BEFORE <= generic.last.line and generic.first.line <= cause.last.line + NEAR_AFTER
+
+
+def attach(
+    findings: list[Finding],
+    catalog_signatures: Sequence[Signature],
+    evidence: Mapping[str, tuple[str, ...]],
+    versions: Mapping[str, str],
+    contexts: Mapping[tuple[str, str], Sequence[str]],
+    lang: str = "en",
+) -> list[Finding]:
+    """Fold generic findings under the specific cause that matched just before them (or on the same error) in
+    the same source; give the remaining generic findings their assessed differential. Returns the findings
+    still on top (order kept)."""
+    folded: set[int] = set()
+    by_source: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_source.setdefault(f.first.source, []).append(f)
+    for group in by_source.values():
+        for cause in group:
+            if id(cause) in folded or is_generic_status(cause.signature):
+                continue
+            refines = set(cause.signature.cause.of) if cause.signature.cause is not None else set()
+            for other in group:
+                if other is cause or id(other) in folded or not _near(cause, other):
+                    continue
+                named = any(e.signature == cause.id for e in other.signature.differential)
+                if other.id in refines or named:
+                    folded.add(id(other))
+                    if other.id not in cause.related:
+                        cause.related.append(other.id)
+    top = [f for f in findings if id(f) not in folded]
+    generic = [f for f in top if is_generic_status(f.signature)]
+    if not generic:
+        return top
+    lookup = {s.id: s for s in catalog_signatures}
+    causes = causes_of(catalog_signatures)
+    for f in generic:
+        found = candidates(f.signature, lookup, causes, lang)
+        context = list(contexts.get((f.first.source, f.id), ()))
+        if f.first.text and (not context or f.first.text.splitlines()[-1] not in context[-1]):
+            context.append(f.first.text)
+        call = f.captures.get("api") or ""
+        call = call if call.startswith("cudnn") else ""
+        frameworks = error_frameworks(f, lookup, context)
+        f.differential = assess(found, f.signature, versions, context, evidence, call, frameworks)
+    return top
+
+
+def candidate_record(c: Candidate) -> dict[str, Any]:
+    """A candidate as the JSON record shows it (report.py; records.CandidateRecord)."""
+    return {
+        "id": c.id or None,
+        "cause": c.cause,
+        "family": c.family or None,
+        "rnn": c.rnn,
+        "check": c.check,
+        "threads": list(c.threads),
+        "thread_count": len(c.threads),
+        "ruled_out": bool(c.ruled_out),
+        "ruled_out_reason": c.ruled_out,
+        "note": c.note,
+    }

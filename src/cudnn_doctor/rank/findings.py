@@ -1,0 +1,429 @@
+"""Turn raw matches into findings: most specific signature per error, repeats counted, cascades folded.
+
+* Matches of different signatures on the same error (overlapping lines, a few lines apart) form a cluster;
+  the winner is the highest priority (then RNN scope over general, then confidence); the others are listed
+  as ``related``. Warnings never cluster with errors.
+* All winning occurrences of one signature in one source become one finding with a count, first and last line.
+* A finding whose signature is reached from an earlier finding through ``transition_graph.leads_to`` (or
+  names it in ``preceded_by``) is folded under that one as a consequence: the first is the root cause. A
+  cluster holding such a cause line and, on later lines, its symptom is split first (``_split_linked``): on
+  adjacent lines they are still two errors, and the cause must not end up as the symptom's ``related``.
+* Findings are ordered errors first, then by scope (RNN-specific first), priority, confidence, position.
+* Confidence comes from the evidence: the full pattern matched, required/supporting context found, versions
+  agree. Versions outside a signature's ``applies`` or past its ``fixed_in`` demote it, with the reason.
+* What a report shows is decided here too, so the renderers only lay it out: the order of dead ends and
+  workarounds, which workarounds are hidden for the detected versions (``plan_workarounds``), and how much of
+  each list every view shows (``View``: the causes of a differential, near misses, references...).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from ..fieldmethods import FieldValue
+from ..kb.patterns import LazyRe
+from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
+    from typing import TypeVar
+
+    from ..match import RawMatch
+    from ..records import CandidateRecord, DeadEndRecord, FindingRecord, WorkaroundRecord
+
+    T = TypeVar("T")
+
+CLUSTER_GAP = 4
+CONFIDENCE_THRESHOLD = 0.5
+SCOPE_RANK = {"rnn": 2, "cudnn": 1, "cuda": 0}
+CUT_PENALTY = 0.15
+
+
+def confidence_of(match: RawMatch) -> float:
+    sig = match.sig
+    got = _BASES.get(id(sig))
+    if got is None or got[0] is not sig:
+        got = _base(sig)
+    score = got[1]
+    if match.supported:
+        score += 0.1
+    if match.captures and None not in match.captures.values():  # every group took part (values: str or None)
+        score += 0.04
+    if match.cut is not None:  # a message cut off: read up to its distinctive part, not whole
+        score -= CUT_PENALTY
+    return round(min(score, 0.99), 2)
+
+
+# what a signature's confidence starts from (its context and priority), by id(signature) with the signature
+# itself (an id is only reused once the object is gone): a base of variants of one message has thousands of
+# matches per block to rank, each scored
+_BASES: dict[int, tuple[Signature, float]] = {}
+
+
+def _base(sig: Signature) -> tuple[Signature, float]:
+    score = 0.7
+    if sig.context.require_any:
+        score += 0.15
+    elif sig.priority >= 50:  # the two are exclusive: the same sum in either order
+        score += 0.1
+    if len(_BASES) >= 1 << 16:
+        _BASES.clear()
+    got = _BASES[id(sig)] = (sig, score)
+    return got
+
+
+def _key(m: RawMatch) -> tuple[int, int, float, int]:
+    # a cut message competes with what its evidence says before the penalty for being cut: the reading of
+    # the cut line (cut.py) already chose it over the matches of the same line
+    return (m.sig.priority, SCOPE_RANK.get(m.sig.scope, 0), confidence_of(m) + (CUT_PENALTY if m.cut else 0.0), -m.line)
+
+
+def _position(m: RawMatch) -> tuple[int, int]:
+    return (m.line, m.end_line)
+
+
+def cluster(matches: list[RawMatch]) -> list[tuple[RawMatch, list[str]]]:
+    """Group matches of one block that concern the same error; return (winner, related ids)."""
+    out: list[tuple[RawMatch, list[str]]] = []
+    # errors and warnings apart, and each process's stream ([rank0]:, [rank1]:) apart: two ranks failing
+    # on interleaved lines are two errors
+    apart: dict[tuple[str, str], list[RawMatch]] = {}
+    for m in matches:
+        key = (m.sig.severity, m.stream)
+        same = apart.get(key)
+        if same is None:
+            apart[key] = [m]
+        else:
+            same.append(m)
+    for key in sorted(apart, key=lambda k: (k[0] != "error", k[1])):
+        group = sorted(apart[key], key=_position)
+        current: list[RawMatch] = []
+        texts: set[tuple[str, str, str]] = set()
+        end = -1
+        for m in group:
+            # the same message again after the previous one ended (a warning printed at every step, one
+            # line after the other) is an occurrence of its own
+            again = m.line > end and (m.sig.id, m.stream, m.text) in texts
+            if current and (m.line > end + CLUSTER_GAP or again or _new_traceback_between(end, m)):
+                out += [_winner(part) for part in _split_linked(current)]
+                current = []
+                texts = set()
+            current.append(m)
+            texts.add((m.sig.id, m.stream, m.text))
+            end = max(end, m.end_line) if len(current) > 1 else m.end_line
+        if current:
+            out += [_winner(part) for part in _split_linked(current)]
+    return out
+
+
+def _new_traceback_between(end: int, m: RawMatch) -> bool:
+    """Whether a fresh Python traceback starts after line ``end`` and before ``m``: then they are two errors."""
+    if m.line <= end or not m.before:
+        return False
+    first = m.end_line - len(m.before) + 1
+    for offset, text in enumerate(m.before):
+        lineno = first + offset
+        if end < lineno < m.line and text.lstrip().startswith("Traceback (most recent call last)"):
+            return True
+    return False
+
+
+def causes(a: Signature, b: Signature) -> bool:
+    """Whether ``a`` is a known cause of ``b``: a transition-graph edge (a leads_to b, b preceded_by a) or the
+    cause knowledge of issue 10 (b is a generic status whose differential names a, or a's cause.of names b)."""
+    if any(e.id == b.id for e in a.leads_to) or any(e.id == a.id for e in b.preceded_by):
+        return True
+    if a.cause is not None and b.id in a.cause.of:
+        return True
+    return any(e.signature == a.id for e in b.differential)
+
+
+def _split_linked(group: list[RawMatch]) -> list[list[RawMatch]]:
+    """A cluster holding a cause line and, on later lines, the symptom it leads to (a version mismatch, an
+    earlier CUDA error, then the status it makes an RNN call return) is two errors, even on adjacent lines:
+    split it before the symptom so the cause is a finding of its own (cascade folding then puts it first)."""
+    if len(group) < 2 or max(m.line for m in group) <= min(m.end_line for m in group):
+        return [group]  # no match starts after another ends (the signatures of one line): no pair to look at
+    for a in group:
+        for b in group:
+            if b.line > a.end_line and b.sig.id != a.sig.id and causes(a.sig, b.sig):
+                head = [m for m in group if m.line <= a.end_line]
+                tail = [m for m in group if m.line > a.end_line]
+                return _split_linked(head) + _split_linked(tail)
+    return [group]
+
+
+def _winner(group: list[RawMatch]) -> tuple[RawMatch, list[str]]:
+    finalists = group
+    if len(group) > 2:  # only those first by priority and scope are scored (the same first of _key's order)
+        ranks = [(m.sig.priority, SCOPE_RANK.get(m.sig.scope, 0)) for m in group]
+        top = max(ranks)
+        finalists = [m for m, r in zip(group, ranks, strict=True) if r == top]
+    best = max(finalists, key=_key)
+    related = sorted({m.sig.id for m in group if m.sig.id != best.sig.id})
+    return best, related
+
+
+class Aggregator:
+    """Accumulates cluster winners into one finding per (source, signature); memory is per signature."""
+
+    def __init__(self) -> None:
+        self.findings: dict[tuple[str, str], Finding] = {}
+
+    def add(self, winner: RawMatch, related: Iterable[str]) -> None:
+        occ = Occurrence(
+            source=winner.source,
+            line=winner.line,
+            end_line=winner.end_line,
+            text=winner.text,
+            captures=tuple(winner.captures.items()),
+            stream=winner.stream,
+        )
+        key = (winner.source, winner.sig.id)
+        new = Finding(signature=winner.sig, first=occ, last=occ, count=1, confidence=confidence_of(winner),
+                      evidence=list(winner.evidence), related=list(dict.fromkeys(related)), cut=winner.cut)
+        found = self.findings.get(key)
+        if found is None:
+            self.findings[key] = new
+        else:
+            merge_into(found, new)
+
+
+def merge_into(found: Finding, other: Finding, across_sources: bool = False) -> None:
+    """Fold ``other`` into ``found``: later occurrences of the same signature in the same source, or
+    (``across_sources``) in a later file of the same directory: one finding counted over N files, the
+    first file's first occurrence and the last file's last (memory stays flat)."""
+    found.count += other.count
+    if across_sources:
+        found.files += other.files
+        found.last = other.last
+    else:
+        if other.first.line < found.first.line:
+            found.first = other.first
+        if other.last.line >= found.last.line:
+            found.last = other.last
+    found.confidence = max(found.confidence, other.confidence)
+    if other.cut is None and found.cut is not None:  # the message is also there whole
+        found.cut = None
+        found.first = other.first if other.first.line <= found.last.line else found.first
+    for e in other.evidence:
+        if e not in found.evidence and len(found.evidence) < 5:
+            found.evidence.append(e)
+    for rid in other.related:
+        if rid not in found.related and len(found.related) < 20:
+            found.related.append(rid)
+
+
+def apply_versions(finding: Finding, versions: dict[str, str]) -> None:
+    """Demote a finding whose signature does not apply to the detected versions, saying why."""
+    sig = finding.signature
+    for component, spec in sig.applies:
+        have = versions.get(component)
+        if have is None:
+            continue
+        ok = version_in(have, spec)
+        if ok is False:
+            finding.demoted.append(f"applies to {component} {spec}; the log shows {component} {have}")
+            finding.confidence = round(max(0.0, finding.confidence - 0.35), 2)
+    for component, fixed in sig.fixed_in:
+        have = versions.get(component)
+        if have is None:
+            continue
+        if version_in(have, f">={fixed}") is True:
+            finding.demoted.append(f"fixed in {component} {fixed}; the log shows {component} {have}")
+            finding.confidence = round(max(0.0, finding.confidence - 0.35), 2)
+
+
+_RELEASE_CLAUSE = LazyRe(r"\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*")
+_RELEASE = LazyRe(r"\d+(?:\.\d+)*")
+_COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt}
+
+
+def _release_in(version: str, spec: str) -> bool | None:
+    """``version_in`` for a plain release (``2.15.1``) against comma-joined clauses of plain releases
+    (``>=2.0,<2.16``), the only kind the knowledge base writes: PEP 440 compares those as zero-padded integer
+    tuples. None for anything else (pre-, post-, dev- and local versions, ``~=``, wildcards): packaging
+    decides those. Importing packaging.specifiers costs ~35 ms of a run that found a version line."""
+    if not _RELEASE.fullmatch(version):
+        return None
+    clauses = [_RELEASE_CLAUSE.fullmatch(clause) for clause in spec.split(",")]
+    if not all(clauses):  # every clause read first: one of another kind leaves the whole spec to packaging
+        return None
+    have = tuple(int(x) for x in version.split("."))
+    for m in clauses:
+        assert m is not None
+        want = tuple(int(x) for x in m.group(2).split("."))
+        width = max(len(have), len(want))
+        if not _COMPARE[m.group(1)](have + (0,) * (width - len(have)), want + (0,) * (width - len(want))):
+            return False
+    return True
+
+
+def version_in(version: str, spec: str) -> bool | None:
+    """Whether ``version`` satisfies the PEP 440 ``spec``; None when either does not parse."""
+    quick = _release_in(version.split("+")[0].strip(), spec)
+    if quick is not None:
+        return quick
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        v = Version(version.split("+")[0])
+        return SpecifierSet(spec).contains(v, prereleases=True)
+    except (InvalidVersion, InvalidSpecifier):
+        return None
+
+
+def workaround_hidden_reason(applies: Iterable[tuple[str, str]], versions: dict[str, str]) -> str | None:
+    for component, spec in applies:
+        have = versions.get(component)
+        if have is not None and version_in(have, spec) is False:
+            return f"needs {component} {spec}; the log shows {component} {have}"
+    return None
+
+
+def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | None] | None = None) -> list[Finding]:
+    """Fold consequences under their root cause (same source, the cause seen first).
+
+    An edge counts from any signature that matched the cause's error (the winner or one of its ``related``,
+    looked up with ``lookup``) to any that matched the effect's: a general winner such as
+    cudnn/handle-creation-failed still carries the leads_to of the framework-specific signature it beat.
+    """
+    top: list[Finding] = []
+    by_source: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_source.setdefault(f.first.source, []).append(f)
+    folded: set[int] = set()
+    for group in by_source.values():
+        group.sort(key=lambda f: f.first.line)
+        for i, cause in enumerate(group):
+            if id(cause) in folded:
+                continue
+            cause_ids = {cause.signature.id, *cause.related}
+            leads = _leads_of(cause, lookup)
+            for effect in group[i + 1 :]:
+                if id(effect) not in folded and effect is not cause and _folds(cause, cause_ids, leads, effect):
+                    cause.consequences.append(effect)
+                    folded.add(id(effect))
+    for f in findings:
+        if id(f) not in folded:
+            top.append(f)
+    return top
+
+
+def _leads_of(cause: Finding, lookup: Callable[[str], Signature | None] | None) -> set[str]:
+    """What the cause's error leads to: its winner's edges and those of the signatures it beat."""
+    leads = {e.id for e in cause.signature.leads_to}
+    if lookup is not None:
+        for rid in cause.related:
+            rsig = lookup(rid)
+            if rsig is not None:
+                leads |= {e.id for e in rsig.leads_to}
+    return leads
+
+
+def _folds(cause: Finding, cause_ids: set[str], leads: set[str], effect: Finding) -> bool:
+    """Whether ``effect`` is folded under ``cause`` as its consequence."""
+    if cause.signature.severity == "warning" and effect.signature.severity == "error":
+        return False  # a warning is never shown as the root cause of an error
+    back = {e.id for e in effect.signature.preceded_by}
+    # a specific cause already explains the chain it took as evidence: only its own edges fold it
+    via_related = effect.signature.cause is None and bool(leads & set(effect.related))
+    return effect.signature.id in leads or via_related or bool(back & cause_ids)
+
+
+def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> list[Finding]:
+    """Errors first, confident before unsure (at ``threshold``), specific scopes, priority, confidence, place."""
+    return sorted(
+        findings,
+        key=lambda f: (
+            f.signature.severity != "error",
+            f.confidence < threshold,
+            -SCOPE_RANK.get(f.signature.scope, 0),
+            -f.signature.priority,
+            -f.confidence,
+            f.first.source,
+            f.first.line,
+        ),
+    )
+
+
+def sort_workarounds(sig: Signature) -> list[Workaround]:
+    """Most successful first, then least effort."""
+    return sorted(
+        sig.workarounds,
+        key=lambda w: (-(w.success_rate if w.success_rate is not None else -1), EFFORT_ORDER.get(w.effort, 1)),
+    )
+
+
+def sort_dead_ends(sig: Signature) -> list[DeadEnd]:
+    """The attempts that fail most often first."""
+    return sorted(sig.dead_ends, key=lambda d: -(d.fail_rate if d.fail_rate is not None else -1))
+
+
+def plan_workarounds(
+    sig: Signature, versions: dict[str, str]
+) -> tuple[list[Workaround], list[tuple[Workaround, str]]]:
+    """(the workarounds to show, ranked; those hidden because the detected versions are outside their
+    ``applies``, each with the reason)."""
+    shown: list[Workaround] = []
+    hidden: list[tuple[Workaround, str]] = []
+    for w in sort_workarounds(sig):
+        reason = workaround_hidden_reason(w.applies, versions)
+        if reason:
+            hidden.append((w, reason))
+        else:
+            shown.append(w)
+    return shown, hidden
+
+
+# ------------------------------------------------------------------ how much each view of a report shows
+
+MAX_NEAR_MISSES = 10  # in the record (JSON) when no signature matched
+MAX_DIFFERENTIAL = 8  # causes listed by the full views; JSON lists all
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class View(FieldValue):
+    """How much of a report one view shows (None: all of it). A view that is cut says how much it left out."""
+
+    causes: int | None = MAX_DIFFERENTIAL  # possible causes, and ruled-out ones, of a differential
+    near_misses: int | None = None
+    confused_with: int | None = None
+    references: int | None = None
+    findings: int | None = None  # findings shown in full; the rest are named
+    also_found: int | None = None  # the other findings named by id
+
+
+TERMINAL = View(near_misses=5, confused_with=3, references=3)
+DOCUMENT = View(causes=None)  # Markdown: everything (its size limit is a layout matter)
+TEST_REPORT = View()  # JUnit
+ANNOTATION = View(causes=5)  # one CI annotation (GitHub, SARIF)
+ONE_LINE = View(causes=3)  # one line per finding (GitLab Code Quality)
+SUMMARY = View(causes=2, also_found=5)  # the record's one-paragraph summary
+BRIEF = View(findings=3)  # under a traceback (pytest, IPython, the excepthook)
+
+
+def head(items: Sequence[T], limit: int | None) -> tuple[list[T], int]:
+    """(the first ``limit`` items, how many are left out)."""
+    if limit is None or len(items) <= limit:
+        return list(items), 0
+    return list(items[:limit]), len(items) - limit
+
+
+def split_differential(f: FindingRecord) -> tuple[list[CandidateRecord], list[CandidateRecord]]:
+    """(possible, ruled out) causes of a finding, each most-confirmed first."""
+    cands = f.get("differential") or []
+    return [c for c in cands if not c.get("ruled_out")], [c for c in cands if c.get("ruled_out")]
+
+
+def warn_first(f: FindingRecord) -> DeadEndRecord | None:
+    """The dead end a short report warns about: the most often failing one that names an attempt."""
+    return next((d for d in f["dead_ends"] if d.get("action")), None)
+
+
+def try_first(f: FindingRecord) -> WorkaroundRecord | None:
+    """The workaround a short report shows: the best ranked of those that apply."""
+    return f["workarounds"][0] if f["workarounds"] else None

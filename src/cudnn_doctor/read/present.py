@@ -1,0 +1,555 @@
+"""Undo how a log was presented before it is matched: quoted, fenced, HTML-escaped, stored in a notebook,
+hard-wrapped, numbered by a paste tool. Line numbers keep pointing into the original input.
+
+This is the first half of the normalize step (normalize.py is the second: per line, CI prefixes and escape
+sequences). It works per block (input.py) and costs nothing unless a block shows a presentation: a handful of
+``bytes.find`` calls and a look at the lengths of the block's first lines decide that (``detect``); only then
+is the block decoded and rewritten (``present``). A rewritten block comes with an origin map: for each of its
+lines, the index of the original line it starts on, so a match on a line joined from five wrapped pieces is
+reported at the first piece, and a line expanded from a notebook's JSON string at the JSON line.
+
+Undone here:
+
+* Markdown: blockquotes (``> ``, nested, ``> >``), code fences (the fence lines become blank), list bullets;
+* HTML: entities (``&#39;``, ``&quot;``, ``&lt;``; stdlib ``html.unescape``), tags (``<br>`` ends a line,
+  other tags are dropped);
+* notebooks: a pasted ``"traceback": [...]`` list, an output's JSON or a whole notebook: each JSON string line
+  is decoded (its ``\\n`` become lines, its ``\\u001b[...m`` escapes are removed by normalize.py);
+* paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
+  non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
+* hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
+  prefix (a timestamp, ``[rank0]:``): see ``unwrap``.
+"""
+
+from __future__ import annotations
+
+import _thread  # threading's get_ident, without importing threading (start-up)
+import re
+import sys
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+from ..fieldmethods import FieldValue
+from ..kb.patterns import LazyRe
+from .normalize import line_prefix, normalize_line
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+MIN_WIDTH, MAX_WIDTH = 40, 200
+SAMPLE_BYTES = 64 << 10  # the head of a block whose line lengths are looked at for a wrap width
+DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
+DETECT_SAMPLE = 32 << 10  # else its head
+
+# detection, on the raw bytes of a block: the marks of a presentation (HTML entities and tags, JSON-escaped
+# text, typographic characters). Each pattern starts with a literal, which the `re` engine skips to; three
+# alternations of them cost ~0.75 ms per 32 KiB sample, 7% of a sparse log's scan.
+_MARKS_B = tuple(
+    re.compile(p, re.MULTILINE)
+    for p in (
+        rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);",
+        rb"<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>",
+        rb"\\u001[bB]",
+        rb'\\n",?\s*$',
+        rb'"(?:traceback|output_type|ename|evalue)":',
+        rb"\xc2\xa0",
+        rb"\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]",
+    )
+)
+# a line quoted ('>' after up to two spaces) or bulleted: one pass (six `in` searches of a 32 KiB sample, each
+# stopping at every newline, cost ten times as much: ~2% of a sparse log's scan)
+_QUOTE_OR_BULLET_B = re.compile(rb"\n(?: {0,2}>|[-*+] )")
+
+
+def _json_module() -> Any:
+    import json  # here: only a notebook's JSON presentation needs it
+
+    return json
+
+
+def _html_module() -> Any:
+    import html  # here: only an HTML presentation needs it
+
+    return html
+
+
+_QUOTE = LazyRe(r"^[ \t]{0,3}(?:>[ \t]?)+")
+_FENCE = LazyRe(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")
+_BULLET = LazyRe(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
+_TAG = LazyRe(r"<(?:/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary|kbd|samp)\b[^>\n]{0,200}|br\s*/?)>", re.IGNORECASE)
+_BR = LazyRe(r"<br\s*/?>", re.IGNORECASE)
+_GUTTER = re.compile(r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))")
+_JSON_STRING_LINE = LazyRe(r'^\s*(?:"[\w-]+"\s*:\s*\[?\s*)?("(?:[^"\\]|\\.)*")\s*[,\]}]*\s*$')
+_JSON_STRUCTURE = LazyRe(
+    r'^\s*(?:[\[\]{},]+|"[\w-]+"\s*:\s*(?:[\[{]|\d+|null|true|false|\{\}|\[\]|"(?:code|markdown|raw|error|stream|stdout|stderr|'
+    r'execute_result|display_data|[0-9a-f-]{8,36})")?\s*,?)\s*$'
+)
+_SUMMARY_KEY = LazyRe(r'^\s*"(?:ename|evalue)"\s*:\s*"')
+_SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": ""})
+# a piece that starts a line of its own: never glued to the one before
+_LINE_START = LazyRe(
+    r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
+    r"|> |[EWIFD]\d{4} |\d{4}-\d{2}-\d{2}|\[[\w ,.:-]*\]:?\s|\[\[|\(pid=|\(\w+ pid=|[A-Z]+:|\$ |>>> |\.\.\. |In \[\d+\]|Cell In"
+    r"|\s*-+>|\s+\d+\s)"
+)
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Presented(FieldValue):
+    """A block rewritten: its lines and, for each, the index (in the original block) of its first line."""
+
+    data: bytes
+    origin: tuple[int, ...]
+    undone: tuple[str, ...]  # what was undone, e.g. ('quote', 'wrap 80')
+
+    @property
+    def lines(self) -> int:
+        return len(self.origin)
+
+
+def detect(data: bytes, literals: Collection[str] = ()) -> bool:
+    """Whether a block shows a presentation worth undoing (cheap: literal searches and a sample).
+
+    A paste (a block of up to 256 KiB) is looked at whole; a big log's block by its first 32 KiB: a log is
+    quoted, escaped or wrapped from end to end, and searching every byte of a GB log for a dozen markers
+    would cost a third of the scan."""
+    marked = None
+    if len(data) > DETECT_WHOLE:
+        data = data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
+        marked = _marked(data)
+    if marked is None:
+        marked = any(mark.search(data) for mark in _MARKS_B) or _QUOTE_OR_BULLET_B.search(data) is not None
+    if marked:
+        return True
+    if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or _has_at(data, b"```") or _has_at(data, b"^M"):
+        return True
+    head = data[:SAMPLE_BYTES]
+    return _gutter_lines(head.split(b"\n", 40)[:40]) or _wrapped_sample(head, literals)
+
+
+# A big log's block, where its prefilter has loaded hyperscan: the marks and the quoted or bulleted line in one
+# hyperscan pass (~9 us per sample, against ~75 for the eight `re` searches: 2% of a sparse log's scan). The
+# tag's bounded run is spelled unbounded there (with {0,200} the database took 160 ms to compile, 8 ms
+# without), so a tag it finds is confirmed by the `re` pattern.
+_TAG_MARK = 1  # the tag's index in _MARKS_B
+
+
+def _marked(sample: bytes) -> bool | None:
+    """Whether a mark of _MARKS_B or a line _QUOTE_OR_BULLET_B finds is in ``sample``, by one hyperscan pass
+    (None: not known here; a paste's start-up does not load hyperscan for it)."""
+    hyperscan = sys.modules.get("hyperscan")
+    if hyperscan is None:
+        return None
+    db = _marks_db(_thread.get_ident())
+    if db is None:
+        return None
+    found: list[int] = []
+
+    def on_match(mark: int, _frm: int, _to: int, _flags: int, _ctx: object) -> bool:
+        if mark == _TAG_MARK and not _MARKS_B[_TAG_MARK].search(sample):
+            return False  # not a tag within 200 bytes: the pass goes on (SINGLEMATCH: no other tag hit)
+        found.append(mark)
+        return True  # one is enough: the pass stops
+
+    try:
+        db.scan(sample, match_event_handler=on_match)
+    except hyperscan.ScanTerminated:
+        pass
+    except Exception:  # a binding's error: the `re` searches say it
+        return None
+    return bool(found)
+
+
+@lru_cache(maxsize=64)
+def _marks_db(_thread_id: int) -> Any:
+    """The marks' database, one per thread (a database's scratch serves one scan at a time), from the cache
+    after its first compilation; None where hyperscan cannot be used."""
+    try:
+        import hyperscan  # type: ignore[import-not-found]
+
+        from ..kb import cache
+
+        expressions = [mark.pattern for mark in _MARKS_B] + [_QUOTE_OR_BULLET_B.pattern]
+        expressions[_TAG_MARK] = expressions[_TAG_MARK].replace(b"{0,200}", b"*")
+        flags = [hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * len(expressions)
+        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} marks {cache.digest(repr((expressions, flags)).encode())}"
+        return cache.hyperscan_database(hyperscan, key, lambda: (expressions, list(range(len(expressions))), flags), kind="hsmarks", keep=2)
+    except Exception:
+        return None
+
+
+def _has_at(data: bytes, mark: bytes) -> bool:
+    """``mark in data``, by its first byte (a rare one, found by memchr): Python's search for a short mark goes
+    at ~1.5 GB/s, ~20 us per sample."""
+    first = mark[:1]
+    pos = data.find(first)
+    while pos >= 0:
+        if data.startswith(mark, pos):
+            return True
+        pos = data.find(first, pos + 1)
+    return False
+
+
+def _wrapped_sample(head: bytes, literals: Collection[str]) -> bool:
+    """A wrap, judged on a block's first lines: the longest must be 40-200 columns (a cheap test first)."""
+    lines = head.split(b"\n", 200)[:200]
+    longest = max(map(len, lines))
+    # byte lengths: no line of 40 columns, or one longer than any wrap width plus a CI prefix, rules it out
+    if len(lines) < 2 or longest < MIN_WIDTH or longest > MAX_WIDTH + 48:
+        return False
+    return wrap_width([x.decode("utf-8", "replace") for x in lines], literals) is not None
+
+
+def present(data: bytes, literals: Collection[str] = ()) -> Presented | None:
+    """The block with its presentations undone, or None when there is nothing to undo. ``literals``: the
+    knowledge base's literals (lower case), the dictionary that tells a cut word from two words."""
+    if not detect(data, literals):
+        return None
+    raw = data.decode("utf-8", "replace").split("\n")
+    # A CRLF line end is a line end: left on a piece that gets joined to the next, the '\r' would read as a
+    # progress-bar overwrite and erase what came before it.
+    lines: list[tuple[str, int]] = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
+    undone: list[str] = []
+    for name, step in _STEPS:
+        # a wrap is undone where it was made: a line wrapped after it was quoted ('> ' on its first piece
+        # only) before the quotes go, one quoted piece by piece ('> ' on every piece) after
+        got = _unwrapped(lines, literals) if name == "wrap" else step(lines)
+        if got is not None:
+            lines, what = got if name == "wrap" else (got, name)
+            undone.append(what)
+    got = _bullets(lines)
+    if got is not None:
+        lines = got
+        undone.append("bullets")
+    if not undone:
+        return None
+    text = "\n".join(t for t, _ in lines)
+    return Presented(text.encode("utf-8", "surrogatepass"), tuple(o for _, o in lines), tuple(undone))
+
+
+Lines = list[tuple[str, int]]
+
+
+def _notebook(lines: Lines) -> Lines | None:
+    """JSON string lines (a notebook's source, outputs, traceback lists) decoded; a one-line JSON object of an
+    output (``{"output_type": "error", ..., "traceback": [...]}``) becomes its traceback's lines."""
+    if not any("\\u001b" in t or "\\n" in t or '"traceback"' in t or '"evalue"' in t for t, _ in lines):
+        return None
+    out: Lines = []
+    changed = False
+    for t, o in lines:
+        if _SUMMARY_KEY.match(t) or _JSON_STRUCTURE.match(t):
+            # "ename"/"evalue" (the traceback holds the same message), brackets, keys, numbers: not the log
+            out.append(("", o))
+            changed = True
+            continue
+        got = _json_lines(t)
+        if got is None:
+            out.append((t, o))
+            continue
+        changed = True
+        out += [(x, o) for x in got]
+    return out if changed else None
+
+
+def _json_lines(t: str) -> list[str] | None:
+    s = t.strip()
+    if s.startswith("{") and ('"traceback"' in s or '"text"' in s):
+        try:
+            obj = _json_module().loads(s.rstrip(","))
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            parts = obj.get("traceback") or obj.get("text")
+            if isinstance(parts, str):
+                parts = [parts]
+            if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
+                return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+    if s.startswith(('"traceback"', '"text"')) and "[" in s and s.rstrip(",").endswith("]"):
+        try:
+            parts = _json_module().loads(s[s.index("[") :].rstrip(","))
+        except ValueError:
+            parts = None
+        if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
+            return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+    m = _JSON_STRING_LINE.match(t)
+    if m is None or ("\\" not in m.group(1) and not s.startswith('"')):
+        return None
+    try:
+        value = _json_module().loads(m.group(1))
+    except ValueError:
+        return None
+    if not isinstance(value, str):
+        return None
+    return value[:-1].split("\n") if value.endswith("\n") else value.split("\n")
+
+
+def _html(lines: Lines) -> Lines | None:
+    if not any("&" in t or "<" in t for t, _ in lines):
+        return None
+    out: Lines = []
+    changed = False
+    for t, o in lines:
+        if "<" in t and _TAG.search(t):
+            pieces = _BR.split(t)
+            pieces = [_TAG.sub("", p) for p in pieces]
+            changed = True
+        else:
+            pieces = [t]
+        for p in pieces:
+            if "&" in p:
+                u = _html_module().unescape(p)
+                changed = changed or u != p
+                p = u
+            out.append((p, o))
+    return out if changed else None
+
+
+def _markdown(lines: Lines) -> Lines | None:
+    quoted = sum(1 for t, _ in lines if _QUOTE.match(t) and not t.lstrip().startswith(">>> "))
+    fenced = sum(1 for t, _ in lines if _FENCE.match(t))
+    if not (quoted or fenced):
+        return None
+    out: Lines = []
+    for t, o in lines:
+        if quoted and _QUOTE.match(t):
+            m = _QUOTE.match(t)
+            assert m is not None
+            rest = t[m.end() :]
+            # '>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')
+            if not (t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3):
+                t = rest
+        if fenced and _FENCE.match(t):
+            t = ""
+        if t.startswith("`") and t.endswith("`") and len(t) > 2 and t.count("`") == 2:
+            t = t[1:-1]
+        out.append((t, o))
+    return out
+
+
+def _bullets(lines: Lines) -> Lines | None:
+    """List bullets (``- ``, ``* ``, ``1. ``) dropped: after unwrapping, so a wrapped piece that happens to
+    begin with ``- `` keeps its length."""
+    if not any(_BULLET.match(t) for t, _ in lines):
+        return None
+    out: Lines = []
+    for t, o in lines:
+        b = _BULLET.match(t)
+        out.append((t[b.end() :] if b is not None else t, o))
+    return out
+
+
+def _gutter_lines(raw: Sequence[bytes]) -> bool:
+    nums = []
+    for x in raw:
+        m = _GUTTER.match(x.decode("utf-8", "replace"))
+        nums.append(int(m.group(1)) if m else None)
+    return _consecutive(nums)
+
+
+def _consecutive(nums: Sequence[int | None]) -> bool:
+    """Line numbers counting up by one on most lines (a paste tool's gutter)."""
+    if len(nums) < 3:
+        return False
+    steps = sum(1 for a, b in pairwise(nums) if a is not None and b is not None and b == a + 1)
+    return steps >= max(2, int(0.6 * (len(nums) - 1)))
+
+
+def _gutter(lines: Lines) -> Lines | None:
+    texts = [t for t, _ in lines]
+    matches = [_GUTTER.match(t) for t in texts]
+    if not _consecutive([int(m.group(1)) if m else None for m in matches]):
+        return None
+    return [(t[m.end() :] if m else t, o) for (t, o), m in zip(lines, matches, strict=True)]
+
+
+def _characters(lines: Lines) -> Lines | None:
+    if not any("^M" in t or not t.isascii() for t, _ in lines):
+        return None
+    out: Lines = []
+    changed = False
+    for t, o in lines:
+        u = t
+        if u.endswith("^M"):
+            u = u[:-2]
+        if "^M" in u:
+            u = u.split("^M")[-1] if u.split("^M")[-1].strip() else u.replace("^M", "")
+        if not u.isascii():
+            u = u.translate(_SMART)
+        changed = changed or u != t
+        out.append((u, o))
+    return out if changed else None
+
+
+def _unwrapped(lines: Lines, literals: Collection[str]) -> tuple[Lines, str] | None:
+    wrapped = wrap_width([t for t, _ in lines], literals)
+    if wrapped is None:
+        return None
+    joined = unwrap(lines, *wrapped)
+    return (joined, f"wrap {wrapped[0]}") if len(joined) != len(lines) else None
+
+
+def _no_step(lines: Lines) -> Lines | None:
+    return None
+
+
+_STEPS = (
+    ("notebook", _notebook),
+    ("html", _html),
+    ("wrap", _no_step),
+    ("markdown", _markdown),
+    ("gutter", _gutter),
+    ("characters", _characters),
+    ("wrap", _no_step),
+)
+
+
+# ------------------------------------------------------------------ hard wraps
+
+
+def _measures(texts: Sequence[str]) -> tuple[list[str], list[int], list[int], list[int]]:
+    """Per line: clean text, its length, its length with its CI prefix (what a terminal wrapped), and the
+    prefix's length. A line whose process tag appears from nowhere (``085: UserWarning`` after an untagged
+    line) is a piece that happens to begin like a tag: it is measured as it is."""
+    clean: list[str] = []
+    physical: list[int] = []
+    prefixes: list[int] = []
+    prev: str | None = None
+    for t in texts:
+        c, stream = normalize_line(t)
+        plen = line_prefix(t)
+        if stream and prev == "":
+            c, stream, plen = t.rstrip("\r"), "", 0
+        clean.append(c)
+        physical.append(len(c) + plen)
+        prefixes.append(plen)
+        prev = stream
+    return clean, [len(c) for c in clean], physical, prefixes
+
+
+def wrap_width(texts: Sequence[str], literals: Collection[str] = ()) -> tuple[int, bool] | None:
+    """(width, measured with the CI prefix) of a hard wrap, or None. See ``_width_of``."""
+    clean, lengths, physical, _ = _measures(texts)
+    got = _width_of(clean, lengths, literals)
+    if got is not None:
+        return got, False
+    if physical != lengths:
+        got = _width_of(clean, physical, literals)
+        if got is not None:
+            return got, True
+    return None
+
+
+def _width_of(clean: Sequence[str], lengths: Sequence[int], literals: Collection[str] = ()) -> int | None:
+    """The width a text was hard-wrapped at, or None.
+
+    Evidence: at least two lines of exactly the longest length W (40-200 columns) that go on into a line that
+    does not start a line of its own; or, wrapped at spaces, at least three lines ending within 15 columns of
+    W whose next line begins with a lower-case word that would not have fit. A log that was not wrapped has
+    lines of every length, and its long lines end where their text ends."""
+    longest = max(lengths, default=0)
+    if longest < MIN_WIDTH or longest > MAX_WIDTH:
+        return None
+    width = longest
+    full = [i for i, n in enumerate(lengths) if n == width and i + 1 < len(clean)]
+    cont = [i for i in full if _continues(clean[i], clean[i + 1])]
+    if cont and len(cont) * 2 >= len(full) and (
+        len(cont) >= 2 or _identifier_cut(clean[cont[0]], clean[cont[0] + 1]) or _makes_literal(clean[cont[0]], clean[cont[0] + 1], literals)
+    ):
+        return width
+    near = sum(1 for i in range(len(clean) - 1) if _word_wrapped(lengths[i], clean[i], clean[i + 1], width))
+    long_lines = sum(1 for n in lengths if n > width // 2)
+    return width if near >= 3 and near * 3 >= long_lines else None
+
+
+def _first_word(text: str) -> str:
+    return text.lstrip().split(" ", 1)[0]
+
+
+def _continues(cur: str, nxt: str) -> bool:
+    """Whether ``nxt`` can be the rest of ``cur``: not empty, not indented (one space is a cut before a space),
+    not a line start of its own, not a new record that begins like ``cur`` did (``Epoch 2/10 ...``)."""
+    if not nxt or nxt.startswith(("  ", "\t")):
+        return False
+    if _DOTTED_END.search(cur) and nxt[0].isalpha():  # 'tensorflow.python.framework.errors_impl.|UnknownError'
+        return True
+    body = nxt[1:] if nxt[0] == " " else nxt
+    if not body or _LINE_START.match(body):
+        return False
+    head = _first_word(cur)
+    return not (len(head) >= 3 and _first_word(body) == head)
+
+
+_DOTTED_END = LazyRe(r"\w+(?:\.\w+)+\.$")
+_TOKEN_END = LazyRe(r"[\w./-]+$")
+_TOKEN_START = LazyRe(r"^[\w./-]+")
+
+
+def _makes_literal(cur: str, nxt: str, literals: Collection[str]) -> bool:
+    """Glued without a space, the two pieces spell one of the knowledge base's literals that neither holds
+    (``Ou|t of memory``): the signatures' literals serve as the dictionary of words that get cut."""
+    a, b = cur[-48:].lower(), nxt[:48].lower()
+    joined = a + b
+    return any(lit in joined and lit not in a and lit not in b for lit in literals)
+
+
+def unbalanced(text: str) -> bool:
+    """A bracket or quote left open: the line goes on."""
+    return text.count("[") > text.count("]") or text.count("(") > text.count(")") or text.count("`") % 2 == 1 or text.count('"') % 2 == 1
+
+
+def _identifier_cut(cur: str, nxt: str) -> bool:
+    """One wrapped line is weak evidence: it counts only when the cut splits an identifier or a path
+    (``CUDNN_STATUS_EXEC|UTION_FAILED``, ``cudnnRNNBack|wardData``, ``site-pack|ages/torch``), not two words an
+    editor wrapped at a space (``found input tensor at|mps:0``)."""
+    if nxt and not nxt[0].isspace() and unbalanced(cur):  # '... block: [52' | ',0,0], thread: ...'
+        return True
+    if len(nxt) > 1 and nxt[0] == " " and not nxt[1].isspace():  # cut before a space: ' failed: ...'
+        return True
+    a, b = _TOKEN_END.search(cur), _TOKEN_START.match(nxt)
+    if a is None or b is None:
+        return False
+    left, right = a.group(0), b.group(0)
+    if left[-1] in ".,;:" or (left[-1].islower() and right[0].isupper()):  # 'stream.|Aborted', 'encountered|CUDA'
+        return False
+    if right[:1].isupper() and right[1:2].islower():  # a capitalised word begins: 'LICENSE_ERROR|Stack trace'
+        return False
+    token = left + right
+    return "_" in token or "/" in token or any(c.isdigit() for c in token) or re.search(r"[a-z][A-Z]", token) is not None
+
+
+def _word_wrapped(n: int, cur: str, nxt: str, width: int) -> bool:
+    """``cur`` (``n`` columns) ended at a space because ``nxt``'s first word would not fit in ``width``."""
+    if not (width - 15 <= n < width) or not nxt or not (nxt[0].islower() or nxt[0].isdigit() or nxt[0] in "([{'\"_./"):
+        return False
+    if _LINE_START.match(nxt) or cur.endswith((":", "!", "?")):
+        return False
+    return n + 1 + len(nxt.split(" ", 1)[0]) > width
+
+
+def unwrap(lines: Lines, width: int, physical: bool = False) -> Lines:
+    """Join the pieces of lines hard-wrapped at ``width``.
+
+    A piece is glued to the one before when that one filled the width (exactly W columns: cut anywhere, joined
+    as is; at spaces: the piece's first word would not have fit, joined with a space) and the piece does not
+    start a line of its own (a traceback line, a log prefix, an exception name, indentation). A CI prefix
+    (timestamp, ``[rank0]:``) repeated on every piece is dropped from the continuations. ``physical``: the
+    width counts the prefix (a terminal wrapped the whole line, continuations have no prefix)."""
+    texts = [t for t, _ in lines]
+    clean, lengths, phys, prefixes = _measures(texts)
+    measure = phys if physical else lengths
+    out: Lines = []
+    for i, (t, o) in enumerate(lines):
+        if out and i > 0:
+            n, prev, cur = measure[i - 1], clean[i - 1], clean[i]
+            if n == width and _continues(prev, cur):
+                out[-1] = (out[-1][0] + t[prefixes[i] :].rstrip("\r"), out[-1][1])
+                continue
+            if _word_wrapped(n, prev, cur, width):
+                out[-1] = (out[-1][0] + " " + t[prefixes[i] :].rstrip("\r"), out[-1][1])
+                continue
+        out.append((t, o))
+    return out

@@ -1,0 +1,173 @@
+"""Text safety in one place: what is stripped from log text, and how it is escaped for each place it goes.
+
+Log lines and user signatures are hostile input. Every character class that is unsafe somewhere is named
+once below; each consumer takes the classes it must not pass on:
+
+=============================  =============================================================================
+``strip_ansi``                 ANSI/VT escape sequences (CSI, OSC, two-byte ESC, the one-byte C1 CSI ``\\x9b``)
+``normalize_controls``         normalize.py: C0 controls but TAB and LF, and DEL (a log line keeps its text)
+``terminal_safe``              the terminal report: also C1, zero-width and bidi controls
+``clean``                      CI formats (GitHub, GitLab, SARIF, JUnit, Markdown): escapes stripped, then C0
+                               but TAB/LF/CR, C1, zero-width, bidi, line/paragraph separators, lone surrogates
+``json_escape_invisible``      JSON: valid as they are, but written as ``\\uXXXX`` so a viewer cannot act on them
+``xml_text``                   JUnit: only what XML 1.0 allows, after ``clean``
+``escape_data/_property``      GitHub workflow commands, exactly @actions/core's ``escapeData``/``escapeProperty``
+``md_text/md_code/md_block``   Markdown: prose escaped, code spans and fences longer than any backtick run
+=============================  =============================================================================
+
+Only ``re``, the standard library and patterns.LazyRe: the start-up path imports this module, so only the
+pattern every report uses (the terminal's) is compiled at import; the others on first use.
+``ANSI`` and ``NORMALIZE_CONTROLS`` are public so that normalize.py's per-line loop can test cheaply before
+calling them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ..kb.patterns import LazyRe
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+# ---- the character classes, each named once --------------------------------------------------------
+C0_BUT_TAB_LF = "\x00-\x08\x0b-\x1f"  # CR (\x0d) included
+C0_BUT_TAB_LF_CR = "\x00-\x08\x0b\x0c\x0e-\x1f"
+DEL = "\x7f"
+DEL_C1 = "\x7f-\x9f"  # \x9b is a one-byte CSI
+ZERO_WIDTH = "\u200b-\u200f"  # ZWSP, ZWNJ, ZWJ, LRM, RLM
+BIDI = "\u202a-\u202e\u2066-\u2069"  # embeddings, overrides, isolates
+LINE_SEPARATORS = "\u2028\u2029"
+SURROGATES = "\ud800-\udfff"  # lone surrogates from undecodable file names (not encodable)
+BOM = "\ufeff"
+
+ANSI = LazyRe(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]")
+NORMALIZE_CONTROLS = LazyRe(f"[{C0_BUT_TAB_LF}{DEL}]")
+# what normalization deletes from inside a line, as UTF-8 bytes (the one-byte CSI is \xc2\x9b there): the
+# matcher looks for literals in raw bytes with these deleted. Not CR: normalization keeps a line's last CR
+# segment and never joins two, so a deleted CR would join what it keeps to the text before it ('0.5' to
+# 'DataParallel': no longer at a word start)
+NORMALIZE_DELETES_BYTES = LazyRe(
+    lambda: (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF_CR}{DEL}]").encode("latin-1")
+)
+_TERMINAL = re.compile(f"[{C0_BUT_TAB_LF}{DEL_C1}{ZERO_WIDTH}{BIDI}]")
+_LATER = {
+    "ci": f"[{C0_BUT_TAB_LF_CR}{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{SURROGATES}]",
+    "json": f"[{DEL_C1}{ZERO_WIDTH}{LINE_SEPARATORS}{BIDI}{BOM}]",
+    "xml": "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]",  # not an XML 1.0 Char
+    "md_special": r"([\\`*_\[\]|~])",  # ( ) ! only matter next to [ ], which are escaped
+    "md_mention": r"([@#])(?=[\w-])",
+    "md_ordered": r"^(\d+)\.(?=\s|$)",
+    "backticks": r"`+",
+}
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(_LATER[name])
+
+
+def has_escape(text: str) -> bool:
+    """Whether ``text`` may hold an escape sequence (a cheap test before the regex)."""
+    return "\x1b" in text or "\x9b" in text
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape sequences (colours, cursor moves, OSC titles and links)."""
+    return ANSI.sub("", text) if has_escape(text) else text
+
+
+def normalize_controls(line: str) -> str:
+    """A log line without C0 controls (TAB and LF kept) and DEL: what normalize.py keeps of a line."""
+    return NORMALIZE_CONTROLS.sub("", line)
+
+
+def terminal_safe(value: object) -> str:
+    """Text with control characters (ESC, CSI, bidi overrides...) removed, for a terminal or stderr."""
+    return _TERMINAL.sub("", str(value))
+
+
+def clean(value: object) -> str:
+    """Text without terminal escape sequences and invisible/bidi control characters (LF and CR kept)."""
+    return _pattern("ci").sub("", strip_ansi(str(value)))
+
+
+def deep_clean(value: Any) -> Any:
+    """``clean`` every string in a JSON-like structure (keys too)."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list):
+        return [deep_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {clean(k): deep_clean(v) for k, v in value.items()}
+    return value
+
+
+def json_escape_invisible(text: str) -> str:
+    """JSON text with C1, zero-width, bidi, separator and BOM characters written as ``\\uXXXX``."""
+    return _pattern("json").sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` at most ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def xml_text(value: object, limit: int) -> str:
+    """Text that is legal in XML 1.0, without terminal escapes, at most ``limit`` characters."""
+    return cut(_pattern("xml").sub("", clean(value)), limit)
+
+
+# ---- GitHub workflow commands (@actions/core) -----------------------------------------------------------
+def escape_data(value: object) -> str:
+    """@actions/core ``escapeData``: ``%`` -> %25, CR -> %0D, LF -> %0A."""
+    return clean(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: object) -> str:
+    """@actions/core ``escapeProperty``: ``escapeData`` plus ``:`` -> %3A and ``,`` -> %2C."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+# ---- Markdown (GitHub-flavoured) --------------------------------------------------------------------------
+WJ = "\u2060"  # WORD JOINER: invisible, stops GitHub's @mention and #reference autolinks
+MAX_BLOCK = 8 << 10  # characters of one code block
+
+
+def _longest_backticks(s: str) -> int:
+    return max((len(r) for r in _pattern("backticks").findall(s)), default=0)
+
+
+def md_text(value: object) -> str:
+    """Escape one line of prose (newlines become spaces) so it renders literally, also inside a table cell:
+    HTML, emphasis, link brackets, table pipes, a leading block marker, and @mentions / #refs broken."""
+    s = " ".join(clean(value).split())
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _pattern("md_special").sub(r"\\\1", s)
+    s = _pattern("md_mention").sub(lambda m: m.group(1) + WJ, s)
+    if s[:1] in "#+-=>":
+        s = "\\" + s
+    return _pattern("md_ordered").sub(r"\1\\.", s)
+
+
+def md_code(value: object, *, table: bool = False) -> str:
+    """An inline code span (one line) with a delimiter longer than any backtick run inside."""
+    s = " ".join(clean(value).split())
+    if table:  # GFM splits cells on | before parsing code spans
+        s = s.replace("|", "\\|")
+    if not s:
+        return ""
+    ticks = "`" * (_longest_backticks(s) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{ticks}{pad}{s}{pad}{ticks}"
+
+
+def md_block(value: object, lang: str = "text") -> str:
+    """A fenced code block whose fence is longer than any backtick run in the text."""
+    s = clean(value).replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+    if len(s) > MAX_BLOCK:
+        s = s[:MAX_BLOCK] + f"\n[... {len(s) - MAX_BLOCK} characters cut ...]"
+    fence = "`" * max(3, _longest_backticks(s) + 1)
+    return f"{fence}{lang}\n{s}\n{fence}\n"

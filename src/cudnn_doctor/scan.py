@@ -1,0 +1,352 @@
+"""The pipeline: input -> normalize -> match -> rank -> Diagnosis. The only module that knows the order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from .env.detect import EnvironmentCollector
+from .errors import InputError
+from .fieldmethods import FieldEq
+from .kb.compiled import load_catalog
+from .kb.load import Catalog
+from .match import MAX_NEAR_MISSES_PER_SIG, Matcher, RawMatch
+from .match.reading import Reader
+from .model import Finding, NearMiss
+from .rank.differential import attach as attach_differentials
+from .rank.differential import stand_ins
+from .rank.explain import check_messages, explanation
+from .rank.findings import (
+    CONFIDENCE_THRESHOLD,
+    Aggregator,
+    apply_versions,
+    cluster,
+    fold_cascades,
+    merge_into,
+    order,
+)
+from .rank.tracebacks import user_frame
+from .read.normalize import normalize_line
+from .read.sources import Block, ReadStats, Source, read_blocks, read_range, text_source
+from .report import Diagnosis
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+# what makes a line look like an error (``FooError`` is found by its end), searched in the raw bytes; the
+# lookahead on the first letters lets the engine skip most positions, and the line around a hit is taken by
+# find/rfind (a leading ``^.*`` would make it try every position of a 1 MiB block as a line start)
+_ERRORISH = re.compile(
+    rb"(?=[ETCFef])(?:(?:Error|Exception)\b|Traceback \(most recent call last\)|\bCUDNN_STATUS_\w+|Check failed|"
+    rb"\bFATAL\b|^[EF]\d{4} |\berror:|\bfailed\b)",
+    re.MULTILINE,
+)
+# what every match of _ERRORISH holds (a line with none needs no search: Python's re tries the lookahead at
+# every byte, ~9 ms per MiB), and the glog line start it also matches
+_ERRORISH_WORDS = (b"Error", b"Exception", b"Traceback (most recent call last)", b"CUDNN_STATUS_", b"FATAL", b"error:", b"failed")
+_GLOG_START = re.compile(rb"[EF]\d{4} ")
+MAX_ERROR_LINES = 12
+MAX_ERROR_LINES_ALL = 50  # over every input (a directory of thousands of logs)
+MAX_SKIPPED_WARNINGS = 20
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Options(FieldEq):
+    """How a diagnosis runs: language, environment, confidence threshold, timeouts and processes."""
+
+    lang: str = "en"
+    env: Mapping[str, str] = field(default_factory=dict)
+    threshold: float = CONFIDENCE_THRESHOLD
+    timeout: float = 1.0
+    max_gzip_ratio: float = 50.0  # input.GZIP_MAX_RATIO: how far a gzip log may expand (0: no limit)
+    jobs: int = 0  # processes for one big file; 0 = CUDNN_DOCTOR_JOBS or the CPUs (Linux), 1 = this one only
+
+
+def diagnose(
+    text: str | bytes,
+    *,
+    catalog: Catalog | None = None,
+    source: str = "<text>",
+    lang: str = "en",
+    env: Mapping[str, str] | None = None,
+    threshold: float = CONFIDENCE_THRESHOLD,
+) -> Diagnosis:
+    """Diagnose a log or traceback held in memory. The library entry point.
+
+    ``env`` overrides detected versions ({"torch": "2.2.0"}); ``threshold`` is the confidence a finding
+    needs (below it, it is listed in ``below_threshold``). ``Diagnosis.to_dict()`` / ``to_json()`` give
+    the report of ``--format json``.
+    """
+    return diagnose_sources(
+        [text_source(text, source)], catalog=catalog,
+        options=Options(lang=lang, env=dict(env or {}), threshold=threshold),
+    )
+
+
+def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ package step
+    sources: Sequence[Source],
+    *,
+    catalog: Catalog | None = None,
+    options: Options | None = None,
+    on_bytes: Callable[[int], None] | None = None,
+    strict_input: bool = True,
+) -> Diagnosis:
+    """Diagnose several inputs; unreadable ones are recorded in ``input_errors`` (or raised if alone)."""
+    options = options or Options()
+    catalog = catalog if catalog is not None else load_catalog()
+    collector = EnvironmentCollector()
+    matcher = Matcher(catalog, probes=collector.probes(), timeout=options.timeout)
+    diagnosis = Diagnosis()
+    findings_by_key: dict[tuple[str, str], Finding] = {}
+    frames: dict[tuple[str, str], Sequence[str]] = {}
+    warnings: list[str] = []
+    skipped = 0
+    framed_in_directory: set[str] = set()
+    for src in sources:
+        collector.source = src.name
+        try:
+            part = _scan_parallel(src, catalog, options, collector, on_bytes)
+            if part is None:
+                stats = ReadStats()
+                part = scan_part(read_blocks(src, stats, on_bytes, options.max_gzip_ratio), src.name, matcher, stats)
+        except InputError as exc:
+            if src.from_directory:
+                skipped += 1
+                if skipped <= MAX_SKIPPED_WARNINGS:
+                    diagnosis.warnings.append(f"skipped {exc}")
+            else:
+                diagnosis.input_errors.append(str(exc))
+            continue
+        for sig_id, finding in part.findings.items():
+            # the files of a directory aggregate: one finding per signature over N files, not N findings
+            key = ("\0directory", sig_id) if src.from_directory else (src.name, sig_id)
+            have = findings_by_key.get(key)
+            if have is None:
+                findings_by_key[key] = finding
+            else:
+                merge_into(have, finding, across_sources=True)
+        for sig_id, frame in part.frames.items():  # a directory: the first file's frames only (flat memory)
+            if not src.from_directory or sig_id not in framed_in_directory:
+                frames[(src.name, sig_id)] = frame
+                if src.from_directory:
+                    framed_in_directory.add(sig_id)
+        diagnosis.near_misses += part.misses[: max(0, 50 - len(diagnosis.near_misses))]
+        warnings += [w for w in part.warnings if w not in warnings]
+        stats = part.stats
+        diagnosis.sources.append(src.name)
+        diagnosis.lines_read += stats.lines
+        diagnosis.bytes_read += stats.bytes_read
+        if stats.cut_lines:
+            diagnosis.warnings.append(f"{src.name}: {stats.cut_lines} line(s) longer than 64 KiB were cut to their head and tail")
+        if len(diagnosis.error_lines) < MAX_ERROR_LINES_ALL:
+            diagnosis.error_lines += part.edges.error_lines(src.name)[: MAX_ERROR_LINES_ALL - len(diagnosis.error_lines)]
+    if skipped > MAX_SKIPPED_WARNINGS:
+        diagnosis.warnings.append(f"... and {skipped - MAX_SKIPPED_WARNINGS} more file(s) of the directory skipped")
+    if strict_input and diagnosis.input_errors and not diagnosis.sources:
+        raise InputError(diagnosis.input_errors[0])
+    collector.override(dict(options.env))
+    versions = collector.env.versions
+    diagnosis.environment = collector.env.to_record()
+    diagnosis.warnings += [w for w in matcher.warnings if w not in warnings] + warnings
+    findings: list[Finding] = list(findings_by_key.values())
+
+    def complete(f: Finding) -> None:
+        f.explanation = explanation(f.signature, f.captures, options.lang)
+        f.checks = check_messages(f.signature, f.captures, options.lang)
+        apply_versions(f, versions)
+        frame = user_frame(frames.get((f.first.source, f.id), []))
+        f.user_frame = frame.to_record() if frame else None
+
+    for f in findings:
+        complete(f)
+    # a cause that won its cluster but is ruled out by the versions leaves the generic status in its place
+    for f in stand_ins(findings, catalog.by_id, versions, options.threshold):
+        frames.setdefault((f.first.source, f.id), frames.get((f.first.source, f.related[0]), []))
+        complete(f)
+        findings.append(f)
+    confident = [f for f in findings if f.confidence >= options.threshold]
+    diagnosis.threshold = options.threshold
+    diagnosis.below_threshold = order([f for f in findings if f.confidence < options.threshold], options.threshold)
+    top = fold_cascades(order(confident, options.threshold), catalog.get)
+    top = attach_differentials(top, catalog.signatures, catalog.evidence, versions, frames, options.lang)
+    diagnosis.findings = order(top, options.threshold)
+    matched = {f.id for f in findings}
+    diagnosis.near_misses = [n for n in diagnosis.near_misses if n.id not in matched]
+    return diagnosis
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Part(FieldEq):
+    """What scanning one source (or one byte range of it) found; line numbers count from its first line."""
+
+    findings: dict[str, Finding]  # by signature id
+    frames: dict[str, Sequence[str]]  # the lines before each signature's first match
+    misses: list[NearMiss]
+    stats: ReadStats
+    edges: _Edges
+    warnings: list[str]
+
+
+def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadStats) -> Part:
+    """Match, cluster and aggregate one source's blocks."""
+    edges = _Edges()
+    aggregator = Aggregator()
+    frames: dict[str, Sequence[str]] = {}
+    misses: list[NearMiss] = []
+    pending: list[RawMatch] = []
+    for m, miss in Reader(matcher).scan(edges.watch(blocks), name):
+        if m is not None:
+            pending.append(m)
+            if m.sig.id not in frames:
+                frames[m.sig.id] = m.before
+        elif miss is not None:
+            if len(misses) < 50:
+                misses.append(NearMiss(miss.sig.id, miss.sig.title, miss.source, miss.line, miss.reason))
+        else:  # block end
+            for winner, related in cluster(pending):
+                aggregator.add(winner, related)
+            pending = []
+    for winner, related in cluster(pending):
+        aggregator.add(winner, related)
+    return Part({sid: f for (_, sid), f in aggregator.findings.items()}, frames, misses, stats, edges, list(matcher.warnings))
+
+
+def _scan_parallel(
+    src: Source, catalog: Catalog, options: Options, collector: EnvironmentCollector, on_bytes: Callable[[int], None] | None
+) -> Part | None:
+    """A big plain file scanned by several processes, merged into one Part; None when not worth it or
+    not possible here (then the caller scans it in this process)."""
+    if src.path is None or options.jobs == 1:  # stdin, pasted text: no module to import
+        return None
+    from . import parallel
+
+    jobs = parallel.jobs_for(src, options.jobs)
+    if jobs < 2:
+        return None
+    # a fresh matcher and collector for the workers: each forked process gets its own copy of their state
+    worker_collector = EnvironmentCollector()
+    worker_matcher = Matcher(catalog, probes=worker_collector.probes(), timeout=options.timeout)
+    assert src.path is not None
+    ranges = parallel.plan(src.path, worker_matcher, jobs)
+    if ranges is None:
+        return None
+
+    def work(start: int, end: int, progress: Callable[[int], None]) -> tuple[Part, Any]:
+        worker_collector.source = src.name
+        stats = ReadStats()
+        part = scan_part(read_range(src.path or "", start, end, stats, progress), src.name, worker_matcher, stats)
+        part.frames = {k: list(v) for k, v in part.frames.items()}  # LazyLines hold no state worth pickling
+        return part, worker_collector.env
+
+    results = parallel.run(ranges, work, on_bytes)
+    if results is None:
+        return None
+    return _merge_parts(results, catalog, collector)
+
+
+def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:  # noqa: C901 - split in the match/ package step
+    """Join the parts of consecutive ranges: shift line numbers, add counts, keep the earliest first lines."""
+    merged: Part | None = None
+    offset = 0
+    for part, env in results:
+        for f in part.findings.values():
+            f.signature = catalog.get(f.signature.id) or f.signature
+            f.first = replace(f.first, line=f.first.line + offset, end_line=f.first.end_line + offset)
+            f.last = replace(f.last, line=f.last.line + offset, end_line=f.last.end_line + offset)
+        for miss in part.misses:
+            miss.line += offset
+        for component, version in env.versions.items():
+            where = env.sources.get(component, "")
+            name, _, line = where.rpartition(":")
+            if line.isdigit():
+                where = f"{name}:{int(line) + offset}"
+            collector.env.set(component, version, where, env.ranks.get(component, 50))
+        part.edges.first_base += offset
+        part.edges.last_base += offset
+        if merged is None:
+            merged = part
+        else:
+            for sid, f in part.findings.items():
+                have = merged.findings.get(sid)
+                if have is None:
+                    merged.findings[sid] = f
+                else:
+                    merge_into(have, f)
+            for sid, frame in part.frames.items():
+                merged.frames.setdefault(sid, frame)
+            per_sig: dict[str, int] = {}
+            for miss in merged.misses:
+                per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
+            for miss in part.misses:
+                if per_sig.get(miss.id, 0) < MAX_NEAR_MISSES_PER_SIG and len(merged.misses) < 50:
+                    per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
+                    merged.misses.append(miss)
+            merged.stats.lines += part.stats.lines
+            merged.stats.bytes_read += part.stats.bytes_read
+            merged.stats.cut_lines += part.stats.cut_lines
+            merged.edges.last, merged.edges.last_base = part.edges.last, part.edges.last_base
+            merged.warnings += [w for w in part.warnings if w not in merged.warnings]
+        offset += part.stats.lines
+    assert merged is not None
+    return merged
+
+
+def _may_be_errorish(data: bytes) -> bool:
+    """False only where _ERRORISH matches nowhere in ``data``: none of the words every match holds (each a
+    ``find`` in C), and no line starts as a glog error line."""
+    if any(word in data for word in _ERRORISH_WORDS) or _GLOG_START.match(data):
+        return True
+    for head in (b"\nE", b"\nF"):
+        pos = data.find(head)
+        while pos >= 0:
+            if _GLOG_START.match(data, pos + 1):
+                return True
+            pos = data.find(head, pos + 2)
+    return False
+
+
+class _Edges:
+    """Keeps the first and the last block of a source to show error-looking lines when nothing matched."""
+
+    def __init__(self) -> None:
+        self.first: bytes | None = None
+        self.last: bytes | None = None
+        self.first_base = 1
+        self.last_base = 1
+        self._lines = 0
+
+    def watch(self, blocks: Iterator[Block]) -> Iterator[Block]:
+        for block in blocks:
+            if self.first is None:
+                self.first = block.data
+            self.last = block.data
+            self.last_base = self._lines + 1
+            self._lines += block.lines
+            yield block
+
+    def error_lines(self, source: str) -> list[tuple[str, int, str]]:
+        out: list[tuple[str, int, str]] = []
+        chunks = [(self.first, 1)] if self.first is not None else []
+        if self.last is not None and self.last is not self.first:
+            chunks.append((self.last, self.last_base))
+        for data, base in chunks:
+            cut = 0 if base == 1 else max(0, len(data) - (1 << 20))
+            if cut:
+                cut = data.find(b"\n", cut - 1) + 1  # from a line start
+            piece = data[cut : cut + (1 << 20)]
+            if not _may_be_errorish(piece):
+                continue
+            line, prev, pos = base + data.count(b"\n", 0, cut), 0, 0
+            while (m := _ERRORISH.search(piece, pos)) is not None:
+                start = piece.rfind(b"\n", 0, m.start()) + 1
+                end = piece.find(b"\n", m.end())
+                end = len(piece) if end < 0 else end
+                line += piece.count(b"\n", prev, start)
+                prev = start
+                clean, _ = normalize_line(piece[start:end].decode("utf-8", "replace"))
+                if clean.strip():
+                    out.append((source, line, clean.strip()[:300]))
+                pos = end + 1
+        return out[-MAX_ERROR_LINES:]
