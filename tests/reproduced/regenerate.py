@@ -46,6 +46,7 @@ FRAMEWORKS = {
     "mxnet": ("mxnet", "mxnet"),
     "opencv": ("cv2", "opencv-python-headless"),
     "chainer": ("chainer", "chainer"),
+    "keras": ("keras", "keras"),  # Keras 3 on a non-TensorFlow backend (the scenario sets KERAS_BACKEND)
 }
 # Where a scenario runs, so that the paths in the traceback are the same on every regeneration.
 RUN_ROOT = Path(tempfile.gettempdir()) / "cudnn-doctor-repro"
