@@ -4,10 +4,11 @@ Every GitHub thread (``owner/repo#N`` or an issues/pull/discussions URL) and eve
 anywhere in ``signatures/**/*.yaml``, ``docs/census/`` or the ``source`` field of the development corpus
 (``shared/corpus/cases.jsonl``) is excluded. Run from the repository root::
 
-    python bench/heldout/exclusions.py [--corpus PATH] [--check URL ...]
+    python bench/heldout/exclusions.py [--corpus PATH] [--check URL ...] [--cases]
 
 It prints the normalised keys (``github:owner/repo#N`` lower-cased, or ``url:host/path``), one a line;
-``--check`` answers for each URL given whether it is excluded (exit 1 if any is).
+``--check`` answers for each URL given whether it is excluded (exit 1 if any is); ``--cases`` checks every
+source of bench/heldout/cases.jsonl (run it again whenever signatures or the census cite new threads).
 """
 
 from __future__ import annotations
@@ -91,8 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--check", nargs="*", default=None)
+    ap.add_argument("--cases", action="store_true", help="check the sources of cases.jsonl")
     args = ap.parse_args(argv)
     keys = build(args.corpus)
+    if args.cases:
+        records = [json.loads(line) for line in (Path(__file__).with_name("cases.jsonl")).read_text(
+            encoding="utf-8").splitlines() if line.strip()]
+        cited = [f"{r['case']} {r['source']}" for r in records if is_excluded(r["source"], keys)]
+        print("\n".join(cited) if cited else f"none of the {len(records)} cases is cited")
+        return int(bool(cited))
     if args.check is None:
         print("\n".join(sorted(keys)))
         return 0
