@@ -68,7 +68,9 @@ def _load(repo: Path) -> None:
 
 def load_cases(only: set[str] | None = None) -> list[dict]:
     """The records of cases.jsonl, in case order (only those named, if any)."""
-    cases = [json.loads(line) for line in (HERE / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    cases = [
+        json.loads(line) for line in (HERE / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line
+    ]
     return [c for c in cases if not only or c["case"] in only]
 
 
@@ -77,7 +79,9 @@ def score(case: dict) -> Result:
     text = (HERE / f"{case['case']}.log").read_text(encoding="utf-8")
     diagnosis = cudnn_doctor.diagnose(text, source=f"{case['case']}.log")
     findings = diagnosis.findings
-    res = Result(case["case"], case["framework"], case["presentation"], case["polarity"], case["expected"], "")
+    res = Result(
+        case["case"], case["framework"], case["presentation"], case["polarity"], case["expected"], ""
+    )
     res.findings = [f"{f.id} ({f.confidence:.2f})" for f in findings]
     lines = text.splitlines()
     if findings:
@@ -118,10 +122,12 @@ def _table(results: list[Result], key: str) -> list[str]:
     groups: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         groups[getattr(r, key)].append(r)
-    head = f"{key:<14} {'cases':>5} | {'known':>5} {'right':>5} {'wrong':>5} {'none':>5} | " \
-           f"{'unkn':>4} | {'neg':>4} {'alarm':>5}"
+    head = (
+        f"{key:<14} {'cases':>5} | {'known':>5} {'right':>5} {'wrong':>5} {'none':>5} | "
+        f"{'unkn':>4} | {'neg':>4} {'alarm':>5}"
+    )
     rows = [head, "-" * len(head)]
-    for name in sorted(groups, key=lambda g: (-len(groups[g]), g)) + ["(all)"]:
+    for name in [*sorted(groups, key=lambda g: (-len(groups[g]), g)), "(all)"]:
         rs = results if name == "(all)" else groups[name]
         c = Counter(r.outcome for r in rs)
         known = c["right"] + c["wrong"] + c["none"]
@@ -129,9 +135,15 @@ def _table(results: list[Result], key: str) -> list[str]:
         neg = c["false-alarm"] + c["clean"] + c["general"]
         if name == "(all)":
             rows.append("-" * len(head))
-        rows.append(f"{name:<14} {len(rs):>5} | {known:>5} {c['right']:>5} {c['wrong']:>5} {c['none']:>5} | "
-                    f"{unknown:>4} | {neg:>4} {c['false-alarm']:>5}")
+        rows.append(
+            f"{name:<14} {len(rs):>5} | {known:>5} {c['right']:>5} {c['wrong']:>5} {c['none']:>5} | "
+            f"{unknown:>4} | {neg:>4} {c['false-alarm']:>5}"
+        )
     return rows
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.0f}%" if b else "-"
 
 
 def report(results: list[Result]) -> str:
@@ -140,15 +152,20 @@ def report(results: list[Result]) -> str:
     c = Counter(r.outcome for r in results)
     known = c["right"] + c["wrong"] + c["none"]
     neg = c["false-alarm"] + c["clean"] + c["general"]
-    pct = (lambda a, b: f"{100 * a / b:.0f}%" if b else "-")
-    out.append(f"held-out set: {len(results)} cases ({known} positive with a known signature, "
-               f"{c['unknown-answered'] + c['unknown-silent']} none-known, {neg} negative)")
+    out.append(
+        f"held-out set: {len(results)} cases ({known} positive with a known signature, "
+        f"{c['unknown-answered'] + c['unknown-silent']} none-known, {neg} negative)"
+    )
     strict = sum(1 for r in results if r.outcome == "right" and r.top == r.expected)
-    out.append(f"top-1 right {c['right']}/{known} ({pct(c['right'], known)}; {strict} naming exactly the expected "
-               f"id, {c['right'] - strict} an accepted alternative), wrong {c['wrong']}, no finding {c['none']}; "
-               f"near misses {sum(1 for r in results if r.near)}")
-    out.append(f"negatives with an RNN-scope finding: {c['false-alarm']}/{neg}; "
-               f"with only a general finding: {c['general']}; silent: {c['clean']}")
+    out.append(
+        f"top-1 right {c['right']}/{known} ({_pct(c['right'], known)}; {strict} naming exactly the expected "
+        f"id, {c['right'] - strict} an accepted alternative), wrong {c['wrong']}, no finding {c['none']}; "
+        f"near misses {sum(1 for r in results if r.near)}"
+    )
+    out.append(
+        f"negatives with an RNN-scope finding: {c['false-alarm']}/{neg}; "
+        f"with only a general finding: {c['general']}; silent: {c['clean']}"
+    )
     out.append(f"none-known: answered {c['unknown-answered']}, silent {c['unknown-silent']}")
     out.append("")
     out += _table(results, "framework")
@@ -161,8 +178,10 @@ def report(results: list[Result]) -> str:
         for r in misses:
             got = r.top or "no finding"
             near = f"  [near miss: {r.near}]" if r.near else ""
-            out.append(f"  {r.case} {r.outcome:<16} {r.framework}/{r.presentation}: expected {r.expected}; "
-                       f"got {got}{near}")
+            out.append(
+                f"  {r.case} {r.outcome:<16} {r.framework}/{r.presentation}: expected {r.expected}; "
+                f"got {got}{near}"
+            )
             out.append(f"      line: {r.line}")
             if len(r.findings) > 1:
                 out.append(f"      all: {', '.join(r.findings)}")
@@ -179,8 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     results = [score(c) for c in load_cases(set(args.case) if args.case else None)]
     print(report(results))
     if args.json:
-        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1, ensure_ascii=False) + "\n",
-                             encoding="utf-8")
+        args.json.write_text(
+            json.dumps([asdict(r) for r in results], indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     return 0
 
 

@@ -57,8 +57,10 @@ def normalise(text: str) -> set[str]:
         so = re.match(r"(stackoverflow\.com|[a-z]+\.stackexchange\.com)/(?:questions|q)/(\d+)", host_path)
         if so:
             keys.add(f"qa:{so[1]}/{so[2]}")
-        forum = re.match(r"(discuss\.[a-z.]+|forums\.developer\.nvidia\.com|discourse\.[a-z.]+)/t/(?:[^/]+/)?(\d+)",
-                         host_path)
+        forum = re.match(
+            r"(discuss\.[a-z.]+|forums\.developer\.nvidia\.com|discourse\.[a-z.]+)/t/(?:[^/]+/)?(\d+)",
+            host_path,
+        )
         if forum:
             keys.add(f"forum:{forum[1]}/{forum[2]}")
     return keys
@@ -96,8 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     keys = build(args.corpus)
     if args.cases:
-        records = [json.loads(line) for line in (Path(__file__).with_name("cases.jsonl")).read_text(
-            encoding="utf-8").splitlines() if line.strip()]
+        records = [
+            json.loads(line)
+            for line in (Path(__file__).with_name("cases.jsonl")).read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
         cited = [f"{r['case']} {r['source']}" for r in records if is_excluded(r["source"], keys)]
         print("\n".join(cited) if cited else f"none of the {len(records)} cases is cited")
         return int(bool(cited))
