@@ -118,6 +118,16 @@ def _platforms(sig) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 PLATFORM_SIGS = [s for s in SIGS if _platforms(s)]
+# signatures whose message proves the platform without naming it (the counter-example rule still holds for them)
+INFERRED = {
+    "directml/cudnnrnn-no-kernel": "a Keras LSTM/GRU (not CuDNNLSTM) emitted CudnnRNN and no kernel is registered for it: "
+    "only a pluggable GPU does that (Metal is excluded by its markers)",
+    "directml/cudnnrnn-invalid-argument-graph": "a GPU device is registered and CudnnRNN has no GPU kernel: a pluggable GPU",
+    "directml/cudnnrnn-canonical-params-op-check": "'must be a scalar, received shape' is the plugin's wording; TensorFlow's "
+    "kernels say 'is not a scalar'",
+    "directml/torch-fused-rnn-cell-no-cpu-kernel": "the fused cell reached the CPU backend: stock PyTorch calls it for CUDA "
+    "tensors only, torch-directml falls back to the CPU",
+}
 
 
 def test_platform_signatures_are_found() -> None:
@@ -131,18 +141,18 @@ def test_a_platform_signature_needs_its_platform(sig) -> None:  # type: ignore[n
         if sig.prefilter and all(marker.search(lit) for lit in sig.prefilter):
             continue  # the message itself names the platform (miopenStatusBadParm, torch_directml)
         for ex in sig.examples:
-            assert marker.search(ex.text), f"{sig.id}: example {ex.name} does not show {name}"
+            assert marker.search(ex.text) or sig.id in INFERRED, f"{sig.id}: example {ex.name} does not show {name}"
         found = []
         for ex in sig.counter_examples:
             if marker.search(ex.text) or not any(lit.lower() in ex.text.lower() for lit in sig.prefilter):
                 continue
             ids = _ids(_diagnose(ex.text))
             found.append(f"{ex.name}: {ids}")
-            if ids and sig.id not in ids:
+            if sig.id not in ids:
                 break
         else:
             pytest.fail(
-                f"{sig.id}: no counter-example holds its message without {name} (and gets another signature); "
+                f"{sig.id}: no counter-example holds its message without {name} and does not get it; "
                 f"candidates: {found}"
             )
 
