@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import cudnn_doctor
+from clirunner import invoke
 from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.model import Cause, DifferentialEntry
 from cudnn_doctor.rank.differential import (
@@ -322,12 +323,8 @@ def test_a_cause_far_away_in_a_long_log_does_not_explain_an_earlier_status(catal
 
 
 def test_cli_runner_env_option_rules_a_cause_out() -> None:
-    from typer.testing import CliRunner
-
-    from cudnn_doctor.cli.app import app
-
-    result = CliRunner().invoke(
-        app, ["diagnose", "--format", "json", "--env", "torch=1.4.0", "--signatures", str(FIXTURES)], input=LAST_LINE
+    result = invoke(
+        ["diagnose", "--format", "json", "--env", "torch=1.4.0", "--signatures", str(FIXTURES)], input=LAST_LINE
     )
     assert result.exit_code == 1, result.output
     (f,) = json.loads(result.stdout)["findings"]

@@ -13,9 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cudnn_doctor.cli.app import app
+from clirunner import invoke
 from cudnn_doctor.env import local as localenv
 from cudnn_doctor.env.detect import EnvironmentCollector, detect
 from cudnn_doctor.env.local import HOW_PACKAGE, LocalEnv, cudnn_int_text, describe_local
@@ -65,12 +64,11 @@ def fake_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_env_on_this_machine_terminal_and_json() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["env"])
+    result = invoke(["env"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith(localenv.HEADER)
     assert f"python {platform.python_version()} (this interpreter)" in result.output
-    result = runner.invoke(app, ["env", "--format", "json"])
+    result = invoke(["env", "--format", "json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert set(data) == {"facts", "versions", "missing", "notes"}

@@ -40,6 +40,7 @@ class CatalogSpec(FieldValue):
 
     signatures: tuple[str, ...] = ()
     builtin: bool = True
+    ignore: tuple[str, ...] = ()  # ids of signatures never reported (--ignore)
 
 
 _catalogs: dict[CatalogSpec, Any] = {}
@@ -55,7 +56,12 @@ def worker_catalog(spec: CatalogSpec = CatalogSpec()) -> Any:
             if got is None:
                 from ..kb.compiled import load_catalog
 
-                got = _catalogs[spec] = load_catalog(list(spec.signatures), builtin=spec.builtin)
+                got = load_catalog(list(spec.signatures), builtin=spec.builtin)
+                if spec.ignore:
+                    import dataclasses
+
+                    got = dataclasses.replace(got, signatures=[s for s in got.signatures if s.id not in spec.ignore])
+                _catalogs[spec] = got
                 from ..env.detect import EnvironmentCollector
                 from ..match import Matcher
 
