@@ -46,14 +46,11 @@ def fake_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     fake = {"torch": "2.1.0+cu121", "nvidia-cudnn-cu12": "8.9.2.26"}
 
-    def version(name: str) -> str:
-        if name in fake:
-            return fake[name]
-        from importlib.metadata import PackageNotFoundError
+    class Dist:  # what importlib.metadata.distributions() yields, as far as env reads it
+        def __init__(self, name: str, version: str) -> None:
+            self.metadata, self.version = {"Name": name}, version
 
-        raise PackageNotFoundError(name)
-
-    monkeypatch.setattr("importlib.metadata.version", version)
+    monkeypatch.setattr("importlib.metadata.distributions", lambda: [Dist(n, v) for n, v in fake.items()])
     site = tmp_path / "site-packages"
     lib = site / "nvidia" / "cudnn" / "lib"
     lib.mkdir(parents=True)

@@ -9,6 +9,7 @@ Exit codes: 0 no finding, 1 at least one finding, 2 usage / input / signature er
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -21,7 +22,7 @@ from . import options as opts
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up)
     from argparse import Namespace
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping, Sequence
     from pathlib import Path
     from typing import Any, NoReturn
 
@@ -74,7 +75,8 @@ def load_catalog_or_report(signatures: Sequence[Path | str] | None, no_builtin: 
     from ..kb.compiled import load_catalog
 
     try:
-        catalog = load_catalog([str(p) for p in signatures or []], builtin=not no_builtin)
+        with warnings_said():
+            catalog = load_catalog([str(p) for p in signatures or []], builtin=not no_builtin)
     except SignatureError as exc:
         for problem in exc.problems[:200]:
             err(problem)
@@ -82,6 +84,25 @@ def load_catalog_or_report(signatures: Sequence[Path | str] | None, no_builtin: 
             err(f"... and {len(exc.problems) - 200} more")
         raise Reported() from None
     return without(catalog, ignore) if ignore else catalog
+
+
+@contextlib.contextmanager
+def warnings_said() -> Iterator[None]:
+    """Python warnings raised inside (kb.load.SkippedFileWarning: a file of a signature directory skipped) as
+    one line each on stderr, each once."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for message in dict.fromkeys(str(w.message) for w in caught):
+        sys.stderr.write(f"cudnn-doctor: warning: {safe_text(message)}\n")
+
+
+def safe_text(message: str) -> str:
+    from ..read.textsafe import terminal_safe
+
+    return terminal_safe(message)
 
 
 def without(catalog: Catalog, ignore: Sequence[str]) -> Catalog:
@@ -276,7 +297,11 @@ def run_diagnose(args: ReportArgs) -> int:
     finally:
         gc.set_threshold(*threshold)
         gc.unfreeze()
+    if not result.sources and not result.input_errors and sources:  # every file of a directory (a zip) skipped
+        result.input_errors.append(f"{', '.join(args.files)}: no text log read (every file was skipped)")
     if args.format is Format.terminal and result.input_errors and not result.sources:
+        for warning in result.warnings:  # the skipped files, each named once
+            sys.stderr.write(f"warning: {warning}\n")
         for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
             err(problem)
         return EXIT_ERROR

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SignatureError, UsageError
-from .commands import EXIT_ERROR, EXIT_FOUND, EXIT_OK, color, err, load_catalog_or_report, write
+from .commands import (
+    EXIT_ERROR,
+    EXIT_FOUND,
+    EXIT_OK,
+    color,
+    err,
+    load_catalog_or_report,
+    warnings_said,
+    write,
+)
 from .options import suggest, to_path
 
 
@@ -101,7 +110,8 @@ def cmd_validate(ns: Namespace) -> int:
     from .validate import validate_paths
 
     prefixes: list[str] = []
-    problems, warnings, count = validate_paths(list(ns.paths), strict=ns.strict, prefixes=prefixes)
+    with warnings_said():
+        problems, warnings, count = validate_paths(list(ns.paths), strict=ns.strict, prefixes=prefixes)
     for line in prefixes:  # how short a cut message may be and still be read as the signature
         sys.stdout.write(f"prefix: {line}\n")
     for w in warnings:

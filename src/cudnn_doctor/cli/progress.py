@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
-DELAY = 2.0  # seconds of work before the bar appears
+DELAY = 2.0  # seconds of work before the bar appears ($CUDNN_DOCTOR_PROGRESS_DELAY: the tests' 0)
 CI_FORMATS = ("github", "sarif", "junit", "gitlab")
 
 
@@ -24,6 +24,13 @@ def watched(fmt: str | None = None) -> bool:
         return False
     isatty = getattr(sys.stderr, "isatty", None)
     return bool(isatty and isatty())
+
+
+def _delay() -> float:
+    try:
+        return float(os.environ.get("CUDNN_DOCTOR_PROGRESS_DELAY", DELAY))
+    except ValueError:
+        return DELAY
 
 
 class Progress:
@@ -46,7 +53,7 @@ class Progress:
     def advance(self, n: int = 1) -> None:
         self.done += n
         if self.bar is None:
-            if not self.enabled or time.monotonic() - self.started < DELAY:
+            if not self.enabled or time.monotonic() - self.started < _delay():
                 return
             self.enabled = False  # decided once: shown from now on, or never
             self._show()

@@ -33,10 +33,15 @@ def cmd_triage(ns: Namespace) -> int:
     if values["jsonl"] == "-" and values["output"] == "-":
         raise UsageError("the JSON lines (--jsonl) and the summary (-o -) cannot both go to stdout: give one a FILE")
     spec = _spec(values)
-    logs, problems = expand(values["paths"])
+    skipped: list[str] = []
+    logs, problems = expand(values["paths"], skipped)
+    for line in skipped:
+        sys.stderr.write(f"warning: {line}\n")
     for problem in problems:
         err(problem)
     if not logs:
+        if not problems:
+            err("no log to read")
         raise CommandExit(EXIT_ERROR)
     records = run_dask(logs, spec, values["dask"], workers) if values["dask"] else run_local(logs, spec, jobs)
     summary = Summary()
