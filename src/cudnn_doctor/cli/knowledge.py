@@ -110,8 +110,10 @@ def cmd_validate(ns: Namespace) -> int:
     from .validate import validate_paths
 
     prefixes: list[str] = []
-    with warnings_said():
-        problems, warnings, count = validate_paths(list(ns.paths), strict=ns.strict, prefixes=prefixes)
+    from .progress import progress_for
+
+    with warnings_said(), progress_for("validating", None, "signatures") as progress:
+        problems, warnings, count = validate_paths(list(ns.paths), strict=ns.strict, prefixes=prefixes, progress=progress)
     for line in prefixes:  # how short a cut message may be and still be read as the signature
         sys.stdout.write(f"prefix: {line}\n")
     for w in warnings:

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from ..errors import DoctorError, MissingExtraError
 from ..version import __version__
 
-INSTALL_HINT = "pip install 'cudnn-doctor[mcp]'"
+INSTALL_HINT = "pip install mcp (in a clone of cudnn-doctor: pip install '.[mcp]')"
 URI_INDEX = "cudnn-doctor://signatures"
 URI_SCHEMA = "cudnn-doctor://schema/output"
 _memo: dict[str, Any] = {}
@@ -51,7 +51,7 @@ def _server_class() -> Any:
         return FastMCP
     except ImportError:
         raise MissingExtraError(
-            "`cudnn-doctor mcp`: the installed mcp package has neither MCPServer nor FastMCP: pip install -U 'cudnn-doctor[mcp]'"
+            "`cudnn-doctor mcp`: the installed mcp package has neither MCPServer nor FastMCP: pip install -U mcp"
         ) from None
 
 

@@ -135,7 +135,7 @@ def _fsspec() -> Any:
     try:
         import fsspec
     except ImportError:
-        raise UsageError("reading URLs needs fsspec (pip install 'cudnn-doctor[dask]' or pip install fsspec s3fs/gcsfs)") from None
+        raise UsageError("reading URLs needs fsspec (pip install fsspec, and s3fs or gcsfs; in a clone of cudnn-doctor: pip install '.[dask]')") from None
     return fsspec
 
 
@@ -383,7 +383,7 @@ def run_dask(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise UsageError("--dask needs dask.distributed (pip install 'cudnn-doctor[dask]')") from None
+        raise UsageError("--dask needs dask.distributed (pip install 'dask[distributed]'; in a clone of cudnn-doctor: pip install '.[dask]')") from None
     own: list[Any] = []
     if isinstance(scheduler, Client):
         client = scheduler
