@@ -1,4 +1,4 @@
-"""The CLI through typer's runner and as a real subprocess with a pipe."""
+"""The CLI through the in-process runner (tests/clirunner.py) and as a real subprocess with a pipe."""
 
 from __future__ import annotations
 
