@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..errors import DoctorError, SignatureError, UsageError
+from ..fieldmethods import FieldEq
 from ..render import Format
 from . import options as opts
 
@@ -146,7 +147,7 @@ def color() -> bool:
 
 
 @dataclass(repr=False, eq=False)
-class ReportArgs:
+class ReportArgs(FieldEq):
     """What ``diagnose`` or ``run`` was asked to do, checked and converted (from the command line and the
     configuration file alike)."""
 
