@@ -6,7 +6,7 @@
 Each round runs every build once per (log, CUDNN_DOCTOR_JOBS) pair, one after the other, so a slow minute of the
 machine hits all builds alike; it prints, per pair and build, the minimum and the median wall and CPU (user+sys,
 from wait4) over the rounds. ``--paste`` adds the start-up case: bench/startup.py's traceback on standard input,
-each build and the floor (``PYTHON -c "import typer, rich"``, with --floor or this interpreter) in every round,
+each build and the floor (``PYTHON -c "import argparse, rich"``, with --floor or this interpreter) in every round,
 and the ratios to the floor by minimum, first quartile and median. A first, untimed run of each build fills its
 catalog cache. Used for the tables of bench/README.md (fifth and sixth rounds).
 """
@@ -69,7 +69,7 @@ def main() -> int:
                           for name, exe in builds.items()]
         if args.paste:
             cases += [("paste", name, [exe, "diagnose"], paste, dict(os.environ)) for name, exe in builds.items()]
-            cases.append(("paste", "floor", [args.floor, "-c", "import typer, rich"], None, dict(os.environ)))
+            cases.append(("paste", "floor", [args.floor, "-c", "import argparse, rich"], None, dict(os.environ)))
         for _case, _name, cmd, stdin, env in cases:  # fills each build's cache, warms the page cache
             _run(cmd, stdin, env)
         for _ in range(args.rounds):

@@ -44,9 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
+# the development corpus: $CUDNN_DOCTOR_CORPUS, else shared/ beside the checkout, else the repository's copy
+CORPUS = Path(os.environ.get("CUDNN_DOCTOR_CORPUS") or REPO.parent / "shared" / "corpus")
 if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus")
+    CORPUS = REPO / "tests" / "fixtures" / "corpus"
 REPEATS = 10_000
 FLATTEN = (
     "/pytorch/aten/src/ATen/native/cudnn/RNN.cpp:1266: UserWarning: RNN module weights are not part of single "

@@ -128,7 +128,7 @@ def test_steps_import_no_renderer_and_renderers_no_pipeline() -> None:
         assert "cudnn_doctor.scan" not in above, step
     for module in edges:
         if module.startswith("cudnn_doctor.render"):
-            assert not reaches(edges, module) & {"cudnn_doctor.scan", "cudnn_doctor.cli.commands", "cudnn_doctor.cli.app"}, module
+            assert not reaches(edges, module) & {"cudnn_doctor.scan", "cudnn_doctor.cli.commands", "cudnn_doctor.cli.entry"}, module
 
 
 def main() -> None:

@@ -8,13 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from typer.testing import CliRunner
-
+from clirunner import invoke
 from cudnn_doctor import diagnose
-from cudnn_doctor.cli.app import app
 from cudnn_doctor.kb.compiled import load_catalog
 
-runner = CliRunner()
 HIDDEN = b"RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"
 VALID = """\
 id: user/demo
@@ -26,7 +23,7 @@ root_cause: demo
 
 
 def _diag(*args: str, input: bytes | None = None):  # type: ignore[no-untyped-def]
-    result = runner.invoke(app, ["diagnose", *args], input=input)
+    result = invoke(["diagnose", *args], input=input)
     assert "Traceback (most recent call last)" not in result.output or "RuntimeError" in result.output
     return result
 

@@ -1,4 +1,4 @@
-"""The CLI through typer's runner and as a real subprocess with a pipe."""
+"""The CLI through the in-process runner (tests/clirunner.py) and as a real subprocess with a pipe."""
 
 from __future__ import annotations
 
@@ -9,19 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cudnn_doctor.cli.app import app
+from clirunner import invoke
 from cudnn_doctor.cli.entry import main
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "lstm-hidden-size.log"
 HIDDEN = "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"
-runner = CliRunner()
 
 
 def _run(*args: str, input: str | bytes | None = None):  # type: ignore[no-untyped-def]
-    return runner.invoke(app, list(args), input=input)
+    return invoke(list(args), input=input)
 
 
 def test_diagnose_file_exit_1_and_report(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def test_readme_quick_start_has_two_commands_and_ci_runs_the_second() -> None:
 
 
 def test_every_command_is_documented_in_the_readme() -> None:
-    from cudnn_doctor.cli.app import COMMANDS
+    from cudnn_doctor.cli.options import COMMANDS
 
     readme = (ROOT / "README.md").read_text()
     for name in COMMANDS:

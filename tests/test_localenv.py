@@ -13,9 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cudnn_doctor.cli.app import app
+from clirunner import invoke
 from cudnn_doctor.env import local as localenv
 from cudnn_doctor.env.detect import EnvironmentCollector, detect
 from cudnn_doctor.env.local import HOW_PACKAGE, LocalEnv, cudnn_int_text, describe_local
@@ -47,14 +46,11 @@ def fake_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     fake = {"torch": "2.1.0+cu121", "nvidia-cudnn-cu12": "8.9.2.26"}
 
-    def version(name: str) -> str:
-        if name in fake:
-            return fake[name]
-        from importlib.metadata import PackageNotFoundError
+    class Dist:  # what importlib.metadata.distributions() yields, as far as env reads it
+        def __init__(self, name: str, version: str) -> None:
+            self.metadata, self.version = {"Name": name}, version
 
-        raise PackageNotFoundError(name)
-
-    monkeypatch.setattr("importlib.metadata.version", version)
+    monkeypatch.setattr("importlib.metadata.distributions", lambda: [Dist(n, v) for n, v in fake.items()])
     site = tmp_path / "site-packages"
     lib = site / "nvidia" / "cudnn" / "lib"
     lib.mkdir(parents=True)
@@ -65,12 +61,11 @@ def fake_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_env_on_this_machine_terminal_and_json() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["env"])
+    result = invoke(["env"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith(localenv.HEADER)
     assert f"python {platform.python_version()} (this interpreter)" in result.output
-    result = runner.invoke(app, ["env", "--format", "json"])
+    result = invoke(["env", "--format", "json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert set(data) == {"facts", "versions", "missing", "notes"}

@@ -121,5 +121,5 @@ def test_missing_extra_is_a_one_line_error_with_the_pip_command() -> None:
     code = "import sys; sys.modules['mcp'] = None\nfrom cudnn_doctor.cli.entry import main\nsys.exit(main(['mcp']))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert proc.stderr == "cudnn-doctor: error: `cudnn-doctor mcp` needs the MCP Python SDK (the mcp package): pip install 'cudnn-doctor[mcp]'\n"
+    assert proc.stderr == "cudnn-doctor: error: `cudnn-doctor mcp` needs the MCP Python SDK (the mcp package): pip install mcp (in a clone of cudnn-doctor: pip install '.[mcp]')\n"
     assert proc.stdout == ""

@@ -7,9 +7,8 @@ import sys
 import time
 
 import pytest
-from typer.testing import CliRunner
 
-from cudnn_doctor.cli.app import app
+from clirunner import invoke
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"
@@ -49,8 +48,7 @@ def test_paste_ends_with_two_empty_lines_on_a_terminal() -> None:
 
 
 def test_lang_zh_uses_chinese_fields_and_falls_back_per_field() -> None:
-    runner = CliRunner()
-    zh = runner.invoke(app, ["diagnose", "--lang", "zh", "-"], input="RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n")
+    zh = invoke(["diagnose", "--lang", "zh", "-"], input="RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n")
     assert zh.exit_code == 1
     assert "RNN 初始隐藏/细胞状态的形状不正确" in zh.output  # title_zh
     assert "torch.nn.RNN/LSTM/GRU 在调用 cuDNN 之前" in zh.output  # root_cause_zh
@@ -58,7 +56,7 @@ def test_lang_zh_uses_chinese_fields_and_falls_back_per_field() -> None:
 
 
 def test_lang_must_be_known() -> None:
-    result = CliRunner().invoke(app, ["diagnose", "--lang", "fr", "-"], input="x\n")
+    result = invoke(["diagnose", "--lang", "fr", "-"], input="x\n")
     assert result.exit_code == 2
 
 

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from cudnn_doctor.cli.app import app
+from clirunner import invoke
 from cudnn_doctor.integrations.triage import (
     CatalogSpec,
     aggregate,
@@ -23,7 +22,6 @@ from cudnn_doctor.integrations.triage import (
 )
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
-runner = CliRunner()
 EVAL_ID = "pytorch/rnn-backward-in-eval-mode"
 
 
@@ -111,14 +109,14 @@ def test_pool_equals_one_process(logs: Path) -> None:
 
 def test_cli_triage_jsonl_and_markdown(logs: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    res = runner.invoke(app, ["triage", str(logs), "--jsonl", str(out), "--format", "markdown", "-j", "1"])
+    res = invoke(["triage", str(logs), "--jsonl", str(out), "--format", "markdown", "-j", "1"])
     assert res.exit_code == 1, res.output
     assert "## cudnn-doctor triage" in res.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 6 and sum(bool(r["findings"]) for r in records) == 4
-    res = runner.invoke(app, ["triage", str(logs / "clean.log"), "--exit-zero"])
+    res = invoke(["triage", str(logs / "clean.log"), "--exit-zero"])
     assert res.exit_code == 0 and "1 log(s), 0 with a finding" in res.output
-    res = runner.invoke(app, ["triage", str(tmp_path / "none*.log")])
+    res = invoke(["triage", str(tmp_path / "none*.log")])
     assert res.exit_code == 2
 
 

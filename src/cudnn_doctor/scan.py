@@ -78,6 +78,10 @@ def diagnose(
     ``env`` overrides detected versions ({"torch": "2.2.0"}); ``threshold`` is the confidence a finding
     needs (below it, it is listed in ``below_threshold``). ``Diagnosis.to_dict()`` / ``to_json()`` give
     the report of ``--format json``.
+
+    Raises ``errors.InputError`` (a ``DoctorError``) when the text looks like binary data (a NUL, or more than
+    one control character in ten, in its first 8 KiB), and ``errors.SignatureError`` when the signatures
+    (``catalog`` not given: the built-in ones and $CUDNN_DOCTOR_SIGNATURES) are invalid. Nothing else.
     """
     return diagnose_sources(
         [text_source(text, source)], catalog=catalog,

@@ -210,9 +210,14 @@ class _TextSink:
 
 
 def _pump(fd: int, sink: BinaryIO, lines: _Lines, state: dict[str, bool]) -> None:
-    """Copy ``fd`` to ``sink`` as it comes and into the capture, until EOF."""
+    """Copy ``fd`` to ``sink`` as it comes and into the capture, until EOF, or until ``state['stop']`` and
+    nothing is left to read (a grandchild in a session of its own may hold the pipe open for ever)."""
     try:
         while True:
+            if not _readable(fd, state):
+                if state["stop"]:
+                    break
+                continue
             data = os.read(fd, CHUNK)
             if not data:
                 break
@@ -229,6 +234,21 @@ def _pump(fd: int, sink: BinaryIO, lines: _Lines, state: dict[str, bool]) -> Non
     finally:
         lines.flush(b"\n")
         os.close(fd)
+
+
+def _readable(fd: int, state: dict[str, bool]) -> bool:
+    """Whether ``fd`` has data (or EOF) within POLL_SECONDS; always True where select cannot wait on pipes."""
+    if os.name != "posix":
+        return True
+    import select
+
+    try:
+        return bool(select.select([fd], [], [], POLL_SECONDS)[0])
+    except (OSError, ValueError):
+        return True
+
+
+POLL_SECONDS = 0.1
 
 
 def _terminal() -> int | None:
@@ -257,10 +277,40 @@ def _give_terminal(fd: int | None, pgid: int) -> None:
         signal.signal(signal.SIGTTOU, old)
 
 
+def _death_signal() -> Any:
+    """Linux: a function that asks the kernel to SIGKILL the calling process when its parent dies
+    (prctl PR_SET_PDEATHSIG), so that a SIGKILL to cudnn-doctor (a CI job's timeout, ``timeout -s KILL``, the
+    OOM killer) does not leave the command running and holding the GPU; None elsewhere. libc is loaded here,
+    in the parent: the child only calls it between fork and exec."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, ImportError):
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request: nobody is left to send it
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return arm
+
+
+PR_SET_PDEATHSIG = 1
+
+
 def _own_group(tty: int | None) -> Any:
-    """The child's set-up (between fork and exec): its own process group, the terminal if we had it."""
+    """The child's set-up (between fork and exec): the death signal, its own process group, the terminal if
+    we had it."""
+    arm = _death_signal()
 
     def setup() -> None:
+        if arm is not None:
+            arm()
         os.setpgid(0, 0)
         if tty is not None:
             signal.signal(signal.SIGTTOU, signal.SIG_IGN)
@@ -313,8 +363,8 @@ def execute(argv: Sequence[str], capture: Capture, stdout: Any = None, stderr: A
     proc = _spawn(argv, env, tty)
     _give_terminal(tty, proc.pid)
     assert proc.stdout is not None and proc.stderr is not None
-    out_state = {"ok": True, "newline": True}
-    err_state = {"ok": True, "newline": True}
+    out_state = {"ok": True, "newline": True, "stop": False}
+    err_state = {"ok": True, "newline": True, "stop": False}
     threads = [
         threading.Thread(
             target=_pump,
@@ -338,6 +388,9 @@ def execute(argv: Sequence[str], capture: Capture, stdout: Any = None, stderr: A
         _give_terminal(tty, os.getpgrp())
         _reap_group(proc, threads)
         restore()
+    # the command is gone and its group had its grace: what still holds the pipes (a grandchild that started
+    # its own session) is not waited for; what is already in them is read
+    out_state["stop"] = err_state["stop"] = True
     for t in threads:
         t.join(DRAIN_SECONDS)
     capture.freeze()

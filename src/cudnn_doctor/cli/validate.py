@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 from ..errors import SignatureError
 from ..kb.checks import semantic_problems
@@ -218,16 +219,21 @@ def _generic_status_problems(checked: list[Signature], known: dict[str, Signatur
 
 
 def validate_paths(
-    paths: list[str], strict: bool = False, prefixes: list[str] | None = None
+    paths: list[str], strict: bool = False, prefixes: list[str] | None = None, progress: Any = None
 ) -> tuple[list[str], list[str], int]:
     """Validate files/directories (default: the built-in base). Returns (problems, warnings, count).
-    ``prefixes``: filled with each valid signature's shortest unambiguous prefix (``prefix_report``)."""
+    ``prefixes``: filled with each valid signature's shortest unambiguous prefix (``prefix_report``);
+    ``progress``: a cli.progress.Progress, told the count and advanced per signature."""
     roots = [Path(p) for p in paths] if paths else [builtin_dir()]
     problems: list[str] = []
     warnings: list[str] = []
     sigs, evidence = _read_roots(roots, problems)
     seen: dict[str, str] = {}
+    if progress is not None:
+        progress.set_total(len(sigs))
     for sig, base in sigs:
+        if progress is not None:
+            progress.advance()
         duplicate = duplicate_problem(sig, seen)
         if duplicate:
             problems.append(duplicate)

@@ -165,6 +165,7 @@ _PACKAGE_COMPONENT: dict[str, str] = {
     "onnxruntime": "onnxruntime", "onnxruntime-gpu": "onnxruntime",
     "cudnn": "cudnn", "python": "python",
     "cudatoolkit": "cuda", "cuda-toolkit": "cuda", "cuda-runtime": "cuda", "cuda-cudart": "cuda",
+    "nvidia-cuda-runtime": "cuda", "nvidia-cudnn": "cudnn",  # CUDA 13's wheels: no -cuNN suffix
 }
 _PACKAGE_FAMILIES: tuple[tuple[str, str], ...] = (
     ("nvidia-cudnn-cu", "cudnn"),

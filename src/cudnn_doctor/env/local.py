@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..fieldmethods import FieldEq
@@ -29,40 +30,23 @@ if TYPE_CHECKING:
 HEADER = "cudnn-doctor env: versions found on this machine"
 
 
-# Distributions looked up with importlib.metadata (order = output order).
-PACKAGES = (
-    "torch",
-    "tensorflow",
-    "tensorflow-gpu",
-    "tensorflow-cpu",
-    "tensorflow-intel",
-    "tensorflow-macos",
-    "tensorflow-directml",
-    "tf-nightly",
-    "keras",
-    "jax",
-    "jaxlib",
-    "jax-cuda12-plugin",
-    "jax-cuda11-plugin",
-    "cupy",
-    "cupy-cuda12x",
-    "cupy-cuda11x",
-    "cupy-cuda110",
-    "cupy-cuda102",
-    "chainer",
-    "mxnet",
-    "mxnet-cu112",
-    "mxnet-cu110",
-    "mxnet-cu102",
-    "paddlepaddle",
-    "paddlepaddle-gpu",
-    "onnxruntime",
-    "onnxruntime-gpu",
-    "nvidia-cudnn-cu12",
-    "nvidia-cudnn-cu11",
-    "nvidia-cuda-runtime-cu12",
-    "nvidia-cuda-runtime-cu11",
+# Installed distributions that matter, by pattern on their normalized names (PEP 503), so that a new CUDA's
+# wheels (nvidia-cudnn-cu13, cupy-cuda13x, jax-cuda13-plugin, nvidia-cuda-runtime) are found without a list to
+# keep up; each with the framework it belongs to ("not installed: cupy" is said only when no cupy* is there).
+# Order = output order.
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("torch", r"torch"),
+    ("tensorflow", r"tensorflow(?:-[a-z]+)?|tf-nightly(?:-[a-z]+)?|intel-tensorflow"),
+    ("keras", r"keras(?:-nightly)?|tf-keras"),
+    ("jax", r"jax|jaxlib|jax-cuda\d+-(?:plugin|pjrt)|jax-rocm\d+-(?:plugin|pjrt)"),
+    ("cupy", r"cupy(?:-cuda\d+x?|-rocm-[\w-]+)?"),
+    ("chainer", r"chainer"),
+    ("mxnet", r"mxnet(?:-cu\d+\w*|-mkl|-native)?"),
+    ("paddlepaddle", r"paddlepaddle(?:-gpu)?"),
+    ("onnxruntime", r"onnxruntime(?:-gpu|-directml|-training|-openvino)?"),
+    ("nvidia", r"nvidia-cudnn(?:-cu\d+)?|nvidia-cuda-runtime(?:-cu\d+)?|nvidia-cuda-nvrtc(?:-cu\d+)?|nvidia-cublas(?:-cu\d+)?"),
 )
+FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "cupy", "mxnet", "paddlepaddle", "onnxruntime")  # "not installed: ..."
 SMI_TIMEOUT_S = 5.0
 
 
@@ -99,22 +83,35 @@ class LocalEnv(FieldEq):
             self.facts.append(Fact(component, value, how, path))
 
 
+def installed(names: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(family, normalized name, version) of the distributions among ``names`` (name, version) that match
+    FAMILIES, in FAMILIES order then by name; each name once."""
+    patterns = [(family, re.compile(pattern)) for family, pattern in FAMILIES]
+    found: dict[str, tuple[int, str, str]] = {}
+    for raw, version in names:
+        name = re.sub(r"[-_.]+", "-", str(raw or "")).lower()
+        for rank, (family, pattern) in enumerate(patterns):
+            if name not in found and version and pattern.fullmatch(name):
+                found[name] = (rank, family, str(version))
+    return [(family, name, version) for name, (_, family, version) in sorted(found.items(), key=lambda kv: (kv[1][0], kv[0]))]
+
+
+def _name_version(dist: Any) -> tuple[str, str]:
+    try:
+        return str(dist.metadata["Name"] or ""), str(dist.version or "")
+    except Exception:  # broken metadata: that distribution is left out
+        return "", ""
+
+
 def _packages(env: LocalEnv) -> None:
     from importlib import metadata
 
-    seen: set[str] = set()
-    for name in PACKAGES:
-        try:
-            version = metadata.version(name)
-        except Exception:  # PackageNotFoundError, or broken metadata
-            continue
-        if version and name not in seen:
-            seen.add(name)
-            env.add(name, version, HOW_PACKAGE)
-    found = {f.component.split("-")[0] for f in env.facts}
-    for base in ("torch", "tensorflow", "keras", "jax", "cupy", "mxnet", "paddlepaddle", "onnxruntime"):
-        if base not in found:
-            env.missing.append(base)
+    names = [_name_version(dist) for dist in metadata.distributions()]
+    families = set()
+    for family, name, version in installed(names):
+        families.add(family)
+        env.add(name, version, HOW_PACKAGE)
+    env.missing += [f for f in FRAMEWORKS if f not in families]
 
 
 def _site_dirs() -> list[str]:

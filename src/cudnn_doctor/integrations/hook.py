@@ -45,8 +45,21 @@ def exception_text(exc: BaseException) -> str:
     return "\n".join(parts)
 
 
+# the C0 control characters a binary file is recognised by (read.sources.looks_binary), all but tab, newline,
+# carriage return and ESC (colour codes): an exception's text is text, whatever bytes its message holds
+_CONTROLS = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 27), *range(28, 32)], "\ufffd")
+
+
+def printable(text: str) -> str:
+    """``text`` with NUL and other control characters replaced by U+FFFD, so that an exception whose message
+    holds some (``ValueError("bad\\x00data")``) is read as text, not refused as a binary file."""
+    return text.translate(_CONTROLS)
+
+
 def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bool = True) -> Report:
-    """The JSON record (docs/output-format.md) of a text; the catalog is loaded once per process."""
+    """The JSON record (docs/output-format.md) of a text; the catalog is loaded once per process. Control
+    characters are made printable first (``printable``): the hooks, the IPython extension and the pytest
+    plugin never meet the InputError that ``diagnose`` raises for binary-looking data."""
     global _catalog
     from ..kb.compiled import load_catalog
     from ..report import build_report
@@ -55,7 +68,7 @@ def diagnose_record(text: str, source: str = "<exception>", *, reuse_catalog: bo
     catalog = _catalog if reuse_catalog and _catalog is not None else load_catalog()
     if reuse_catalog:
         _catalog = catalog
-    return build_report(diagnose(text, catalog=catalog, source=source))
+    return build_report(diagnose(printable(text), catalog=catalog, source=source))
 
 
 def brief_report(text: str, source: str = "<exception>", width: int = 100) -> str:

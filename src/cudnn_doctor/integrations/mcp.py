@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from ..errors import DoctorError, MissingExtraError
 from ..version import __version__
 
-INSTALL_HINT = "pip install 'cudnn-doctor[mcp]'"
+INSTALL_HINT = "pip install mcp (in a clone of cudnn-doctor: pip install '.[mcp]')"
 URI_INDEX = "cudnn-doctor://signatures"
 URI_SCHEMA = "cudnn-doctor://schema/output"
 _memo: dict[str, Any] = {}
@@ -51,7 +51,7 @@ def _server_class() -> Any:
         return FastMCP
     except ImportError:
         raise MissingExtraError(
-            "`cudnn-doctor mcp`: the installed mcp package has neither MCPServer nor FastMCP: pip install -U 'cudnn-doctor[mcp]'"
+            "`cudnn-doctor mcp`: the installed mcp package has neither MCPServer nor FastMCP: pip install -U mcp"
         ) from None
 
 
@@ -107,7 +107,10 @@ def diagnose(log: str = "", path: str = "", lang: str = "en", env: dict[str, str
         _fail("give either `log` (the text) or `path` (a log file on this machine), not both or neither")
     pairs = {str(k).strip().lower(): str(v).strip() for k, v in (env or {}).items() if str(k).strip() and str(v).strip()}
     if path:
-        sources, problems = sources_from_args([str(Path(path).expanduser())], None)
+        local = Path(path).expanduser()
+        if local.exists() and not local.is_file() and not local.is_dir():  # a FIFO would block the server
+            _fail(f"{path}: not a regular file (a FIFO, socket or device): give a log file or a directory")
+        sources, problems = sources_from_args([str(local)], None)
         if not sources:
             _fail("; ".join(problems) or f"{path}: nothing to read")
     else:

@@ -40,6 +40,7 @@ class CatalogSpec(FieldValue):
 
     signatures: tuple[str, ...] = ()
     builtin: bool = True
+    ignore: tuple[str, ...] = ()  # ids of signatures never reported (--ignore)
 
 
 _catalogs: dict[CatalogSpec, Any] = {}
@@ -55,7 +56,12 @@ def worker_catalog(spec: CatalogSpec = CatalogSpec()) -> Any:
             if got is None:
                 from ..kb.compiled import load_catalog
 
-                got = _catalogs[spec] = load_catalog(list(spec.signatures), builtin=spec.builtin)
+                got = load_catalog(list(spec.signatures), builtin=spec.builtin)
+                if spec.ignore:
+                    import dataclasses
+
+                    got = dataclasses.replace(got, signatures=[s for s in got.signatures if s.id not in spec.ignore])
+                _catalogs[spec] = got
                 from ..env.detect import EnvironmentCollector
                 from ..match import Matcher
 
@@ -71,11 +77,14 @@ def is_url(path: str) -> bool:
     return "://" in path and not path.startswith("file://")
 
 
-def expand(paths: Iterable[str]) -> tuple[list[str], list[str]]:
+def expand(paths: Iterable[str], skipped: list[str] | None = None) -> tuple[list[str], list[str]]:
     """Files, directories (recursively, hidden entries skipped), globs (``**`` too) and fsspec URLs to a list
-    of logs in a stable order (duplicates dropped). Returns (logs, problems)."""
+    of logs in a stable order (duplicates dropped). Returns (logs, problems). A path that is no regular file
+    (a FIFO, which would block the run, a socket, a device) is left out and named in ``skipped``, as a
+    directory walk leaves them out."""
     out: list[str] = []
     problems: list[str] = []
+    irregular: list[str] = []
     for arg in paths:
         if is_url(arg):
             try:
@@ -97,10 +106,23 @@ def expand(paths: Iterable[str]) -> tuple[list[str], list[str]]:
                 found = [local]
             else:
                 found = []
-        if not found:
-            problems.append(f"{arg}: no log found")
-        out += found
+        kept = [f for f in found if is_url(f) or _regular(f)]
+        irregular += [f for f in found if f not in kept]
+        if not kept and not (found and skipped is not None):
+            problems.append(f"{arg}: no log found" if not found else f"{arg}: not a regular file (a FIFO, socket or device)")
+        out += kept
+    if skipped is not None:
+        skipped += [f"{f}: not a regular file (a FIFO, socket or device): skipped" for f in dict.fromkeys(irregular)]
     return list(dict.fromkeys(out)), problems
+
+
+def _regular(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path[len("file://") :] if path.startswith("file://") else path).st_mode)
+    except OSError:
+        return True  # gone or unreadable: reported when it is read
 
 
 def _walk(root: Path) -> list[str]:
@@ -113,7 +135,7 @@ def _fsspec() -> Any:
     try:
         import fsspec
     except ImportError:
-        raise UsageError("reading URLs needs fsspec (pip install 'cudnn-doctor[dask]' or pip install fsspec s3fs/gcsfs)") from None
+        raise UsageError("reading URLs needs fsspec (pip install fsspec, and s3fs or gcsfs; in a clone of cudnn-doctor: pip install '.[dask]')") from None
     return fsspec
 
 
@@ -264,7 +286,7 @@ def triage_log(
         options = Options(lang=lang, jobs=1)
         if threshold is not None:
             options.threshold = threshold
-        diagnosis = diagnose_sources([source], catalog=worker_catalog(spec), options=options)
+        diagnosis = diagnose_sources(_members(log, source), catalog=worker_catalog(spec), options=options)
         first, last = log_times(source)
     except DoctorError as exc:
         record["error"] = str(exc)
@@ -291,7 +313,18 @@ def triage_log(
     ]
     if diagnosis.input_errors:
         record["error"] = diagnosis.input_errors[0]
+    elif not diagnosis.sources:  # a zip archive whose every member was skipped
+        record["error"] = f"{log}: no text log read (every file was skipped)"
     return record
+
+
+def _members(log: str, source: Any) -> list[Any]:
+    """The sources of one log: a local zip archive (a CI job's logs) is its members, aggregated."""
+    if is_url(log) or not log.lower().endswith(".zip"):
+        return [source]
+    from ..read.sources import zip_sources
+
+    return zip_sources(Path(source.path or log), None)
 
 
 # ----------------------------------------------------------------------------------------------- engines
@@ -350,7 +383,7 @@ def run_dask(
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise UsageError("--dask needs dask.distributed (pip install 'cudnn-doctor[dask]')") from None
+        raise UsageError("--dask needs dask.distributed (pip install 'dask[distributed]'; in a clone of cudnn-doctor: pip install '.[dask]')") from None
     own: list[Any] = []
     if isinstance(scheduler, Client):
         client = scheduler

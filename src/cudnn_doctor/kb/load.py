@@ -112,8 +112,24 @@ def _scan_dir(folder: str, out: list[str]) -> None:
                 continue
             if entry.is_dir(follow_symlinks=False):
                 _scan_dir(entry.path, out)
-            elif os.path.splitext(entry.name)[1] in SIGNATURE_SUFFIXES and entry.is_file():
+            elif os.path.splitext(entry.name)[1] in SIGNATURE_SUFFIXES and _is_file(entry):
                 out.append(entry.path)
+
+
+class SkippedFileWarning(UserWarning):
+    """A file of a signature directory that cannot be read as one (a symbolic link loop) and was skipped."""
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """entry.is_file(), with a symbolic link loop (or another link that cannot be followed) skipped with a
+    warning naming it instead of an OSError out of the loader."""
+    try:
+        return entry.is_file()
+    except OSError as exc:
+        import warnings
+
+        warnings.warn(f"{entry.path}: skipped: {exc.strerror or exc}", SkippedFileWarning, stacklevel=2)
+        return False
 
 
 # --------------------------------------------------------------------------- parsing

@@ -130,7 +130,9 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
             )
             if not files:
                 problems.append(f"{arg}: directory holds no files")
-            out += [Source(str(p), _file_opener(p), _size(p), from_directory=True, path=str(p)) for p in files]
+            out += directory_sources(files)
+        elif path.suffix.lower() == ".zip" and path.is_file():
+            out += zip_sources(path, problems)
         elif path.suffix.lower() == ".ipynb" and path.is_file() and (cells := notebook_sources(path)) is not None:
             out += cells
         elif path.is_file() or (path.exists() and not path.is_dir()):
@@ -177,7 +179,7 @@ def notebook_sources(path: Path) -> list[Source] | None:
 def _plain_file(arg: str) -> bool:
     """A regular file whose name Path would print unchanged (POSIX; no '.', empty or trailing component)
     and that is not a notebook: sources_from_args names it as given, without making a Path."""
-    if os.sep != "/" or not arg or arg.lower().endswith(".ipynb"):
+    if os.sep != "/" or not arg or arg.lower().endswith((".ipynb", ".zip")):
         return False
     parts = arg.split("/")[1:] if arg.startswith("/") else arg.split("/")
     return all(part not in ("", ".") for part in parts) and os.path.isfile(arg)
@@ -286,6 +288,8 @@ def read_blocks(source: Source, stats: ReadStats | None = None, on_bytes: Callab
             counted = _Counted(stream)
             gz = gzip.GzipFile(fileobj=io.BufferedReader(counted))
             stream = io.BufferedReader(_Bounded(gz, counted, max_gzip_ratio, source.name), BLOCK_BYTES)  # type: ignore[arg-type]
+        else:
+            stream = decompressing(stream, source.name, max_gzip_ratio) or stream  # xz, bzip2, Zstandard
         yield from _blocks(stream, source.name, stats, on_bytes)
     except EOFError as exc:
         raise InputError(f"{source.name}: truncated gzip data") from exc
@@ -473,3 +477,129 @@ def _char_start(data: bytes, pos: int) -> int:
     while 0 < pos < len(data) and 0x80 <= data[pos] < 0xC0:
         pos -= 1
     return pos
+
+
+# --------------------------------------------------------------------------- compressed logs other than gzip
+# (CI artifacts come as zips; xz, bzip2 and Zstandard logs are read like gzip ones, with the same bound on how
+# far they may expand: GZIP_MAX_RATIO / --max-gzip-ratio, GZIP_FLOOR in any case)
+
+_COMPRESSED = ((b"\xfd7zXZ\x00", "xz"), (b"BZh", "bzip2"), (b"\x28\xb5\x2f\xfd", "zstd"))
+ZIP_MAX_MEMBERS = 10_000
+
+
+def decompressing(stream: BinaryIO, name: str, ratio: float) -> BinaryIO | None:
+    """The text of an xz, bzip2 or Zstandard stream (recognised by its magic bytes), or of a zip member,
+    bounded like gzip; None for anything else."""
+    member_size = getattr(stream, "compress_size", None)
+    if member_size is not None:  # a zip member (zip_sources): its own compressed size bounds it
+        return io.BufferedReader(_Expanding(stream, lambda: member_size, ratio, name, "zip"), BLOCK_BYTES)  # type: ignore[arg-type]
+    magic = stream.peek(6)[:6]  # type: ignore[attr-defined]
+    kind = next((k for m, k in _COMPRESSED if magic.startswith(m)), None)
+    if kind is None:
+        return None
+    counted = _Counted(stream)
+    inner = _decoder(kind, io.BufferedReader(counted), name)
+    return io.BufferedReader(_Expanding(inner, lambda: counted.count, ratio, name, kind), BLOCK_BYTES)  # type: ignore[arg-type]
+
+
+def _decoder(kind: str, raw: BinaryIO, name: str) -> BinaryIO:
+    if kind == "xz":
+        import lzma
+
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    if kind == "bzip2":
+        import bz2
+
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    try:  # Python 3.14 has Zstandard in the standard library; before, the zstandard package
+        from compression import zstd  # type: ignore[import-not-found]
+
+        return zstd.ZstdFile(raw)  # type: ignore[no-any-return]
+    except ImportError:
+        pass
+    try:
+        import zstandard
+    except ImportError:
+        raise InputError(f"{name}: a Zstandard (.zst) log: reading it needs the zstandard package (pip install zstandard)") from None
+    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)  # type: ignore[no-any-return]
+
+
+class _Expanding(io.RawIOBase):
+    """The decompressed side of a stream, refusing to expand past ``ratio`` x the compressed bytes read so far
+    (``compressed()``), and saying a corrupt stream in one line."""
+
+    def __init__(self, inner: BinaryIO, compressed: Callable[[], int], ratio: float, name: str, kind: str) -> None:
+        self.inner, self.compressed, self.ratio, self.name, self.kind, self.out = inner, compressed, ratio, name, kind, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        try:
+            data = self.inner.read(len(buf))
+        except InputError:
+            raise
+        except (OSError, EOFError, ValueError, MemoryError) as exc:
+            raise InputError(f"{self.name}: corrupt or truncated {self.kind} data: {exc}") from exc
+        except Exception as exc:  # lzma.LZMAError, zstandard.ZstdError, zlib.error: not OSErrors
+            raise InputError(f"{self.name}: corrupt {self.kind} data: {exc}") from exc
+        buf[: len(data)] = data
+        self.out += len(data)
+        if self.ratio > 0 and self.out > max(GZIP_FLOOR, self.ratio * self.compressed()):
+            raise InputError(
+                f"{self.name}: {self.kind} data expands over {self.ratio:g}x ({_mib(self.out)} from "
+                f"{_mib(self.compressed())} compressed): refused as a likely decompression bomb; --max-gzip-ratio N "
+                "raises the limit (0: none)"
+            )
+        return len(data)
+
+
+def directory_sources(files: list[Path]) -> list[Source]:
+    """The files of a directory walk as sources (each zip archive as its members)."""
+    out: list[Source] = []
+    for p in files:
+        if p.suffix.lower() == ".zip":
+            out += zip_sources(p, None)
+        else:
+            out.append(Source(str(p), _file_opener(p), _size(p), from_directory=True, path=str(p)))
+    return out
+
+
+def zip_sources(path: Path, problems: list[str] | None) -> list[Source]:
+    """A zip archive (a CI job's logs) as one source per file in it, named ``archive.zip[member]``; they
+    aggregate as a directory's files do. Each member may expand as a gzip log may (--max-gzip-ratio).
+    A file that is no zip archive is read as it is (and refused if binary)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.infolist() if not m.is_dir()]
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError, NotImplementedError, RuntimeError):
+        return [Source(str(path), _file_opener(path), _size(path), path=str(path))]
+    if not members and problems is not None:
+        problems.append(f"{path}: zip archive holds no files")
+    if len(members) > ZIP_MAX_MEMBERS and problems is not None:
+        problems.append(f"{path}: zip archive holds {len(members)} files; the first {ZIP_MAX_MEMBERS} are read")
+    return [Source(f"{path}[{m.filename}]", _member_opener(path, m), m.file_size, from_directory=True)
+            for m in members[:ZIP_MAX_MEMBERS]]
+
+
+class _Member(io.BufferedReader):
+    """A zip member's stream, with the member's compressed size (decompressing bounds it by that)."""
+
+    compress_size = 0
+
+
+def _member_opener(path: Path, member: Any) -> Callable[[], BinaryIO]:
+    def opener() -> BinaryIO:
+        import zipfile
+
+        try:
+            archive = zipfile.ZipFile(path)
+            stream = _Member(archive.open(member), BLOCK_BYTES)  # type: ignore[arg-type]
+        except (OSError, zipfile.BadZipFile, ValueError, EOFError, NotImplementedError, RuntimeError) as exc:
+            raise InputError(f"{path}[{member.filename}]: cannot read the zip member: {exc}") from exc
+        stream.compress_size = max(1, member.compress_size)
+        return stream  # type: ignore[return-value]
+
+    return opener
