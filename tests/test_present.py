@@ -176,60 +176,6 @@ def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
             assert _has_at(data, b"```") == (b"```" in data) and _has_at(data, b"^M") == (b"^M" in data), data
 
 
-def test_marks_by_one_hyperscan_pass_as_by_the_re_searches() -> None:
-    """present._marked (a big block's sample: every mark and the quoted or bulleted line in one hyperscan pass,
-    the tag's bounded run spelled unbounded and confirmed by `re`) says what the `re` searches say: over the
-    corpus logs, notebooks and signature examples in every presentation, and marks at a sample's ends, a tag
-    whose attributes run past 200 bytes before and after a real one, in a sample of the size detect takes."""
-    import pytest
-
-    pytest.importorskip("hyperscan")
-    import presenting
-    from cudnn_doctor.read import present as present_mod
-
-    def by_re(data: bytes) -> bool:
-        return any(m.search(data) for m in present_mod._MARKS_B) or present_mod._QUOTE_OR_BULLET_B.search(data) is not None
-
-    fixtures = Path(__file__).parent / "fixtures"
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(fixtures.glob("**/*")) if p.is_file() and p.stat().st_size < 1 << 20]
-    import importlib.util
-
-    ways = [presenting.quoted, presenting.html_escaped, lambda t: presenting.hard_wrap(t, 80)]
-    if importlib.util.find_spec("nbformat") is not None:  # a test extra: not in CI's lowest-dependency run
-        ways.append(presenting.notebook)
-    examples = [ex.text for sig in CATALOG.signatures for ex in sig.examples]
-    for text in examples[:200]:
-        texts += [way(text) for way in ways]
-    long_attr = "<span " + "x" * 250 + ">"
-    texts += [
-        long_attr,
-        long_attr + "\n<br>",
-        "<div class='a'>x</div>",
-        "&amp;",
-        "&#12",
-        "line\n> quoted",
-        "line\n  >x",
-        "line\n- item",
-        "a \\u001B[0m b",
-        '"traceback": [',
-        "x\u00a0y",
-        "it\u2019s",
-        'text\\n",\n',
-        "",
-        "plain log line without any mark\n" * 3,
-    ]
-    hits = 0
-    for text in texts:
-        data = text.encode("utf-8", "surrogateescape")
-        for sample in (data, data[:1000], data[-1000:]):
-            got = present_mod._marked(sample)
-            assert got is not None
-            assert got == by_re(sample), sample[:200]
-            hits += got
-    assert hits > 50
-    assert present_mod._marked(long_attr.encode()) is False  # a hit the `re` pattern then declines
-
-
 def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> None:
     """One hard-wrapped line cut between a lower-case and an upper-case letter ('Cudnn|RNN'), which
     _identifier_cut declines ('encountered|CUDA' is two words): the matcher's vocabulary holds the mixed-case

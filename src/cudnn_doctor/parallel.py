@@ -19,11 +19,11 @@ import itertools
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .match import TRACEBACK_LINES, Matcher
 from .read.sources import Source, plain_text_file
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

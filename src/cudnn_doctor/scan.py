@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .env.detect import EnvironmentCollector
 from .errors import InputError
-from .fieldmethods import FieldEq
 from .kb.compiled import load_catalog
 from .kb.load import Catalog
 from .match import MAX_NEAR_MISSES_PER_SIG, Matcher, RawMatch
@@ -31,7 +31,6 @@ from .read.normalize import normalize_line
 from .read.sources import Block, ReadStats, Source, read_blocks, read_range, text_source
 from .report import Diagnosis
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -43,17 +42,13 @@ _ERRORISH = re.compile(
     rb"\bFATAL\b|^[EF]\d{4} |\berror:|\bfailed\b)",
     re.MULTILINE,
 )
-# what every match of _ERRORISH holds (a line with none needs no search: Python's re tries the lookahead at
-# every byte, ~9 ms per MiB), and the glog line start it also matches
-_ERRORISH_WORDS = (b"Error", b"Exception", b"Traceback (most recent call last)", b"CUDNN_STATUS_", b"FATAL", b"error:", b"failed")
-_GLOG_START = re.compile(rb"[EF]\d{4} ")
 MAX_ERROR_LINES = 12
 MAX_ERROR_LINES_ALL = 50  # over every input (a directory of thousands of logs)
 MAX_SKIPPED_WARNINGS = 20
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Options(FieldEq):
+@dataclass(slots=True)
+class Options:
     """How a diagnosis runs: language, environment, confidence threshold, timeouts and processes."""
 
     lang: str = "en"
@@ -177,8 +172,8 @@ def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ pack
     return diagnosis
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Part(FieldEq):
+@dataclass(slots=True)
+class Part:
     """What scanning one source (or one byte range of it) found; line numbers count from its first line."""
 
     findings: dict[str, Finding]  # by signature id
@@ -293,20 +288,6 @@ def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: E
     return merged
 
 
-def _may_be_errorish(data: bytes) -> bool:
-    """False only where _ERRORISH matches nowhere in ``data``: none of the words every match holds (each a
-    ``find`` in C), and no line starts as a glog error line."""
-    if any(word in data for word in _ERRORISH_WORDS) or _GLOG_START.match(data):
-        return True
-    for head in (b"\nE", b"\nF"):
-        pos = data.find(head)
-        while pos >= 0:
-            if _GLOG_START.match(data, pos + 1):
-                return True
-            pos = data.find(head, pos + 2)
-    return False
-
-
 class _Edges:
     """Keeps the first and the last block of a source to show error-looking lines when nothing matched."""
 
@@ -336,8 +317,6 @@ class _Edges:
             if cut:
                 cut = data.find(b"\n", cut - 1) + 1  # from a line start
             piece = data[cut : cut + (1 << 20)]
-            if not _may_be_errorish(piece):
-                continue
             line, prev, pos = base + data.count(b"\n", 0, cut), 0, 0
             while (m := _ERRORISH.search(piece, pos)) is not None:
                 start = piece.rfind(b"\n", 0, m.start()) + 1

@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..fieldmethods import FieldEq
 from ..render import Format
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
@@ -157,8 +156,8 @@ def _paths(values: Sequence[str | Path] | None) -> list[Path]:
     return [Path(p) for p in values]
 
 
-@dataclass(repr=False, eq=False)
-class DiagnoseArgs(FieldEq):
+@dataclass
+class DiagnoseArgs:
     """What ``diagnose`` was asked to do, whichever parser read the command line."""
 
     files: list[str] = field(default_factory=list)
@@ -191,8 +190,8 @@ class DiagnoseArgs(FieldEq):
         )
 
 
-@dataclass(repr=False, eq=False)
-class RunArgs(FieldEq):
+@dataclass
+class RunArgs:
     """What ``run`` was asked to do: the command and how to report on it."""
 
     command: list[str] = field(default_factory=list)

@@ -30,13 +30,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldEq, FieldValue
 from ..kb.patterns import LazyRe, compile_pattern
 from ..model import RETIRE, Probe
 from ..read.normalize import normalize_line
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -64,8 +63,8 @@ _V = r"\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|post|dev)\d*)*(?:\+[\w.]+)?"  # dotted ver
 Emit = Callable[[re.Match[str]], Iterable[tuple[str, str]]]
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Detector(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Detector:
     """A probe for one environment fact (a version, a device): its prefilter literals and its regex."""
 
     name: str
@@ -465,8 +464,8 @@ DETECTORS: list[Detector] = [
 ]
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Environment(FieldEq):
+@dataclass(slots=True)
+class Environment:
     """Detected versions: component -> version text, where it was seen, how much that evidence is worth."""
 
     versions: dict[str, str] = field(default_factory=dict)

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
 from ..model import Candidate, Finding, Signature, localized
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -21,12 +21,11 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldValue
 from ..kb.patterns import LazyRe
 from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
     from typing import TypeVar
 
@@ -385,8 +384,8 @@ MAX_NEAR_MISSES = 10  # in the record (JSON) when no signature matched
 MAX_DIFFERENTIAL = 8  # causes listed by the full views; JSON lists all
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class View(FieldValue):
+@dataclass(frozen=True)
+class View:
     """How much of a report one view shows (None: all of it). A view that is cut says how much it left out."""
 
     causes: int | None = MAX_DIFFERENTIAL  # possible causes, and ruled-out ones, of a differential

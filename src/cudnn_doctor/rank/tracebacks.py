@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..fieldmethods import FieldEq, FieldValue
 from ..kb.patterns import Lazy
 
 _PY_FRAME = Lazy(r'^\s*(?:>\s*)?File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
@@ -76,8 +75,8 @@ _LIBRARY = Lazy(
 _JULIA_LIBRARY_MODULES = frozenset({"Base", "Core", "Main.Base"})
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Frame(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Frame:
     """A stack frame read from a traceback (Python, C++, Julia, Lua, a notebook cell)."""
 
     file: str
@@ -96,8 +95,8 @@ class Frame(FieldValue):
         }
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class _Raw(FieldEq):
+@dataclass(slots=True)
+class _Raw:
     """A frame as parsed, before library frames are told apart from the user's."""
 
     file: str

@@ -23,19 +23,15 @@ Undone here:
 
 from __future__ import annotations
 
-import _thread  # threading's get_ident, without importing threading (start-up)
 import re
-import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldValue
 from ..kb.patterns import LazyRe
 from .normalize import line_prefix, normalize_line
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -97,8 +93,8 @@ _LINE_START = LazyRe(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Presented(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Presented:
     """A block rewritten: its lines and, for each, the index (in the original block) of its first line."""
 
     data: bytes
@@ -116,69 +112,14 @@ def detect(data: bytes, literals: Collection[str] = ()) -> bool:
     A paste (a block of up to 256 KiB) is looked at whole; a big log's block by its first 32 KiB: a log is
     quoted, escaped or wrapped from end to end, and searching every byte of a GB log for a dozen markers
     would cost a third of the scan."""
-    marked = None
     if len(data) > DETECT_WHOLE:
         data = data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
-        marked = _marked(data)
-    if marked is None:
-        marked = any(mark.search(data) for mark in _MARKS_B) or _QUOTE_OR_BULLET_B.search(data) is not None
-    if marked:
+    if any(mark.search(data) for mark in _MARKS_B) or _QUOTE_OR_BULLET_B.search(data) is not None:
         return True
     if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or _has_at(data, b"```") or _has_at(data, b"^M"):
         return True
     head = data[:SAMPLE_BYTES]
     return _gutter_lines(head.split(b"\n", 40)[:40]) or _wrapped_sample(head, literals)
-
-
-# A big log's block, where its prefilter has loaded hyperscan: the marks and the quoted or bulleted line in one
-# hyperscan pass (~9 us per sample, against ~75 for the eight `re` searches: 2% of a sparse log's scan). The
-# tag's bounded run is spelled unbounded there (with {0,200} the database took 160 ms to compile, 8 ms
-# without), so a tag it finds is confirmed by the `re` pattern.
-_TAG_MARK = 1  # the tag's index in _MARKS_B
-
-
-def _marked(sample: bytes) -> bool | None:
-    """Whether a mark of _MARKS_B or a line _QUOTE_OR_BULLET_B finds is in ``sample``, by one hyperscan pass
-    (None: not known here; a paste's start-up does not load hyperscan for it)."""
-    hyperscan = sys.modules.get("hyperscan")
-    if hyperscan is None:
-        return None
-    db = _marks_db(_thread.get_ident())
-    if db is None:
-        return None
-    found: list[int] = []
-
-    def on_match(mark: int, _frm: int, _to: int, _flags: int, _ctx: object) -> bool:
-        if mark == _TAG_MARK and not _MARKS_B[_TAG_MARK].search(sample):
-            return False  # not a tag within 200 bytes: the pass goes on (SINGLEMATCH: no other tag hit)
-        found.append(mark)
-        return True  # one is enough: the pass stops
-
-    try:
-        db.scan(sample, match_event_handler=on_match)
-    except hyperscan.ScanTerminated:
-        pass
-    except Exception:  # a binding's error: the `re` searches say it
-        return None
-    return bool(found)
-
-
-@lru_cache(maxsize=64)
-def _marks_db(_thread_id: int) -> Any:
-    """The marks' database, one per thread (a database's scratch serves one scan at a time), from the cache
-    after its first compilation; None where hyperscan cannot be used."""
-    try:
-        import hyperscan  # type: ignore[import-not-found]
-
-        from ..kb import cache
-
-        expressions = [mark.pattern for mark in _MARKS_B] + [_QUOTE_OR_BULLET_B.pattern]
-        expressions[_TAG_MARK] = expressions[_TAG_MARK].replace(b"{0,200}", b"*")
-        flags = [hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * len(expressions)
-        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} marks {cache.digest(repr((expressions, flags)).encode())}"
-        return cache.hyperscan_database(hyperscan, key, lambda: (expressions, list(range(len(expressions))), flags), kind="hsmarks", keep=2)
-    except Exception:
-        return None
 
 
 def _has_at(data: bytes, mark: bytes) -> bool:

@@ -12,16 +12,13 @@ import codecs
 import contextlib
 import io
 import os
-import sys
-from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError
-from ..fieldmethods import FieldEq, FieldValue
 from ..kb.patterns import LazyRe
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, BinaryIO
@@ -37,37 +34,8 @@ GZIP_MAX_RATIO = 50.0
 GZIP_FLOOR = 256 << 20
 
 
-# Set by the command line (commands.run_diagnose): a process of its own that reads a big log tunes glibc's
-# malloc (tune_malloc) once it has read TUNE_AFTER bytes; a library caller's process is left as it is.
-TUNE_MALLOC = False
-TUNE_AFTER = 8 << 20
-_tuned = False
-
-
-def tune_malloc() -> None:
-    """glibc only, once per process: keep allocations of up to 2 MiB (a block, its window, their lower-cased
-    copies) on the heap and up to 8 MiB of it free before giving memory back. With the defaults, the heap top
-    holding each 1 MiB block just freed is trimmed and the next block's pages fault in again: a third of
-    reading a log was page faults (256 MiB: 0.15 -> 0.10 s; the whole scan 5-8% faster). Peak RSS is
-    unchanged (16 and 64 MiB were no faster; 4 MiB of free heap was slower again)."""
-    global _tuned
-    if _tuned:
-        return
-    _tuned = True
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt  # glibc's; musl has none (AttributeError)
-        mallopt(-3, 2 << 20)  # M_MMAP_THRESHOLD
-        mallopt(-1, 8 << 20)  # M_TRIM_THRESHOLD
-    except (AttributeError, OSError, ImportError):
-        pass
-
-
-@dataclass(slots=True, repr=False, eq=False)
-class ReadStats(FieldEq):
+@dataclass(slots=True)
+class ReadStats:
     """What reading a source took in: bytes, lines, and lines cut at MAX_LINE."""
 
     bytes_read: int = 0
@@ -75,29 +43,22 @@ class ReadStats(FieldEq):
     cut_lines: int = 0
 
 
-if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    class Block(NamedTuple):
-        """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are;
-        ``marks``: where some lines start, as counted while reading (Marks), or None."""
-
-        data: bytes
-        lines: int
-        marks: Marks | None = None
-
-else:  # typing.NamedTuple's class, without importing typing (start-up)
-    Block = namedtuple("Block", ("data", "lines", "marks"), defaults=(None,))
-
-# (offsets, line indexes) of line starts about every MARK_BYTES of a block, from the count of its lines as it
-# was read: the matcher numbers a line from the nearest one (match/lines.py) instead of counting the newlines
-# of the whole block a second time
+# Where some lines of a block start (offsets, line indexes): the reader no longer counts them (one
+# ``bytes.count`` of a block is cheap enough), so ``Block.marks`` is always None; it stays in the tuple while
+# match/ unpacks three fields.
 Marks = tuple[list[int], list[int]]
-MARK_BYTES = 16 << 10
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Source(FieldValue):
+class Block(NamedTuple):
+    """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are."""
+
+    data: bytes
+    lines: int
+    marks: Marks | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
     """A named input; ``opener`` returns a binary stream."""
 
     name: str
@@ -361,8 +322,6 @@ def _blocks(
         stats.bytes_read += len(data)
         if on_bytes is not None:
             on_bytes(len(data))
-        if TUNE_MALLOC and not _tuned and stats.bytes_read >= TUNE_AFTER:
-            tune_malloc()
         if recode is not None:
             data = recode.decode(data).encode("utf-8", "surrogatepass")
         cut = data.rfind(b"\n")  # the carry (a line's start) holds no newline
@@ -388,47 +347,11 @@ def _blocks(
 
 def _finish(block: bytes, stats: ReadStats, first_cut: bool = False) -> Block:
     """A block of whole lines; ``first_cut``: its first line was cut (and counted) while it was read."""
-    lines, marks = count_lines(block)  # counted once here; the matcher and the pipeline reuse it
+    lines = block.count(b"\n") + 1  # counted once here; the matcher and the pipeline reuse it
     stats.lines += lines
     if len(block) > MAX_LINE and _has_long_line(block):
         block = _LONG_LINE.sub(lambda m: _cut_long(m.group(0), stats, first_cut and m.start() == 0), block)
-        marks = None  # the offsets moved
-    return Block(block, lines, marks)
-
-
-def count_lines(data: bytes) -> tuple[int, Marks | None]:
-    """The lines of ``data`` and, for data of more than two MARK_BYTES, marks: where a line starts after every
-    MARK_BYTES, with its index (one count of the newlines in all, as bytes.count of the whole)."""
-    if len(data) <= 2 * MARK_BYTES:
-        return data.count(b"\n") + 1, None
-    offs: list[int] = []
-    lis: list[int] = []
-    li = pos = 0
-    find, count = data.find, data.count
-    fast = True
-    while (nl := find(b"\n", pos + MARK_BYTES)) >= 0:
-        if fast:
-            n, fast = _newlines(data[pos:nl])
-        else:
-            n = count(b"\n", pos, nl)
-        li += n + 1
-        pos = nl + 1
-        offs.append(pos)
-        lis.append(li)
-    return li + (_newlines(data[pos:])[0] if fast else count(b"\n", pos)) + 1, (offs, lis)
-
-
-# lines this long or longer on average: their newlines are counted faster by deleting them (memchr, memcpy) than
-# by bytes.count (a byte at a time, ~3 GB/s); shorter, deleting costs more per newline than it saves
-FAST_COUNT_LINE = 48
-
-
-def _newlines(seg: bytes) -> tuple[int, bool]:
-    """The newlines of ``seg``, and whether its lines are long enough to count the next piece the same way
-    (once a piece's lines are short, a block's other pieces are counted with bytes.count: the worst case costs
-    one piece, ~1.4x bytes.count over a block; the usual, a third of it)."""
-    n = len(seg) - len(seg.replace(b"\n", b""))
-    return n, n * FAST_COUNT_LINE <= len(seg)
+    return Block(block, lines)
 
 
 def _has_long_line(block: bytes) -> bool:
