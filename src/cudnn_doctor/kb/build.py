@@ -1,7 +1,7 @@
 """A schema-valid signature record -> the typed model (model.py), derived from the model's dataclasses.
 
 Every dataclass field is read from the record key of the same name and converted by its type annotation
-(``_convert``), so a plain new field (a string, a rate, a list of strings, a version mapping, ...) on
+(``_converter``), so a plain new field (a string, a rate, a list of strings, a version mapping, ...) on
 ``Signature``, ``DeadEnd``, ``Workaround``, ``Cause``, ``DifferentialEntry``, ``Context`` or ``Example``
 needs only the schema and the model. Localised text follows one rule: ``<field>_<lang>`` beside
 ``<field>`` (``action_zh``, ``text_zh``...), English when absent. What is not one-to-one is said once
@@ -47,9 +47,11 @@ KEY_OF = {
 }
 FOLDED = ("explain_zh", "workarounds_zh", "official_doc_url", "official_doc_section")  # into explain, workarounds, references
 NOT_IN_RECORD = ("path", "builtin", "raw")
+_IGNORED = frozenset({*DEADENDS_COMPAT_FIELDS, *EDITOR_FIELDS})
 DEFAULTS: dict[str, Any] = {"scope": "cudnn", "severity": "error", "priority": 50}
 
 
+@functools.cache
 @functools.cache
 def record_keys() -> frozenset[str]:
     """Every top-level key the loader reads (the schema's properties are these plus the ignored ones)."""
@@ -59,7 +61,7 @@ def record_keys() -> frozenset[str]:
 
 def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signature:
     """A Signature from a schema-valid record."""
-    unknown = sorted(set(record) - record_keys() - {*DEADENDS_COMPAT_FIELDS, *EDITOR_FIELDS})
+    unknown = sorted(set(record) - record_keys() - _IGNORED)
     if unknown:  # the schema and the model disagree: a field added to one only
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
     before, after = _window(record)
@@ -93,15 +95,22 @@ def from_record(cls: Any, data: dict[str, Any], **given: Any) -> Any:
     """``cls`` (a model dataclass) from the record ``data``: each field from the key of its name, converted by
     its annotation; ``given`` fields as passed; a missing key leaves the field's default ('' for a string)."""
     kwargs = dict(given)
-    for f in dataclasses.fields(cls):
-        if f.name in given:
+    for name, annotation, required in _fields(cls):
+        if name in given:
             continue
-        value = data.get(f.name)
+        value = data.get(name)
         if value is not None:
-            kwargs[f.name] = _convert(f.type, value)
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            kwargs[f.name] = _absent(f.type, f.name, data)
+            kwargs[name] = _converter(annotation)(value)
+        elif required:
+            kwargs[name] = _absent(annotation, name, data)
     return cls(**kwargs)
+
+
+@functools.cache
+def _fields(cls: Any) -> tuple[tuple[str, str, bool], ...]:
+    """(name, annotation, no default) of each field: every cached start builds the catalog from its records."""
+    missing = dataclasses.MISSING
+    return tuple((f.name, f.type, f.default is missing and f.default_factory is missing) for f in dataclasses.fields(cls))
 
 
 def _absent(annotation: str, name: str, data: dict[str, Any]) -> Any:
@@ -118,19 +127,20 @@ def _absent(annotation: str, name: str, data: dict[str, Any]) -> Any:
     return data[name]
 
 
-def _convert(annotation: str, value: Any) -> Any:
-    """A record value as the model field annotated ``annotation`` holds it (_CONVERTERS, else a nested
-    model dataclass, one or a tuple of them)."""
+@functools.cache
+def _converter(annotation: str) -> Callable[[Any], Any]:
+    """How a record value becomes the model field annotated ``annotation`` (_CONVERTERS, else a nested model
+    dataclass, one or a tuple of them)."""
     convert = _CONVERTERS.get(annotation)
     if convert is not None:
-        return convert(value)
+        return convert
     inner = annotation.removeprefix("tuple[").removesuffix(", ...]").removesuffix(" | None")
     cls = getattr(model, inner, None)
     if cls is None or not dataclasses.is_dataclass(cls):
         raise TypeError(f"build.py cannot read a model field annotated {annotation!r}: add it to _CONVERTERS")
     if annotation.startswith("tuple["):
-        return tuple(from_record(cls, item) for item in value)
-    return from_record(cls, value) if isinstance(value, dict) else None
+        return lambda value: tuple(from_record(cls, item) for item in value)
+    return lambda value: from_record(cls, value) if isinstance(value, dict) else None
 
 
 # --------------------------------------------------------------------------- what is not one-to-one
