@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import subprocess
 import sys
 import time
@@ -50,6 +51,40 @@ def test_binary_file_alone_prints_only_the_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stdout == b""  # no empty "nothing matched" report beside the error
     assert proc.stderr.decode().strip() == f"cudnn-doctor: error: {f}: binary data, not a text log (NUL or control bytes near the start)"
+
+
+def _keras_log() -> bytes:
+    """Issue 30's reproduction: 200 Keras Progbar updates ('\\b' * len(previous) + '\\r' + bar), then the error."""
+    parts, prev = [], ""
+    for i in range(1, 201):
+        bar = f"{i:3d}/200 [{'=' * (i * 29 // 200)}>{'.' * (29 - i * 29 // 200)}] - ETA: {(200 - i) // 10}s - loss: 0.6931"
+        parts.append("\b" * len(prev) + "\r" + bar)
+        prev = bar
+    error = ("tensorflow.python.framework.errors_impl.InternalError: Failed to call ThenRnnForward with model config: "
+             "[rnn_mode, rnn_input_mode, rnn_direction_mode]: 2, 0, 0 , [num_layers, input_size, num_units, dir_count, "
+             "max_seq_length, batch_size, cell_num_units]: [1, 300, 128, 1, 100, 64, 128]")
+    return ("Epoch 1/50\n" + "".join(parts) + "\n" + error + "\n").encode()
+
+
+def test_keras_progress_bars_are_a_terminals_output_not_binary(tmp_path: Path) -> None:
+    """Keras writes '\\b' * width before each update: over 10% control bytes, once refused as binary (exit 2, the
+    RNN error at the end never read). Backspaces and carriage returns are applied as a terminal would."""
+    f = tmp_path / "keras.log"
+    f.write_bytes(_keras_log())
+    proc = subprocess.run([sys.executable, "-m", "cudnn_doctor", "diagnose", "--format", "json", str(f)],
+                          capture_output=True, check=False)
+    assert proc.returncode == 1, proc.stderr
+    ids = [f["id"] for f in json.loads(proc.stdout)["findings"]]
+    assert ids and "ThenRnnForward" in proc.stdout.decode() and proc.stderr == b""
+    assert [f.id for f in diagnose(_keras_log()).findings] == ids
+
+
+def test_a_progress_bar_line_reads_as_its_last_state() -> None:
+    from cudnn_doctor.read.normalize import normalize_line
+
+    assert normalize_line(_keras_log().decode().split("\n")[1])[0].startswith("200/200 [")
+    assert normalize_line("abc\b\bXY")[0] == "aXY"  # the cursor went back two columns, XY overwrote
+    assert normalize_line("loss: 0.5\b\b\b")[0] == "loss: 0.5"  # moved back, nothing written over
 
 
 def test_invalid_utf8_is_decoded_with_replacement(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Normalization is per line and never joins or drops lines, so line N of the normalized log is line N of the
 file. It removes: ANSI escape sequences and other control characters; a trailing CR (CRLF files); progress
-bars rewritten with a bare CR (only the last segment is what a terminal showed); GitHub Actions timestamps
+bars rewritten with a bare CR (only the last segment is what a terminal showed) or with backspaces (applied
+as a terminal does: Keras' Progbar); GitHub Actions timestamps
 and ``##[group]``-style markers; GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
 lines; and launcher prefixes that tag each line with its process (``[rank3]:``, ``[default0]:``,
 ``[1,0]<stderr>:``, ``(pid=123)``), which become the line's *stream* so interleaved output of several
@@ -49,8 +50,10 @@ def normalize_line(line: str) -> tuple[str, str]:
     if line.endswith("\r"):
         line = line.rstrip("\r")
     if "\r" in line:
-        parts = [p for p in line.split("\r") if p.strip()]
+        parts = [p for p in line.split("\r") if p.strip() and p.strip("\b").strip()]
         line = parts[-1] if parts else ""
+    if "\b" in line:
+        line = _backspaced(line)
     if "\x1b" in line or "\x9b" in line:  # inline tests: this runs once per line of multi-GB logs
         line = ANSI.sub("", line)
     if line and line[0] in "0123456789\ufeff":
@@ -72,6 +75,18 @@ def normalize_line(line: str) -> tuple[str, str]:
     if not line.isprintable() and NORMALIZE_CONTROLS.search(line):  # isprintable: one C pass, true for most lines
         line = NORMALIZE_CONTROLS.sub("", line)
     return line, stream
+
+
+def _backspaced(line: str) -> str:
+    """The line as a terminal shows it: a backspace moves the cursor back one column, and what follows
+    overwrites from there (a backspace at the start of the line stays there)."""
+    out: list[str] = []
+    col = 0
+    for piece in line.split("\b"):
+        out[col : col + len(piece)] = piece
+        col += len(piece)
+        col = max(0, col - 1)
+    return "".join(out)
 
 
 def line_prefix(line: str) -> int:

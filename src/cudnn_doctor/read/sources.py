@@ -170,11 +170,15 @@ def text_source(text: str | bytes, name: str = "<text>") -> Source:
     return Source(name, lambda: io.BytesIO(data), len(data))
 
 
-_BINARY_CONTROLS = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])
+# control bytes a text log does not hold: not those a terminal acts on (backspace, tab, newline, vertical tab,
+# form feed, carriage return, escape), which progress bars write by the thousand (Keras' Progbar writes '\b'
+# times the bar's width before each update, piped or not)
+_BINARY_CONTROLS = bytes([*range(0, 8), *range(14, 27), *range(28, 32)])
 
 
 def looks_binary(sample: bytes) -> bool:
-    """NUL bytes or many control bytes in the first 8 KiB (UTF-16 with a BOM is text)."""
+    """NUL bytes or many control bytes in the first 8 KiB (UTF-16 with a BOM is text; a terminal's
+    backspaces and carriage returns are text: normalize.py applies them)."""
     if not sample or sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
     sample = sample[:8192]
