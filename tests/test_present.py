@@ -181,8 +181,6 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
     _identifier_cut declines ('encountered|CUDA' is two words): the matcher's vocabulary holds the mixed-case
     identifiers the signatures' messages require, so the cut is read as a wrap, and the error found, though
     no prefilter literal is 'CudnnRNN' alone any more; and the vocabulary keeps every prefilter literal."""
-    from cudnn_doctor.read.present import detect
-
     m = Matcher(CATALOG)
     vocabulary = m.vocabulary()
     assert set(m.prefilter.literals) <= set(vocabulary)
@@ -193,17 +191,17 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
     )
     cut = msg.index("CudnnRNN") + len("Cudnn")
     text = "\n".join(["Epoch 1/10", "model.fit(x, y, epochs=10)", msg[:cut], msg[cut:]]) + "\n"
-    assert not detect(text.encode(), m.prefilter.literals)
-    assert detect(text.encode(), vocabulary)
+    assert present(text.encode(), m.prefilter.literals) is None
+    assert present(text.encode(), vocabulary) is not None
     # and the reader gives present() that vocabulary (made on first use)
     import cudnn_doctor.match.reading as reading_mod
 
     given: list[bool] = []
     real = reading_mod.present
 
-    def spy(data: bytes, literals: object = ()) -> object:
+    def spy(data: bytes, literals: object = (), paste: bool = True) -> object:
         given.append("cudnnrnn" in literals)  # type: ignore[operator]
-        return real(data, literals)  # type: ignore[arg-type]
+        return real(data, literals, paste)  # type: ignore[arg-type]
 
     reading_mod.present = spy  # type: ignore[assignment]
     try:
@@ -212,3 +210,20 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
         reading_mod.present = real
     assert given and all(given)
     assert any("CudnnRNN" in f.first.text for f in found)
+
+
+def test_a_big_logs_records_of_equal_or_alternating_length_are_never_a_wrap() -> None:
+    """Issue 29: pytest -v lines (all 80 columns) and logging lines between short ones were taken for a
+    hard-wrapped paste in big logs: glued in pairs (wrong) and 50x slower. A wrap is a paste's presentation."""
+    pytest_v = [f"tests/test_rnn.py::test_lstm_{i} PASSED".ljust(74) + f"[{i % 100:3d}%]" for i in range(4000)]
+    alternating = [line for i in range(4000) for line in (f"2024-05-14 09:12:01,{i:03d} - trainer - INFO - step {i}: "
+                                                          f"loss {i / 7:.5f}, tokens/s {i * 13}", "ok")]
+    for rows in (pytest_v, alternating):
+        data = "\n".join(rows).encode()
+        assert len(data) > 256 << 10
+        assert present(data, paste=False) is None
+    # the same lines as a paste still read as one (the test that a paste's wrap is undone is above)
+    assert present("\n".join(pytest_v[:3]).encode()) is None
+    text = "\n".join([*pytest_v, "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]"]) + "\n"
+    (f,) = diagnose(text, catalog=CATALOG).findings
+    assert f.first.line == len(pytest_v) + 1

@@ -2,9 +2,10 @@
 hard-wrapped, numbered by a paste tool. Line numbers keep pointing into the original input.
 
 This is the first half of the normalize step (normalize.py is the second: per line, CI prefixes and escape
-sequences). It works per block (input.py) and costs nothing unless a block shows a presentation: a handful of
-``bytes.find`` calls and a look at the lengths of the block's first lines decide that (``detect``); only then
-is the block decoded and rewritten (``present``). A rewritten block comes with an origin map: for each of its
+sequences). One table, ``PRESENTATIONS``, names each presentation with how it is seen on a block's raw bytes
+(a search, a look at the first lines) and how it is undone on the block's lines. It works per block
+(read/sources.py) and costs nothing unless a block shows a presentation; only then is the block decoded and
+rewritten (``present``). A rewritten block comes with an origin map: for each of its
 lines, the index of the original line it starts on, so a match on a line joined from five wrapped pieces is
 reported at the first piece, and a line expanded from a notebook's JSON string at the JSON line.
 
@@ -18,13 +19,15 @@ Undone here:
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
-  prefix (a timestamp, ``[rank0]:``): see ``unwrap``.
+  prefix (a timestamp, ``[rank0]:``): see ``unwrap``. Only in a paste: a big log's lines of equal length
+  (``pytest -v``, Keras summaries, fixed-format step lines) or alternating lengths (logging lines between
+  tqdm bars) are records, never pieces of one line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -40,24 +43,16 @@ SAMPLE_BYTES = 64 << 10  # the head of a block whose line lengths are looked at 
 DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
 DETECT_SAMPLE = 32 << 10  # else its head
 
-# detection, on the raw bytes of a block: the marks of a presentation (HTML entities and tags, JSON-escaped
-# text, typographic characters). Each pattern starts with a literal, which the `re` engine skips to; three
-# alternations of them cost ~0.75 ms per 32 KiB sample, 7% of a sparse log's scan.
-_MARKS_B = tuple(
-    re.compile(p, re.MULTILINE)
-    for p in (
-        rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);",
-        rb"<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>",
-        rb"\\u001[bB]",
-        rb'\\n",?\s*$',
-        rb'"(?:traceback|output_type|ename|evalue)":',
-        rb"\xc2\xa0",
-        rb"\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]",
-    )
+# what each presentation leaves in a block's raw bytes (each pattern starts with a literal the `re` engine
+# skips to)
+_NOTEBOOK_MARK = re.compile(rb'\\u001[bB]|\\n",?\s*$|"(?:traceback|output_type|ename|evalue)":', re.MULTILINE)
+_HTML_MARK = re.compile(
+    rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);"
+    rb"|<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>"
 )
-# a line quoted ('>' after up to two spaces) or bulleted: one pass (six `in` searches of a 32 KiB sample, each
-# stopping at every newline, cost ten times as much: ~2% of a sparse log's scan)
-_QUOTE_OR_BULLET_B = re.compile(rb"\n(?: {0,2}>|[-*+] )")
+_CHARACTERS_MARK = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
+_QUOTE_MARK = re.compile(rb"\n {0,2}>")
+_BULLET_MARK = re.compile(rb"\n[-*+] ")
 
 
 def _json_module() -> Any:
@@ -106,22 +101,6 @@ class Presented:
         return len(self.origin)
 
 
-def detect(data: bytes, literals: Collection[str] = ()) -> bool:
-    """Whether a block shows a presentation worth undoing (cheap: literal searches and a sample).
-
-    A paste (a block of up to 256 KiB) is looked at whole; a big log's block by its first 32 KiB: a log is
-    quoted, escaped or wrapped from end to end, and searching every byte of a GB log for a dozen markers
-    would cost a third of the scan."""
-    if len(data) > DETECT_WHOLE:
-        data = data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
-    if any(mark.search(data) for mark in _MARKS_B) or _QUOTE_OR_BULLET_B.search(data) is not None:
-        return True
-    if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or _has_at(data, b"```") or _has_at(data, b"^M"):
-        return True
-    head = data[:SAMPLE_BYTES]
-    return _gutter_lines(head.split(b"\n", 40)[:40]) or _wrapped_sample(head, literals)
-
-
 def _has_at(data: bytes, mark: bytes) -> bool:
     """``mark in data``, by its first byte (a rare one, found by memchr): Python's search for a short mark goes
     at ~1.5 GB/s, ~20 us per sample."""
@@ -134,9 +113,9 @@ def _has_at(data: bytes, mark: bytes) -> bool:
     return False
 
 
-def _wrapped_sample(head: bytes, literals: Collection[str]) -> bool:
-    """A wrap, judged on a block's first lines: the longest must be 40-200 columns (a cheap test first)."""
-    lines = head.split(b"\n", 200)[:200]
+def _wrapped_sample(sample: bytes, literals: Collection[str]) -> bool:
+    """A wrap, judged on a paste's first lines: the longest must be 40-200 columns (a cheap test first)."""
+    lines = sample[:SAMPLE_BYTES].split(b"\n", 200)[:200]
     longest = max(map(len, lines))
     # byte lengths: no line of 40 columns, or one longer than any wrap width plus a CI prefix, rules it out
     if len(lines) < 2 or longest < MIN_WIDTH or longest > MAX_WIDTH + 48:
@@ -144,27 +123,30 @@ def _wrapped_sample(head: bytes, literals: Collection[str]) -> bool:
     return wrap_width([x.decode("utf-8", "replace") for x in lines], literals) is not None
 
 
-def present(data: bytes, literals: Collection[str] = ()) -> Presented | None:
-    """The block with its presentations undone, or None when there is nothing to undo. ``literals``: the
-    knowledge base's literals (lower case), the dictionary that tells a cut word from two words."""
-    if not detect(data, literals):
+def present(data: bytes, literals: Collection[str] = (), paste: bool = True) -> Presented | None:
+    """The block with its presentations undone (PRESENTATIONS, in order), or None when there is nothing to
+    undo. ``literals``: the knowledge base's literals (lower case), the dictionary that tells a cut word from
+    two words. ``paste``: the block is (the start of) an input of paste size; only a paste is taken to be
+    hard-wrapped (a big log's lines of equal length are records, not the pieces of one line).
+
+    Cheap unless a presentation is seen: a paste is looked at whole, a big log's block by its first 32 KiB (a
+    log is quoted or escaped from end to end, and searching every byte of a GB log for a dozen markers would
+    cost a third of the scan). Once one is seen, every presentation's undo looks at the lines (one may show
+    only after another is undone: a notebook's JSON strings hold quoted or wrapped lines)."""
+    table = [p for p in PRESENTATIONS if paste or not p.paste_only]
+    sample = data if len(data) <= DETECT_WHOLE else data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
+    if not any(p.seen(sample, literals) for p in table):
         return None
     raw = data.decode("utf-8", "replace").split("\n")
     # A CRLF line end is a line end: left on a piece that gets joined to the next, the '\r' would read as a
     # progress-bar overwrite and erase what came before it.
-    lines: list[tuple[str, int]] = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
+    lines: Lines = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
     undone: list[str] = []
-    for name, step in _STEPS:
-        # a wrap is undone where it was made: a line wrapped after it was quoted ('> ' on its first piece
-        # only) before the quotes go, one quoted piece by piece ('> ' on every piece) after
-        got = _unwrapped(lines, literals) if name == "wrap" else step(lines)
+    for p in table:
+        got = p.undo(lines, literals)
         if got is not None:
-            lines, what = got if name == "wrap" else (got, name)
+            lines, what = got
             undone.append(what)
-    got = _bullets(lines)
-    if got is not None:
-        lines = got
-        undone.append("bullets")
     if not undone:
         return None
     text = "\n".join(t for t, _ in lines)
@@ -333,18 +315,49 @@ def _unwrapped(lines: Lines, literals: Collection[str]) -> tuple[Lines, str] | N
     return (joined, f"wrap {wrapped[0]}") if len(joined) != len(lines) else None
 
 
-def _no_step(lines: Lines) -> Lines | None:
-    return None
+@dataclass(frozen=True, slots=True)
+class Presentation:
+    """One way a log is presented: ``seen`` tells it on a block's raw bytes (a search, a look at the first
+    lines), ``undo`` undoes it on the block's lines, returning them with what was undone (None: nothing)."""
+
+    name: str
+    seen: Callable[[bytes, Collection[str]], bool]
+    undo: Callable[[Lines, Collection[str]], tuple[Lines, str] | None]
+    paste_only: bool = False
 
 
-_STEPS = (
-    ("notebook", _notebook),
-    ("html", _html),
-    ("wrap", _no_step),
-    ("markdown", _markdown),
-    ("gutter", _gutter),
-    ("characters", _characters),
-    ("wrap", _no_step),
+def _step(name: str, undo: Callable[[Lines], Lines | None]) -> Callable[[Lines, Collection[str]], tuple[Lines, str] | None]:
+    def run(lines: Lines, _literals: Collection[str]) -> tuple[Lines, str] | None:
+        got = undo(lines)
+        return None if got is None else (got, name)
+
+    return run
+
+
+def _marked(pattern: re.Pattern[bytes], starts: tuple[bytes, ...] = (), inside: tuple[bytes, ...] = ()) -> Callable[[bytes, Collection[str]], bool]:
+    def seen(sample: bytes, _literals: Collection[str]) -> bool:
+        return sample.startswith(starts) or pattern.search(sample) is not None or any(_has_at(sample, m) for m in inside)
+
+    return seen
+
+
+def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
+
+
+# In the order they are undone. A wrap is undone where it was made: a line wrapped after it was quoted ('> ' on
+# its first piece only) before the quotes go, one quoted piece by piece ('> ' on every piece) after; bullets
+# last, so a wrapped piece that happens to begin with '- ' keeps its length.
+_WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
+PRESENTATIONS = (
+    Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook)),
+    Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
+    _WRAP,
+    Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
+    Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
+    Presentation("characters", _marked(_CHARACTERS_MARK, (), (b"^M",)), _step("characters", _characters)),
+    _WRAP,
+    Presentation("bullets", _marked(_BULLET_MARK, (b"- ", b"* ")), _step("bullets", _bullets)),
 )
 
 
@@ -396,7 +409,10 @@ def _width_of(clean: Sequence[str], lengths: Sequence[int], literals: Collection
         return None
     width = longest
     full = [i for i, n in enumerate(lengths) if n == width and i + 1 < len(clean)]
-    cont = [i for i in full if _continues(clean[i], clean[i + 1])]
+    # two full lines that begin and end alike are rows of a fixed-width layout (a table, pytest -v's '[ 12%]'),
+    # not a line and its continuation
+    cont = [i for i in full if _continues(clean[i], clean[i + 1])
+            and not (lengths[i + 1] == width and clean[i + 1][:1] == clean[i][:1] and clean[i + 1][-1:] == clean[i][-1:])]
     if cont and len(cont) * 2 >= len(full) and (
         len(cont) >= 2 or _identifier_cut(clean[cont[0]], clean[cont[0] + 1]) or _makes_literal(clean[cont[0]], clean[cont[0] + 1], literals)
     ):
