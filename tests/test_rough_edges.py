@@ -896,8 +896,9 @@ def test_every_command_has_help_with_the_installed_typer() -> None:
 def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path, tmp_path: Path, how: str) -> None:
     """python -X importtime on a warm cache: a pasted traceback's diagnosis (terminal output), on standard
     input or as a file argument, loads no YAML, schema, version-specifier, OpenSSL-backed hashing, hyperscan,
-    gzip, JSON, typer/rich, typing, pathlib, threading or string module; each costs milliseconds of a start-up that
-    is meant to stay close to Python's own."""
+    gzip, typer/rich, pathlib or tempfile module; each costs milliseconds of a start-up that is meant to stay well
+    inside its budget (0.25 s: bench/startup.py). JSON (the cache is plain data), `regex` (patterns are compiled
+    on first use, with its own imports: threading, string) and typing are loaded since issue 29."""
     paste = "\n".join([
         "Traceback (most recent call last):",
         '  File "train.py", line 57, in <module>',
@@ -913,7 +914,7 @@ def test_a_pasted_traceback_imports_nothing_it_does_not_use(fresh_cache: Path, t
     assert "CUDNN_STATUS_NOT_SUPPORTED" in proc.stdout, proc.stdout + proc.stderr
     loaded = {m.group(1) for m in re.finditer(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", proc.stderr, re.M)}
     assert "cudnn_doctor.scan" in loaded  # the diagnosis did run in this process
-    unused = {"yaml", "jsonschema", "packaging", "hashlib", "typing", "pathlib", "threading", "regex", "cudnn_doctor.env.local", "_hashlib", "hmac", "hyperscan", "gzip", "json", "typer", "rich", "string"}
+    unused = {"yaml", "jsonschema", "packaging", "hashlib", "pathlib", "tempfile", "cudnn_doctor.env.local", "_hashlib", "hmac", "hyperscan", "gzip", "typer", "rich"}
     assert not unused & loaded, unused & loaded
 
 

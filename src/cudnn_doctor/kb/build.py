@@ -15,12 +15,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import model
 from ..errors import SignatureError
 from ..model import Case, DeadEnd, Example, GraphEdge, Reference, Signature, Workaround
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Fields of deadends.dev's ErrorCanon record (docs/examples/seed-record.json), kept in the schema so such a
 # record loads unchanged, and ignored here: cudnn-doctor has its own field for each meaning it uses
@@ -59,7 +61,7 @@ def record_keys() -> frozenset[str]:
     return frozenset(fields | {*FOLDED, *READ_FROM_RAW})
 
 
-def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signature:
+def build_signature(record: dict[str, Any], path: str | Path, builtin: bool) -> Signature:
     """A Signature from a schema-valid record."""
     unknown = sorted(set(record) - record_keys() - _IGNORED)
     if unknown:  # the schema and the model disagree: a field added to one only

@@ -28,7 +28,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from typing import TYPE_CHECKING
 
@@ -63,6 +62,8 @@ def configured_dir() -> str:
 
 
 def _fallback_dir() -> str:
+    import tempfile  # here: only a directory that cannot be used needs it (it imports shutil, random...)
+
     uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     return os.path.join(tempfile.gettempdir(), f"cudnn-doctor-{uid}")
 
@@ -182,7 +183,8 @@ def _write(key: str, data: bytes, kind: str, keep: int) -> None:
         return
     fd, tmp = -1, ""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", suffix=".tmp", dir=base)
+        tmp = os.path.join(base, f".{kind}-{os.getpid()}-{os.urandom(6).hex()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
             fd = -1
             fh.write(data)

@@ -49,11 +49,8 @@ def normalize_line(line: str) -> tuple[str, str]:
     """Return (clean text, stream key) for one raw line (without its newline)."""
     if line.endswith("\r"):
         line = line.rstrip("\r")
-    if "\r" in line:
-        parts = [p for p in line.split("\r") if p.strip() and p.strip("\b").strip()]
-        line = parts[-1] if parts else ""
-    if "\b" in line:
-        line = _backspaced(line)
+    if "\r" in line or "\b" in line:
+        line = _terminal(line)
     if "\x1b" in line or "\x9b" in line:  # inline tests: this runs once per line of multi-GB logs
         line = ANSI.sub("", line)
     if line and line[0] in "0123456789\ufeff":
@@ -75,6 +72,15 @@ def normalize_line(line: str) -> tuple[str, str]:
     if not line.isprintable() and NORMALIZE_CONTROLS.search(line):  # isprintable: one C pass, true for most lines
         line = NORMALIZE_CONTROLS.sub("", line)
     return line, stream
+
+
+def _terminal(line: str) -> str:
+    """What a terminal shows of a line rewritten with carriage returns (the last segment with text) and
+    backspaces (applied)."""
+    if "\r" in line:
+        parts = [p for p in line.split("\r") if p.strip() and p.strip("\b").strip()]
+        line = parts[-1] if parts else ""
+    return _backspaced(line) if "\b" in line else line
 
 
 def _backspaced(line: str) -> str:
