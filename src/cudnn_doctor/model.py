@@ -13,6 +13,16 @@ if TYPE_CHECKING:
     from typing import Any
 
 SCOPES = ("rnn", "cudnn", "cuda")
+SCOPE_RANK = {"rnn": 2, "cudnn": 1, "cuda": 0}
+
+
+def specificity(sig: Signature) -> tuple[int, int]:
+    """THE ranking key of signatures: how specifically one explains an error, by its priority, then its scope
+    (RNN-specific over cuDNN over CUDA). Every choice between signatures goes through it: a cluster's winner
+    (rank/findings.py, then confidence), the stand-in for a ruled-out cause (rank/differential.py), the order
+    of a report's findings (after errors first, confident first and RNN scope first: the README's promise), and
+    the reading of a cut line (match/cut.py)."""
+    return (sig.priority, SCOPE_RANK.get(sig.scope, 0))
 SEVERITIES = ("error", "warning")
 EFFORT_ORDER = {"low": 0, "medium": 1, "high": 2, None: 1}
 

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
-from ..model import Candidate, Finding, Signature, localized
+from ..model import Candidate, Finding, Signature, localized, specificity
 
 if TYPE_CHECKING:
     from typing import Any
@@ -413,7 +413,7 @@ def stand_ins(
         generic = [g for g in (lookup.get(r) for r in f.related) if g is not None and is_generic_status(g)]
         if not generic:
             continue
-        best = max(generic, key=lambda g: (g.scope == "rnn", g.priority))
+        best = max(generic, key=lambda g: (g.scope == "rnn", specificity(g)))
         if (f.first.source, best.id) in have:
             continue
         have.add((f.first.source, best.id))
