@@ -67,7 +67,6 @@ def build_signature(record: dict[str, Any], path: str | Path, builtin: bool) -> 
     if unknown:  # the schema and the model disagree: a field added to one only
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
     before, after = _window(record)
-    graph = record.get("transition_graph") or {}
     return from_record(
         Signature,
         {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}},
@@ -79,18 +78,26 @@ def build_signature(record: dict[str, Any], path: str | Path, builtin: bool) -> 
         explain=_explain(record),
         derived=tuple((name, _cases(cases, "value")) for name, cases in (record.get("derived") or {}).items()),
         checks=_cases(record.get("checks"), "message"),
-        dead_ends=tuple(_dead_end(d, record) for d in record.get("dead_ends") or ()),
-        workarounds=tuple(_workaround(w, i, record) for i, w in enumerate(record.get("workarounds") or ())),
-        leads_to=_edges(graph.get("leads_to")),
-        preceded_by=_edges(graph.get("preceded_by")),
-        confused_with=_edges(graph.get("frequently_confused_with")),
+        **_lists(record),
         references=_refs(record.get("references")) + _official_doc(record),
-        examples=tuple(_example(e, f"example {i + 1}") for i, e in enumerate(record.get("examples") or ())),
-        counter_examples=tuple(_example(e, f"counter-example {i + 1}") for i, e in enumerate(record.get("counter_examples") or ())),
         path=str(path),
         builtin=builtin,
         raw=record,
     )
+
+
+def _lists(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields made from a record's lists: dead ends, workarounds, the transition graph, examples."""
+    graph = record.get("transition_graph") or {}
+    return {
+        "dead_ends": tuple(_dead_end(d, record) for d in record.get("dead_ends") or ()),
+        "workarounds": tuple(_workaround(w, i, record) for i, w in enumerate(record.get("workarounds") or ())),
+        "leads_to": _edges(graph.get("leads_to")),
+        "preceded_by": _edges(graph.get("preceded_by")),
+        "confused_with": _edges(graph.get("frequently_confused_with")),
+        "examples": tuple(_example(e, f"example {i + 1}") for i, e in enumerate(record.get("examples") or ())),
+        "counter_examples": tuple(_example(e, f"counter-example {i + 1}") for i, e in enumerate(record.get("counter_examples") or ())),
+    }
 
 
 def from_record(cls: Any, data: dict[str, Any], **given: Any) -> Any:

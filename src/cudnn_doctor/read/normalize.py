@@ -53,16 +53,8 @@ def normalize_line(line: str) -> tuple[str, str]:
         line = _terminal(line)
     if "\x1b" in line or "\x9b" in line:  # inline tests: this runs once per line of multi-GB logs
         line = ANSI.sub("", line)
-    if line and line[0] in "0123456789\ufeff":
-        m = _gh_timestamp().match(line)
-        if m:
-            line = line[m.end() :]
-    if line.startswith("##["):
-        line = _gh_marker().sub("", line, count=1)
-    elif line.startswith("section_"):
-        line = _gitlab_section().sub("", line, count=1)
-    elif line.startswith("[Pipeline]"):
-        line = ""
+    if line and line[0] in "0123456789\ufeff#s[":
+        line = _ci_prefix(line)
     stream = ""
     if line and line[0] in "[(0123456789":
         m = _stream().match(line)
@@ -72,6 +64,20 @@ def normalize_line(line: str) -> tuple[str, str]:
     if not line.isprintable() and NORMALIZE_CONTROLS.search(line):  # isprintable: one C pass, true for most lines
         line = NORMALIZE_CONTROLS.sub("", line)
     return line, stream
+
+
+def _ci_prefix(line: str) -> str:
+    """The line without a GitHub timestamp and a CI system's marker (GitHub ``##[group]``, GitLab
+    ``section_start:``, a Jenkins ``[Pipeline]`` line: nothing left)."""
+    if line[0] in "0123456789\ufeff":
+        m = _gh_timestamp().match(line)
+        if m:
+            line = line[m.end() :]
+    if line.startswith("##["):
+        return _gh_marker().sub("", line, count=1)
+    if line.startswith("section_"):
+        return _gitlab_section().sub("", line, count=1)
+    return "" if line.startswith("[Pipeline]") else line
 
 
 def _terminal(line: str) -> str:

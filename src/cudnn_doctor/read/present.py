@@ -179,35 +179,45 @@ def _notebook(lines: Lines) -> Lines | None:
 
 
 def _json_lines(t: str) -> list[str] | None:
+    """The lines a JSON line of a notebook stands for (None: not such a line): an output's one-line object, a
+    ``"traceback": [...]`` or ``"text": [...]`` list, or one JSON string."""
     s = t.strip()
     if s.startswith("{") and ('"traceback"' in s or '"text"' in s):
-        try:
-            obj = _json_module().loads(s.rstrip(","))
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            parts = obj.get("traceback") or obj.get("text")
-            if isinstance(parts, str):
-                parts = [parts]
-            if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
-                return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+        got = _json_object_lines(s)
+        if got is not None:
+            return got
     if s.startswith(('"traceback"', '"text"')) and "[" in s and s.rstrip(",").endswith("]"):
-        try:
-            parts = _json_module().loads(s[s.index("[") :].rstrip(","))
-        except ValueError:
-            parts = None
-        if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
-            return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+        got = _string_list_lines(_json_value(s[s.index("[") :].rstrip(",")))
+        if got is not None:
+            return got
     m = _JSON_STRING_LINE.match(t)
     if m is None or ("\\" not in m.group(1) and not s.startswith('"')):
         return None
-    try:
-        value = _json_module().loads(m.group(1))
-    except ValueError:
-        return None
+    value = _json_value(m.group(1))
     if not isinstance(value, str):
         return None
     return value[:-1].split("\n") if value.endswith("\n") else value.split("\n")
+
+
+def _json_value(text: str) -> Any:
+    try:
+        return _json_module().loads(text)
+    except ValueError:
+        return None
+
+
+def _json_object_lines(s: str) -> list[str] | None:
+    obj = _json_value(s.rstrip(","))
+    if not isinstance(obj, dict):
+        return None
+    parts = obj.get("traceback") or obj.get("text")
+    return _string_list_lines([parts] if isinstance(parts, str) else parts)
+
+
+def _string_list_lines(parts: Any) -> list[str] | None:
+    if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
+        return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+    return None
 
 
 def _html(lines: Lines) -> Lines | None:
@@ -232,25 +242,24 @@ def _html(lines: Lines) -> Lines | None:
 
 
 def _markdown(lines: Lines) -> Lines | None:
-    quoted = sum(1 for t, _ in lines if _QUOTE.match(t) and not t.lstrip().startswith(">>> "))
-    fenced = sum(1 for t, _ in lines if _FENCE.match(t))
+    quoted = any(_QUOTE.match(t) and not t.lstrip().startswith(">>> ") for t, _ in lines)
+    fenced = any(_FENCE.match(t) for t, _ in lines)
     if not (quoted or fenced):
         return None
-    out: Lines = []
-    for t, o in lines:
-        if quoted and _QUOTE.match(t):
-            m = _QUOTE.match(t)
-            assert m is not None
-            rest = t[m.end() :]
-            # '>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')
-            if not (t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3):
-                t = rest
-        if fenced and _FENCE.match(t):
-            t = ""
-        if t.startswith("`") and t.endswith("`") and len(t) > 2 and t.count("`") == 2:
-            t = t[1:-1]
-        out.append((t, o))
-    return out
+    return [(_unquoted(t, quoted, fenced), o) for t, o in lines]
+
+
+def _unquoted(t: str, quoted: bool, fenced: bool) -> str:
+    """One line without its quote marks, a fence line blank, an inline-code line without its backticks."""
+    m = _QUOTE.match(t) if quoted else None
+    # '>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')
+    if m is not None and not (t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3):
+        t = t[m.end() :]
+    if fenced and _FENCE.match(t):
+        t = ""
+    if t.startswith("`") and t.endswith("`") and len(t) > 2 and t.count("`") == 2:
+        t = t[1:-1]
+    return t
 
 
 def _bullets(lines: Lines) -> Lines | None:
@@ -404,22 +413,31 @@ def _width_of(clean: Sequence[str], lengths: Sequence[int], literals: Collection
     does not start a line of its own; or, wrapped at spaces, at least three lines ending within 15 columns of
     W whose next line begins with a lower-case word that would not have fit. A log that was not wrapped has
     lines of every length, and its long lines end where their text ends."""
-    longest = max(lengths, default=0)
-    if longest < MIN_WIDTH or longest > MAX_WIDTH:
+    width = max(lengths, default=0)
+    if width < MIN_WIDTH or width > MAX_WIDTH:
         return None
-    width = longest
-    full = [i for i, n in enumerate(lengths) if n == width and i + 1 < len(clean)]
-    # two full lines that begin and end alike are rows of a fixed-width layout (a table, pytest -v's '[ 12%]'),
-    # not a line and its continuation
-    cont = [i for i in full if _continues(clean[i], clean[i + 1])
-            and not (lengths[i + 1] == width and clean[i + 1][:1] == clean[i][:1] and clean[i + 1][-1:] == clean[i][-1:])]
-    if cont and len(cont) * 2 >= len(full) and (
-        len(cont) >= 2 or _identifier_cut(clean[cont[0]], clean[cont[0] + 1]) or _makes_literal(clean[cont[0]], clean[cont[0] + 1], literals)
-    ):
+    if _cut_anywhere(clean, lengths, width, literals):
         return width
     near = sum(1 for i in range(len(clean) - 1) if _word_wrapped(lengths[i], clean[i], clean[i + 1], width))
     long_lines = sum(1 for n in lengths if n > width // 2)
     return width if near >= 3 and near * 3 >= long_lines else None
+
+
+def _cut_anywhere(clean: Sequence[str], lengths: Sequence[int], width: int, literals: Collection[str]) -> bool:
+    """Most lines of exactly ``width`` go on into the next line, twice at least (once: where the cut splits an
+    identifier or a literal of the knowledge base)."""
+    full = [i for i, n in enumerate(lengths) if n == width and i + 1 < len(clean)]
+    cont = [i for i in full if _continues(clean[i], clean[i + 1]) and not _rows(clean[i], clean[i + 1], lengths[i + 1], width)]
+    if not cont or len(cont) * 2 < len(full):
+        return False
+    first, nxt = clean[cont[0]], clean[cont[0] + 1]
+    return len(cont) >= 2 or _identifier_cut(first, nxt) or _makes_literal(first, nxt, literals)
+
+
+def _rows(cur: str, nxt: str, nxt_length: int, width: int) -> bool:
+    """Two full lines that begin and end alike are rows of a fixed-width layout (a table, pytest -v's
+    '[ 12%]'), not a line and its continuation."""
+    return nxt_length == width and nxt[:1] == cur[:1] and nxt[-1:] == cur[-1:]
 
 
 def _first_word(text: str) -> str:
@@ -467,9 +485,11 @@ def _identifier_cut(cur: str, nxt: str) -> bool:
     if len(nxt) > 1 and nxt[0] == " " and not nxt[1].isspace():  # cut before a space: ' failed: ...'
         return True
     a, b = _TOKEN_END.search(cur), _TOKEN_START.match(nxt)
-    if a is None or b is None:
-        return False
-    left, right = a.group(0), b.group(0)
+    return a is not None and b is not None and _one_token(a.group(0), b.group(0))
+
+
+def _one_token(left: str, right: str) -> bool:
+    """Whether the end of a piece and the start of the next spell one identifier or path."""
     if left[-1] in ".,;:" or (left[-1].islower() and right[0].isupper()):  # 'stream.|Aborted', 'encountered|CUDA'
         return False
     if right[:1].isupper() and right[1:2].islower():  # a capitalised word begins: 'LICENSE_ERROR|Stack trace'

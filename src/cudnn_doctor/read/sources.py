@@ -76,29 +76,33 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
         if arg == "-":
             if stdin is None:
                 problems.append("-: no standard input")
-                continue
-            out.append(Source("<stdin>", lambda s=stdin: s))
-            continue
-        if _plain_file(arg):  # the common case, without pathlib (start-up)
+            else:
+                out.append(Source("<stdin>", lambda s=stdin: s))
+        elif _plain_file(arg):  # the common case, without pathlib (start-up)
             out.append(Source(arg, _file_opener(arg), _size(arg), path=arg))
-            continue
-        from pathlib import Path
-
-        path = Path(arg)
-        if path.is_dir():
-            files = sorted(
-                p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-            if not files:
-                problems.append(f"{arg}: directory holds no files")
-            out += [Source(str(p), _file_opener(p), _size(p), from_directory=True, path=str(p)) for p in files]
-        elif path.suffix.lower() == ".ipynb" and path.is_file() and (cells := notebook_sources(path)) is not None:
-            out += cells
-        elif path.is_file() or (path.exists() and not path.is_dir()):
-            out.append(Source(str(path), _file_opener(path), _size(path), path=str(path) if path.is_file() else None))
         else:
-            problems.append(f"{arg}: no such file or directory")
+            _path_sources(arg, out, problems)
     return out, problems
+
+
+def _path_sources(arg: str, out: list[Source], problems: list[str]) -> None:
+    """A directory's files, a notebook's cells, or any other path (a FIFO, a device) as one source."""
+    from pathlib import Path
+
+    path = Path(arg)
+    if path.is_dir():
+        files = sorted(
+            p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            problems.append(f"{arg}: directory holds no files")
+        out += [Source(str(p), _file_opener(p), _size(p), from_directory=True, path=str(p)) for p in files]
+    elif path.suffix.lower() == ".ipynb" and path.is_file() and (cells := notebook_sources(path)) is not None:
+        out += cells
+    elif path.is_file() or (path.exists() and not path.is_dir()):
+        out.append(Source(str(path), _file_opener(path), _size(path), path=str(path) if path.is_file() else None))
+    else:
+        problems.append(f"{arg}: no such file or directory")
 
 
 def notebook_sources(path: Path) -> list[Source] | None:
@@ -118,21 +122,25 @@ def notebook_sources(path: Path) -> list[Source] | None:
     out: list[Source] = []
     for number, cell in enumerate(nb["cells"], 1):
         outputs = cell.get("outputs") if isinstance(cell, dict) else None
-        parts: list[str] = []
-        for o in outputs if isinstance(outputs, list) else ():
-            if not isinstance(o, dict):
-                continue
-            if o.get("output_type") == "error":
-                tb = o.get("traceback")
-                lines = [t for t in tb if isinstance(t, str)] if isinstance(tb, list) else []
-                parts.append("\n".join(x.rstrip("\n") for x in lines) or f"{o.get('ename', '')}: {o.get('evalue', '')}")
-            elif o.get("output_type") == "stream" and o.get("name") == "stderr":
-                text = o.get("text")
-                parts.append("".join(text) if isinstance(text, list) else str(text or ""))
+        parts = [p for o in (outputs if isinstance(outputs, list) else ()) if (p := _output_text(o)) is not None]
         if parts:
             data = "\n".join(p.rstrip("\n") for p in parts).encode("utf-8", "surrogatepass")
             out.append(Source(f"{path}[cell {number}]", lambda d=data: io.BytesIO(d), len(data)))
     return out or [Source(str(path), lambda: io.BytesIO(b""), 0)]
+
+
+def _output_text(o: Any) -> str | None:
+    """The text of a cell output that shows an error (an ``error`` output's traceback, a ``stderr`` stream)."""
+    if not isinstance(o, dict):
+        return None
+    if o.get("output_type") == "error":
+        tb = o.get("traceback")
+        lines = [t for t in tb if isinstance(t, str)] if isinstance(tb, list) else []
+        return "\n".join(x.rstrip("\n") for x in lines) or f"{o.get('ename', '')}: {o.get('evalue', '')}"
+    if o.get("output_type") == "stream" and o.get("name") == "stderr":
+        text = o.get("text")
+        return "".join(text) if isinstance(text, list) else str(text or "")
+    return None
 
 
 def _plain_file(arg: str) -> bool:
