@@ -15,6 +15,11 @@ from cudnn_doctor.read import sources as input_mod
 from cudnn_doctor.read.sources import Block, ReadStats
 
 
+def _seeds(n: int, quick: int = 10) -> list[object]:
+    """The first ``quick`` seeds in the quick suite, all ``n`` under ``pytest -m exhaustive``."""
+    return [seed if seed < quick else pytest.param(seed, marks=pytest.mark.exhaustive) for seed in range(n)]
+
+
 def _rechunk_reference(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
     """reading._rechunk before it kept its lines as pieces (two copies of every block)."""
     held: Block | None = None
@@ -46,7 +51,7 @@ def _random_block(rng: random.Random) -> Block:
     return Block(b"\n".join(lines), len(lines))
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", _seeds(300))
 def test_rechunk_cuts_as_before(seed: int) -> None:
     rng = random.Random(seed)
     blocks = [_random_block(rng) for _ in range(rng.randint(0, 12))]
@@ -73,7 +78,7 @@ def _blocks_reference(data: bytes, read: int) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", _seeds(100))
 def test_blocks_are_the_whole_lines_of_each_read(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(seed)
     read = rng.choice((1, 2, 7, 16, 64))
