@@ -14,7 +14,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["CUDNN_DOCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))  # the cache's signing key
     os.environ.pop("CUDNN_DOCTOR_SIGNATURES", None)
     os.environ["NO_COLOR"] = "1"
 

@@ -7,13 +7,17 @@ from __future__ import annotations
 import io
 import random
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 import pytest
 
 from cudnn_doctor.match.reading import _rechunk
 from cudnn_doctor.read import sources as input_mod
 from cudnn_doctor.read.sources import Block, ReadStats
+
+
+def _seeds(n: int, quick: int = 10) -> list[object]:
+    """The first ``quick`` seeds in the quick suite, all ``n`` under ``pytest -m exhaustive``."""
+    return [seed if seed < quick else pytest.param(seed, marks=pytest.mark.exhaustive) for seed in range(n)]
 
 
 def _rechunk_reference(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
@@ -47,7 +51,7 @@ def _random_block(rng: random.Random) -> Block:
     return Block(b"\n".join(lines), len(lines))
 
 
-@pytest.mark.parametrize("seed", range(300))
+@pytest.mark.parametrize("seed", _seeds(300))
 def test_rechunk_cuts_as_before(seed: int) -> None:
     rng = random.Random(seed)
     blocks = [_random_block(rng) for _ in range(rng.randint(0, 12))]
@@ -56,46 +60,6 @@ def test_rechunk_cuts_as_before(seed: int) -> None:
     assert got == [(b.data, b.lines) for b in _rechunk_reference(blocks, keep, limit)]
     assert all(isinstance(b.data, bytes) for b in _rechunk(blocks, keep, limit))
     assert b"\n".join(d for d, _ in got) == b"\n".join(b.data for b in blocks)
-
-
-def _assert_marks_true(block: Block) -> None:
-    """Each mark is the start of a line of the block, with that line's index."""
-    data = bytes(block.data)
-    for off, li in zip(*(block.marks or ((), ())), strict=True):
-        assert 0 < off <= len(data) and data[off - 1 : off] == b"\n"
-        assert data.count(b"\n", 0, off) == li
-
-
-@pytest.mark.parametrize("seed", range(200))
-def test_rechunk_carries_the_line_marks(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The marks counted as a block was read (input.count_lines) stay true through merging and cutting, so the
-    matcher numbers lines from them (match/lines.py) without counting a block's newlines again."""
-    monkeypatch.setattr(input_mod, "MARK_BYTES", 4)
-    rng = random.Random(seed)
-    blocks = []
-    for _ in range(rng.randint(0, 12)):
-        data = _random_block(rng).data
-        lines, marks = input_mod.count_lines(data)
-        blocks.append(Block(data, lines, marks if rng.random() < 0.8 else None))  # a presented block has none
-    for b in blocks:
-        _assert_marks_true(b)
-    keep, limit = rng.choice((1, 2, 3, 5, 20)), rng.choice((1, 8, 30, 100, 400))
-    for b in _rechunk(blocks, keep, limit):
-        _assert_marks_true(b)
-
-
-def test_rechunk_keeps_the_marks_of_whole_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(input_mod, "MARK_BYTES", 16)
-    blocks = []
-    for k in range(4):
-        data = b"\n".join(b"line %d of block %d" % (i, k) for i in range(100))
-        blocks.append(Block(data, *input_mod.count_lines(data)))
-    out = list(_rechunk(blocks, keep=5, limit=3000))
-    assert len(out) == 4 and all(b.marks for b in out)
-    for b in out:
-        _assert_marks_true(b)
-    # the block after the first starts with the 5 lines the one before passed on: its marks are shifted
-    assert out[1].marks is not None and out[1].marks[1][0] > 5
 
 
 def _blocks_reference(data: bytes, read: int) -> list[bytes]:
@@ -114,7 +78,7 @@ def _blocks_reference(data: bytes, read: int) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("seed", _seeds(100))
 def test_blocks_are_the_whole_lines_of_each_read(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(seed)
     read = rng.choice((1, 2, 7, 16, 64))
@@ -125,107 +89,6 @@ def test_blocks_are_the_whole_lines_of_each_read(seed: int, monkeypatch: pytest.
     got = list(input_mod._blocks(io.BytesIO(data), "t.log", ReadStats(), None))  # type: ignore[arg-type]
     assert [b.data for b in got] == _blocks_reference(data, read)
     assert all(b.lines == b.data.count(b"\n") + 1 for b in got)
-
-
-def test_malloc_is_tuned_once_by_the_command_line_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The command line's process tunes glibc's malloc once it has read TUNE_AFTER bytes of a log (each 1 MiB
-    block's pages faulted in again otherwise); the library's callers' processes are left as they are."""
-    import subprocess
-    import sys
-
-    calls: list[int] = []
-
-    def fake() -> None:
-        calls.append(1)
-        input_mod._tuned = True
-
-    monkeypatch.setattr(input_mod, "tune_malloc", fake)
-    monkeypatch.setattr(input_mod, "TUNE_AFTER", 3 << 20)
-    data = b"x" * 100 + b"\n"
-    text = data * (50_000)  # 5 MB
-    for tune in (False, True):
-        monkeypatch.setattr(input_mod, "TUNE_MALLOC", tune)
-        monkeypatch.setattr(input_mod, "_tuned", False)
-        calls.clear()
-        list(input_mod._blocks(io.BytesIO(text), "log", ReadStats(), None))
-        assert calls == ([1] if tune else []), tune
-    monkeypatch.setattr(input_mod, "TUNE_MALLOC", False)
-    from cudnn_doctor.cli.entry import main
-
-    log = tmp_path / "ci.log"
-    log.write_text("step 1\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\n")
-    main(["diagnose", "--format", "json", str(log)])
-    assert input_mod.TUNE_MALLOC  # the command line's own process
-    # the real one, in a process of its own: it runs, once, and a diagnosis after it is the same
-    code = (
-        "import cudnn_doctor, cudnn_doctor.read.sources as i; text = 'RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\\n';"
-        "a = [f.signature.id for f in cudnn_doctor.diagnose(text).findings]; assert not i.TUNE_MALLOC;"
-        "i.tune_malloc(); i.tune_malloc(); assert i._tuned;"
-        "assert a == [f.signature.id for f in cudnn_doctor.diagnose(text).findings] and a; print('ok')"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    assert out.stdout.strip() == "ok", out.stderr
-
-
-def test_the_command_line_scans_with_the_catalog_out_of_the_collectors_way(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The command line loads the catalog with the cyclic collector off and freezes it (gc.freeze) for the
-    scan, so that the collections the scan causes do not walk 2,000 signatures' objects, and scans with the
-    youngest collections rarer (SCAN_GC_THRESHOLD); after the run the collector is on with its thresholds and
-    nothing is left frozen (an in-process caller's garbage is collected as before)."""
-    import gc
-
-    from cudnn_doctor.cli import commands
-    from cudnn_doctor.cli.entry import main
-
-    seen: dict[str, object] = {}
-    real_load, real_diagnose = commands.load_catalog_or_report, commands._diagnose
-
-    def load(*args: object) -> object:
-        seen["collecting while loading"] = gc.isenabled()
-        return real_load(*args)  # type: ignore[arg-type]
-
-    def diagnose(sources: object, catalog: object, args: object) -> object:
-        seen["frozen while scanning"] = gc.get_freeze_count()
-        seen["collecting while scanning"] = gc.isenabled()
-        seen["threshold while scanning"] = gc.get_threshold()[0]
-        return real_diagnose(sources, catalog, args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(commands, "load_catalog_or_report", load)
-    monkeypatch.setattr(commands, "_diagnose", diagnose)
-    log = tmp_path / "ci.log"
-    log.write_text("step 1\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM\n")
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-    threshold = gc.get_threshold()
-    main(["diagnose", "--format", "json", str(log)])
-    assert "CUDNN_STATUS_BAD_PARAM" in capsys.readouterr().out
-    assert seen["collecting while loading"] is False
-    assert seen["collecting while scanning"] is True
-    assert isinstance(seen["frozen while scanning"], int) and seen["frozen while scanning"] > 1000
-    assert seen["threshold while scanning"] == commands.SCAN_GC_THRESHOLD
-    assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
-
-
-@pytest.mark.parametrize("mark", [16, 16 << 10])
-def test_line_counts_and_marks_over_any_line_lengths(mark: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """count_lines deletes newlines to count them while a block's lines are long (memchr and memcpy: a third of
-    bytes.count's time), and counts the rest of the block with bytes.count once a piece's lines are short;
-    either way the count and every mark are those of bytes.count, on blocks mixing long lines, short ones,
-    empty ones and none."""
-    monkeypatch.setattr(input_mod, "MARK_BYTES", mark)
-    rng = random.Random(mark)
-    shapes = [b"x" * 200, b"x" * 47, b"x" * 48, b"", b"ab", b"x" * 5000]
-    for _ in range(60):
-        rows: list[bytes] = []
-        while sum(map(len, rows)) + len(rows) < mark * rng.choice((1, 3, 9)):
-            rows += [rng.choice(shapes)] * rng.randrange(1, 400)
-        data = b"\n".join(rows)
-        lines, marks = input_mod.count_lines(data)
-        assert lines == data.count(b"\n") + 1
-        _assert_marks_true(Block(data, lines, marks))
-        if len(data) > 2 * mark:
-            assert marks is not None and len(marks[0]) >= len(data) // (mark + 5001) - 1
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -90,6 +90,7 @@ def test_every_entry_is_complete_and_covered() -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.exhaustive  # every framework scenario: `pytest -m exhaustive` (.ci/run)
 @pytest.mark.parametrize(("name", "entry"), COVERED, ids=[n for n, _ in COVERED])
 def test_entry_is_diagnosed_as_its_signature(name: str, entry: dict) -> None:
     text = render(entry)

@@ -444,20 +444,22 @@ def test_a_line_s_span_is_mapped_as_its_lines_are() -> None:
                 assert lmap.span(line, end) == (lmap.line(line), lmap.end_line(end))
 
 
-def test_a_cluster_s_winner_is_the_first_best_by_the_ranking_key() -> None:
-    """_winner scores only the matches first by priority and scope; it still picks what max() over the whole
-    ranking key picks (the first of the best), on random clusters of the base's signatures."""
+def test_one_ranking_key_decides_a_cluster_s_winner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The most specific signature (model.specificity: priority, then scope) wins its cluster, then confidence;
+    and a change to the key reaches every cluster (there is no second, faster copy of it to forget)."""
     import dataclasses
-    import random
 
-    rnd = random.Random(11)
-    sigs = [dataclasses.replace(s, priority=rnd.choice((10, 50, 50, 90))) for s in rnd.sample(CATALOG.signatures, 40)]
-    for _ in range(2000):
-        group = [
-            RawMatch(rnd.choice(sigs), "s", line, line, "t", rnd.choice(({}, {"a": "1"})), "", [], rnd.random() < 0.5, [],
-                     rnd.choice((None, None, {"read": "x"})))
-            for line in (rnd.randrange(1, 9) for _ in range(rnd.randrange(1, 12)))
-        ]
-        best, related = rank._winner(group)
-        assert best is max(group, key=rank._key)
-        assert related == sorted({m.sig.id for m in group if m.sig.id != best.sig.id})
+    from cudnn_doctor import model
+
+    base = CATALOG.signatures[:3]
+    sigs = [dataclasses.replace(base[0], priority=78, scope="cudnn"), dataclasses.replace(base[1], priority=60, scope="rnn"),
+            dataclasses.replace(base[2], priority=60, scope="cuda")]
+    group = [RawMatch(sig, "s", 3, 3, "t", {}, "", [], False, []) for sig in sigs]
+    ((best, related),) = rank.cluster(group)
+    assert best.sig is sigs[0] and related == sorted({sigs[1].id, sigs[2].id} - {sigs[0].id})
+    monkeypatch.setattr(rank, "specificity", lambda sig: (sig.scope == "rnn", sig.priority))
+    ((best, _),) = rank.cluster(group)
+    assert best.sig is sigs[1]
+    assert rank.order([]) == [] and model.specificity(sigs[1]) == (60, 2)
+
+

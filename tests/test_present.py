@@ -176,67 +176,11 @@ def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
             assert _has_at(data, b"```") == (b"```" in data) and _has_at(data, b"^M") == (b"^M" in data), data
 
 
-def test_marks_by_one_hyperscan_pass_as_by_the_re_searches() -> None:
-    """present._marked (a big block's sample: every mark and the quoted or bulleted line in one hyperscan pass,
-    the tag's bounded run spelled unbounded and confirmed by `re`) says what the `re` searches say: over the
-    corpus logs, notebooks and signature examples in every presentation, and marks at a sample's ends, a tag
-    whose attributes run past 200 bytes before and after a real one, in a sample of the size detect takes."""
-    import pytest
-
-    pytest.importorskip("hyperscan")
-    import presenting
-    from cudnn_doctor.read import present as present_mod
-
-    def by_re(data: bytes) -> bool:
-        return any(m.search(data) for m in present_mod._MARKS_B) or present_mod._QUOTE_OR_BULLET_B.search(data) is not None
-
-    fixtures = Path(__file__).parent / "fixtures"
-    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(fixtures.glob("**/*")) if p.is_file() and p.stat().st_size < 1 << 20]
-    import importlib.util
-
-    ways = [presenting.quoted, presenting.html_escaped, lambda t: presenting.hard_wrap(t, 80)]
-    if importlib.util.find_spec("nbformat") is not None:  # a test extra: not in CI's lowest-dependency run
-        ways.append(presenting.notebook)
-    examples = [ex.text for sig in CATALOG.signatures for ex in sig.examples]
-    for text in examples[:200]:
-        texts += [way(text) for way in ways]
-    long_attr = "<span " + "x" * 250 + ">"
-    texts += [
-        long_attr,
-        long_attr + "\n<br>",
-        "<div class='a'>x</div>",
-        "&amp;",
-        "&#12",
-        "line\n> quoted",
-        "line\n  >x",
-        "line\n- item",
-        "a \\u001B[0m b",
-        '"traceback": [',
-        "x\u00a0y",
-        "it\u2019s",
-        'text\\n",\n',
-        "",
-        "plain log line without any mark\n" * 3,
-    ]
-    hits = 0
-    for text in texts:
-        data = text.encode("utf-8", "surrogateescape")
-        for sample in (data, data[:1000], data[-1000:]):
-            got = present_mod._marked(sample)
-            assert got is not None
-            assert got == by_re(sample), sample[:200]
-            hits += got
-    assert hits > 50
-    assert present_mod._marked(long_attr.encode()) is False  # a hit the `re` pattern then declines
-
-
 def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> None:
     """One hard-wrapped line cut between a lower-case and an upper-case letter ('Cudnn|RNN'), which
     _identifier_cut declines ('encountered|CUDA' is two words): the matcher's vocabulary holds the mixed-case
     identifiers the signatures' messages require, so the cut is read as a wrap, and the error found, though
     no prefilter literal is 'CudnnRNN' alone any more; and the vocabulary keeps every prefilter literal."""
-    from cudnn_doctor.read.present import detect
-
     m = Matcher(CATALOG)
     vocabulary = m.vocabulary()
     assert set(m.prefilter.literals) <= set(vocabulary)
@@ -247,17 +191,17 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
     )
     cut = msg.index("CudnnRNN") + len("Cudnn")
     text = "\n".join(["Epoch 1/10", "model.fit(x, y, epochs=10)", msg[:cut], msg[cut:]]) + "\n"
-    assert not detect(text.encode(), m.prefilter.literals)
-    assert detect(text.encode(), vocabulary)
+    assert present(text.encode(), m.prefilter.literals) is None
+    assert present(text.encode(), vocabulary) is not None
     # and the reader gives present() that vocabulary (made on first use)
     import cudnn_doctor.match.reading as reading_mod
 
     given: list[bool] = []
     real = reading_mod.present
 
-    def spy(data: bytes, literals: object = ()) -> object:
+    def spy(data: bytes, literals: object = (), paste: bool = True) -> object:
         given.append("cudnnrnn" in literals)  # type: ignore[operator]
-        return real(data, literals)  # type: ignore[arg-type]
+        return real(data, literals, paste)  # type: ignore[arg-type]
 
     reading_mod.present = spy  # type: ignore[assignment]
     try:
@@ -266,3 +210,20 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
         reading_mod.present = real
     assert given and all(given)
     assert any("CudnnRNN" in f.first.text for f in found)
+
+
+def test_a_big_logs_records_of_equal_or_alternating_length_are_never_a_wrap() -> None:
+    """Issue 29: pytest -v lines (all 80 columns) and logging lines between short ones were taken for a
+    hard-wrapped paste in big logs: glued in pairs (wrong) and 50x slower. A wrap is a paste's presentation."""
+    pytest_v = [f"tests/test_rnn.py::test_lstm_{i} PASSED".ljust(74) + f"[{i % 100:3d}%]" for i in range(4000)]
+    alternating = [line for i in range(4000) for line in (f"2024-05-14 09:12:01,{i:03d} - trainer - INFO - step {i}: "
+                                                          f"loss {i / 7:.5f}, tokens/s {i * 13}", "ok")]
+    for rows in (pytest_v, alternating):
+        data = "\n".join(rows).encode()
+        assert len(data) > 256 << 10
+        assert present(data, paste=False) is None
+    # the same lines as a paste still read as one (the test that a paste's wrap is undone is above)
+    assert present("\n".join(pytest_v[:3]).encode()) is None
+    text = "\n".join([*pytest_v, "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]"]) + "\n"
+    (f,) = diagnose(text, catalog=CATALOG).findings
+    assert f.first.line == len(pytest_v) + 1

@@ -132,6 +132,7 @@ def _examples() -> list[tuple[str, str, str]]:
     return [(s.id, ex.name or str(i), ex.text) for s in SIGS for i, ex in enumerate(s.examples)]
 
 
+@pytest.mark.exhaustive  # minutes: `pytest -m exhaustive` (.ci/run)
 def test_every_example_in_every_presentation() -> None:
     failures: list[str] = []
     cases = known = 0
@@ -156,6 +157,7 @@ def test_every_example_in_every_presentation() -> None:
     assert known <= 3 * len(KNOWN)  # a cut key covers up to three cut points
 
 
+@pytest.mark.exhaustive
 def test_counter_examples_in_every_presentation() -> None:
     failures = []
     for sig in SIGS:
@@ -171,6 +173,7 @@ def _corpus_case(path: Path) -> tuple[dict[str, str], str]:
     return dict(item.split("=", 1) for item in header.split(":", 1)[1].split()), log
 
 
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("how", sorted(PRESENTATIONS))
 def test_corpus_in_every_presentation(how: str) -> None:
     present = PRESENTATIONS[how]

@@ -84,6 +84,7 @@ def test_reproduced_log_is_an_example_of_its_signature(scenario) -> None:  # typ
     assert example["text"] == regenerate.example_text(scenario.fixture.read_text(encoding="utf-8"))
 
 
+@pytest.mark.exhaustive
 def test_framework_reproduced_rates_cite_a_reproduction() -> None:
     """A dead end or workaround rated framework_reproduced is backed by a scenario that raises its signature's error."""
     expected = {s.expect for s in SCENARIOS if s.expect}

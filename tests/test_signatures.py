@@ -26,6 +26,7 @@ def test_quality_rules(sig) -> None:  # type: ignore[no-untyped-def]
     assert quality_problems(sig, builtin_dir()) == []
 
 
+@pytest.mark.exhaustive  # a diagnosis per example with the whole base: `pytest -m exhaustive` (.ci/run)
 @pytest.mark.parametrize("sig", SIGS, ids=IDS)
 def test_examples_are_diagnosed_with_the_full_base(sig) -> None:  # type: ignore[no-untyped-def]
     """With every signature competing, each example is still diagnosed as this signature (or folded under it)."""

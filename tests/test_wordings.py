@@ -53,6 +53,7 @@ def test_wording_holds_a_prefilter_literal(sig, i, wording) -> None:  # type: ig
     assert any(lit.lower() in low for lit in sig.prefilter), (wording["releases"], sig.prefilter)
 
 
+@pytest.mark.exhaustive  # a diagnosis per wording (hundreds): `pytest -m exhaustive` (.ci/run)
 @pytest.mark.parametrize(("sig", "i", "wording"), CASES, ids=CASE_IDS)
 def test_wording_is_the_top_finding(sig, i, wording) -> None:  # type: ignore[no-untyped-def]
     text = _framed(sig, wording["text"]) if sig.context.require_any else wording["text"]

@@ -11,7 +11,8 @@ from .version import __version__
 
 __all__ = ["__version__", "auto", "diagnose", "install", "load_catalog", "uninstall"]
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

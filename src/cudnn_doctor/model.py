@@ -1,21 +1,28 @@
 """Typed model: signatures as loaded, and the findings of a diagnosis. No I/O here.
 
-Signature parts are frozen dataclasses without __slots__ on purpose: the cached catalog is a pickle, and
-unpickling slotted dataclasses goes through a slow __setstate__ (it doubled the start-up cost of the cache).
+Signature parts are frozen dataclasses, built from the validated records (kb/build.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .fieldmethods import FieldEq, FieldRepr, FieldValue
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 SCOPES = ("rnn", "cudnn", "cuda")
+SCOPE_RANK = {"rnn": 2, "cudnn": 1, "cuda": 0}
+
+
+def specificity(sig: Signature) -> tuple[int, int]:
+    """THE ranking key of signatures: how specifically one explains an error, by its priority, then its scope
+    (RNN-specific over cuDNN over CUDA). Every choice between signatures goes through it: a cluster's winner
+    (rank/findings.py, then confidence), the stand-in for a ruled-out cause (rank/differential.py), the order
+    of a report's findings (after errors first, confident first and RNN scope first: the README's promise), and
+    the reading of a cut line (match/cut.py)."""
+    return (sig.priority, SCOPE_RANK.get(sig.scope, 0))
 SEVERITIES = ("error", "warning")
 EFFORT_ORDER = {"low": 0, "medium": 1, "high": 2, None: 1}
 
@@ -28,54 +35,6 @@ TIER_TEXT = {
     "estimated": "estimate",
     "ai_generated": "estimate (AI-generated record)",
 }
-
-
-class _RecordBlob(bytes):
-    """A record's pickle, which the catalog cache keeps outside its signed core and checks when it is read
-    (cache.py: any bytes whose type says ``cache_blob``)."""
-
-    cache_blob = True
-
-
-class LazyRecord(Mapping[str, "Any"]):  # a string: typing is not imported at run time
-    """A signature's record as written (``Signature.raw``), kept as pickled bytes in the catalog cache and
-    unpickled on its first read: the records are most of the cache (1.3 of 1.5 MB for the built-in base), and a
-    diagnosis reads those of a few signatures. Use ``dict(raw)`` where a real dict is needed (JSON, YAML)."""
-
-    __slots__ = ("_blob", "_data")
-
-    def __init__(self, data: Mapping[str, Any] | None = None, blob: Any = None) -> None:  # bytes or a cache.BlobRef
-        self._data = dict(data) if data is not None else None
-        self._blob = blob
-
-    def _get(self) -> dict[str, Any]:
-        if self._data is None:
-            import pickle
-
-            blob = self._blob
-            if blob is not None and not isinstance(blob, bytes):  # a cache.BlobRef: checked as it is read
-                blob = blob.bytes()
-            self._data = pickle.loads(blob or pickle.dumps({}))  # written by __reduce__ below, our own cache
-            self._blob = None
-        return self._data
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        import pickle
-
-        blob = self._blob if self._data is None else pickle.dumps(self._data, protocol=pickle.HIGHEST_PROTOCOL)
-        return (LazyRecord, (None, _RecordBlob(blob) if type(blob) is bytes else blob))
-
-    def __getitem__(self, key: str) -> Any:
-        return self._get()[key]
-
-    def __iter__(self) -> Any:
-        return iter(self._get())
-
-    def __len__(self) -> int:
-        return len(self._get())
-
-    def __repr__(self) -> str:
-        return f"LazyRecord({self._get()!r})"
 
 
 def localized(obj: object, name: str, lang: str = "en") -> str:
@@ -93,16 +52,16 @@ def localized(obj: object, name: str, lang: str = "en") -> str:
     return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Reference(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Reference:
     """A link the knowledge cites (an issue thread, a doc page) and its title."""
 
     url: str
     title: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class DeadEnd(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class DeadEnd:
     """A fix known NOT to work, why it fails, how often (with its verification_tier) and its sources."""
 
     action: str
@@ -115,8 +74,8 @@ class DeadEnd(FieldRepr):
     sources: tuple[Reference, ...] = ()
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Workaround(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Workaround:
     """A fix that works: how, its success rate (with its verification_tier), effort, where it applies."""
 
     action: str
@@ -131,8 +90,8 @@ class Workaround(FieldRepr):
     sources: tuple[Reference, ...] = ()
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Case(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Case:
     """One ``explain`` case, ``derived`` value case or ``checks`` entry: a condition and a template."""
 
     text: str
@@ -140,8 +99,8 @@ class Case(FieldRepr):
     text_zh: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Example(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Example:
     """A realistic log the signature must match (or, as a counter-example, must not) and its captures."""
 
     text: str
@@ -150,16 +109,16 @@ class Example(FieldRepr):
     why: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class GraphEdge(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class GraphEdge:
     """A link to another signature (leads_to, preceded_by, confused_with) and how to tell them apart."""
 
     id: str
     how_to_tell: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Cause(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Cause:
     """``cause``: this signature names WHY a generic status (the ids in ``of``) happened."""
 
     of: tuple[str, ...]
@@ -170,8 +129,8 @@ class Cause(FieldRepr):
     check_zh: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class DifferentialEntry(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class DifferentialEntry:
     """One ``differential`` entry of a generic status signature: a candidate cause without (or with) a
     signature of its own, the check that tells it apart and what in a log rules it out."""
 
@@ -186,8 +145,8 @@ class DifferentialEntry(FieldRepr):
     check_zh: str = ""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Context(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Context:
     """Lines around a match that must (require_any), must not (exclude_any) or may (support_any) appear."""
 
     require_any: tuple[str, ...] = ()
@@ -197,8 +156,8 @@ class Context(FieldRepr):
     lines_after: int = 10
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Signature(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Signature:
     """A loaded, validated signature. ``raw`` keeps the record as written (for ``show``)."""
 
     id: str
@@ -240,35 +199,9 @@ class Signature(FieldRepr):
         """A text field in ``lang`` ('zh' falls back to English per field; see ``localized``)."""
         return localized(self.raw, key, lang)
 
-    # Pickled (the catalog cache, a worker's findings) with the fields only a report reads in one blob,
-    # unpickled on the first read of one of them: a diagnosis reports the few signatures that matched, and
-    # unpickling every signature's dead ends, workarounds and references was most of loading the cache.
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        if "_report" not in state:  # a LazyRecord pickles as one blob, unpickled on its first read
-            state["_report"] = LazyRecord({name: state.pop(name) for name in _REPORT_FIELDS if name in state})
-        return state
 
-    def __getattr__(self, name: str) -> Any:  # only for a name not (yet) in the instance
-        report = self.__dict__.get("_report") if name in _REPORT_FIELDS else None
-        if report is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.__dict__.update(report)
-        del self.__dict__["_report"]
-        return self.__dict__[name]
-
-
-# what only a report reads (everything the matcher, the cut reader and ranking read for every signature stays
-# out: ``cause`` and ``differential`` too, which the differential reads for all): see Signature.__getstate__.
-# Never a field with a default: the class attribute would answer before __getattr__ is asked.
-_REPORT_FIELDS = frozenset({
-    "explain", "derived", "checks", "root_cause", "dead_ends", "workarounds", "leads_to", "preceded_by",
-    "confused_with", "references", "verification_tier",
-})
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class Occurrence(FieldRepr):
+@dataclass(frozen=True, eq=False)
+class Occurrence:
     """Where a match is in the input."""
 
     source: str
@@ -279,8 +212,8 @@ class Occurrence(FieldRepr):
     stream: str = ""
 
 
-@dataclass(repr=False, eq=False)
-class Candidate(FieldEq):
+@dataclass
+class Candidate:
     """One cause in a finding's differential, as assessed against this log.
 
     ``ruled_out`` says why the log excludes it ("" = still possible); ``note`` says what the log could not
@@ -303,8 +236,8 @@ class Candidate(FieldEq):
     framework: str = ""  # the framework of the signature that diagnoses it ("" or "any": every framework)
 
 
-@dataclass(repr=False, eq=False)
-class Finding(FieldEq):
+@dataclass
+class Finding:
     """One diagnosed error (all occurrences of the same signature in one source)."""
 
     signature: Signature
@@ -332,8 +265,8 @@ class Finding(FieldEq):
         return dict(self.first.captures)
 
 
-@dataclass(repr=False, eq=False)
-class NearMiss(FieldEq):
+@dataclass
+class NearMiss:
     """A signature whose literal appeared but which did not match, and why."""
 
     id: str
@@ -347,8 +280,8 @@ class NearMiss(FieldEq):
 # (environment.py makes the probes; match/ gives them their lines)
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Probe(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Probe:
     """Extra literals to watch for (e.g. version lines); ``handle`` gets (normalized line, line number).
 
     ``handle`` may return RETIRE: nothing it could give is still wanted (e.g. every version it can read is

@@ -19,11 +19,11 @@ import itertools
 import os
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .match import TRACEBACK_LINES, Matcher
 from .read.sources import Source, plain_text_file
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
@@ -108,18 +108,16 @@ def _quiet_cut(fh: Any, lo: int, size: int, matcher: Matcher, quiet: int) -> int
     return None
 
 
-def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:  # noqa: C901 - split in the match/ package step
+def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:
     """Run ``work(start, end, progress)`` for each range in a forked process; results in range order, or
     None when a worker failed (the caller then scans in this process)."""
     import multiprocessing as mp
     import pickle
-    from multiprocessing.connection import wait
 
     ctx = mp.get_context("fork")
     done = ctx.Array("q", len(ranges), lock=False)  # bytes read per worker, for the progress bar
     procs: list[Any] = []
     conns: dict[Any, int] = {}
-    results: dict[int, T] = {}
 
     def child(i: int, start: int, end: int, conn: Any) -> None:
         def progress(n: int) -> None:
@@ -148,27 +146,38 @@ def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int],
             send.close()
             procs.append(proc)
             conns[recv] = i
-        seen = 0
-        while conns:
-            for conn in wait(list(conns), timeout=0.2):
-                i = conns.pop(conn)
-                try:
-                    status, value = pickle.loads(conn.recv_bytes())
-                except (EOFError, OSError):
-                    status, value = "error", "worker exited without a result"
-                conn.close()
-                if status != "ok":
-                    return None
-                results[i] = value
-            if on_bytes is not None:
-                total = sum(done)
-                if total > seen:
-                    on_bytes(total - seen)
-                    seen = total
-        return [results[i] for i in range(len(ranges))]
+        results = _collect(conns, done, on_bytes)
+        return None if results is None else [results[i] for i in range(len(ranges))]
     finally:
         for proc in procs:
             if proc.is_alive():
                 proc.terminate()
             with contextlib.suppress(Exception):
                 proc.join(timeout=5)
+
+
+def _collect(conns: dict[Any, int], done: Any, on_bytes: Callable[[int], None] | None) -> dict[int, Any] | None:
+    """Each worker's result by its range's index as it comes (None at the first that failed); the bytes they
+    read passed on to ``on_bytes`` meanwhile."""
+    import pickle
+    from multiprocessing.connection import wait
+
+    results: dict[int, Any] = {}
+    seen = 0
+    while conns:
+        for conn in wait(list(conns), timeout=0.2):
+            i = conns.pop(conn)
+            try:
+                status, value = pickle.loads(conn.recv_bytes())
+            except (EOFError, OSError):
+                status, value = "error", "worker exited without a result"
+            conn.close()
+            if status != "ok":
+                return None
+            results[i] = value
+        if on_bytes is not None:
+            total = sum(done)
+            if total > seen:
+                on_bytes(total - seen)
+                seen = total
+    return results

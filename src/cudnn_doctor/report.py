@@ -8,8 +8,8 @@ list is kept); this module only puts it into records, in the reader's language (
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .fieldmethods import FieldEq
 from .model import DeadEnd, Finding, NearMiss, Signature, Workaround, localized
 from .rank.differential import candidate_record
 from .rank.explain import fill_known
@@ -18,7 +18,6 @@ from .render.phrases import rate_text
 from .render.summary import finding_summary, record_summary
 from .version import __version__
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     from typing import Any
 
@@ -37,8 +36,8 @@ if TYPE_CHECKING:  # the records are types only: nothing to import at run time
 SCHEMA_VERSION = 1
 
 
-@dataclass(repr=False, eq=False)
-class Diagnosis(FieldEq):
+@dataclass
+class Diagnosis:
     """What ``diagnose`` returns (pipeline.py builds it, rank.py ordered it): the findings and what was read.
     It lives here, beside the report built from it, so the data model never imports upward."""
 

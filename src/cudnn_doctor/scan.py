@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from .env.detect import EnvironmentCollector
 from .errors import InputError
-from .fieldmethods import FieldEq
 from .kb.compiled import load_catalog
 from .kb.load import Catalog
 from .match import MAX_NEAR_MISSES_PER_SIG, Matcher, RawMatch
@@ -31,7 +31,6 @@ from .read.normalize import normalize_line
 from .read.sources import Block, ReadStats, Source, read_blocks, read_range, text_source
 from .report import Diagnosis
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -43,17 +42,13 @@ _ERRORISH = re.compile(
     rb"\bFATAL\b|^[EF]\d{4} |\berror:|\bfailed\b)",
     re.MULTILINE,
 )
-# what every match of _ERRORISH holds (a line with none needs no search: Python's re tries the lookahead at
-# every byte, ~9 ms per MiB), and the glog line start it also matches
-_ERRORISH_WORDS = (b"Error", b"Exception", b"Traceback (most recent call last)", b"CUDNN_STATUS_", b"FATAL", b"error:", b"failed")
-_GLOG_START = re.compile(rb"[EF]\d{4} ")
 MAX_ERROR_LINES = 12
 MAX_ERROR_LINES_ALL = 50  # over every input (a directory of thousands of logs)
 MAX_SKIPPED_WARNINGS = 20
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Options(FieldEq):
+@dataclass(slots=True)
+class Options:
     """How a diagnosis runs: language, environment, confidence threshold, timeouts and processes."""
 
     lang: str = "en"
@@ -89,7 +84,7 @@ def diagnose(
     )
 
 
-def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ package step
+def diagnose_sources(
     sources: Sequence[Source],
     *,
     catalog: Catalog | None = None,
@@ -103,58 +98,87 @@ def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ pack
     collector = EnvironmentCollector()
     matcher = Matcher(catalog, probes=collector.probes(), timeout=options.timeout)
     diagnosis = Diagnosis()
-    findings_by_key: dict[tuple[str, str], Finding] = {}
-    frames: dict[tuple[str, str], Sequence[str]] = {}
-    warnings: list[str] = []
-    skipped = 0
-    framed_in_directory: set[str] = set()
-    for src in sources:
+    got = _Gathered()
+    for src in sources:  # read and match
         collector.source = src.name
-        try:
-            part = _scan_parallel(src, catalog, options, collector, on_bytes)
-            if part is None:
-                stats = ReadStats()
-                part = scan_part(read_blocks(src, stats, on_bytes, options.max_gzip_ratio), src.name, matcher, stats)
-        except InputError as exc:
-            if src.from_directory:
-                skipped += 1
-                if skipped <= MAX_SKIPPED_WARNINGS:
-                    diagnosis.warnings.append(f"skipped {exc}")
-            else:
-                diagnosis.input_errors.append(str(exc))
-            continue
-        for sig_id, finding in part.findings.items():
-            # the files of a directory aggregate: one finding per signature over N files, not N findings
-            key = ("\0directory", sig_id) if src.from_directory else (src.name, sig_id)
-            have = findings_by_key.get(key)
-            if have is None:
-                findings_by_key[key] = finding
-            else:
-                merge_into(have, finding, across_sources=True)
-        for sig_id, frame in part.frames.items():  # a directory: the first file's frames only (flat memory)
-            if not src.from_directory or sig_id not in framed_in_directory:
-                frames[(src.name, sig_id)] = frame
-                if src.from_directory:
-                    framed_in_directory.add(sig_id)
-        diagnosis.near_misses += part.misses[: max(0, 50 - len(diagnosis.near_misses))]
-        warnings += [w for w in part.warnings if w not in warnings]
-        stats = part.stats
-        diagnosis.sources.append(src.name)
-        diagnosis.lines_read += stats.lines
-        diagnosis.bytes_read += stats.bytes_read
-        if stats.cut_lines:
-            diagnosis.warnings.append(f"{src.name}: {stats.cut_lines} line(s) longer than 64 KiB were cut to their head and tail")
-        if len(diagnosis.error_lines) < MAX_ERROR_LINES_ALL:
-            diagnosis.error_lines += part.edges.error_lines(src.name)[: MAX_ERROR_LINES_ALL - len(diagnosis.error_lines)]
-    if skipped > MAX_SKIPPED_WARNINGS:
-        diagnosis.warnings.append(f"... and {skipped - MAX_SKIPPED_WARNINGS} more file(s) of the directory skipped")
+        part = _scan_source(src, catalog, options, collector, matcher, on_bytes, diagnosis, got)
+        if part is not None:
+            got.add(src, part, diagnosis)
+    if got.skipped > MAX_SKIPPED_WARNINGS:
+        diagnosis.warnings.append(f"... and {got.skipped - MAX_SKIPPED_WARNINGS} more file(s) of the directory skipped")
     if strict_input and diagnosis.input_errors and not diagnosis.sources:
         raise InputError(diagnosis.input_errors[0])
     collector.override(dict(options.env))
-    versions = collector.env.versions
     diagnosis.environment = collector.env.to_record()
-    diagnosis.warnings += [w for w in matcher.warnings if w not in warnings] + warnings
-    findings: list[Finding] = list(findings_by_key.values())
+    diagnosis.warnings += [w for w in matcher.warnings if w not in got.warnings] + got.warnings
+    _rank(diagnosis, list(got.findings.values()), got.frames, catalog, collector.env.versions, options)  # then rank
+    return diagnosis
+
+
+def _scan_source(
+    src: Source, catalog: Catalog, options: Options, collector: EnvironmentCollector, matcher: Matcher,
+    on_bytes: Callable[[int], None] | None, diagnosis: Diagnosis, got: _Gathered,
+) -> Part | None:
+    """One source scanned (by several processes when it is a big file), or None when it cannot be read (the
+    reason recorded: a directory's unreadable file is skipped with a warning, any other is an input error)."""
+    try:
+        part = _scan_parallel(src, catalog, options, collector, on_bytes)
+        if part is None:
+            stats = ReadStats()
+            part = scan_part(read_blocks(src, stats, on_bytes, options.max_gzip_ratio), src.name, matcher, stats)
+    except InputError as exc:
+        if not src.from_directory:
+            diagnosis.input_errors.append(str(exc))
+            return None
+        got.skipped += 1
+        if got.skipped <= MAX_SKIPPED_WARNINGS:
+            diagnosis.warnings.append(f"skipped {exc}")
+        return None
+    return part
+
+
+@dataclass
+class _Gathered:
+    """What the sources gave, before ranking: findings by (source, signature), the lines before each
+    signature's first match, warnings, and how many files of a directory were skipped."""
+
+    findings: dict[tuple[str, str], Finding] = field(default_factory=dict)
+    frames: dict[tuple[str, str], Sequence[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    framed_in_directory: set[str] = field(default_factory=set)
+    skipped: int = 0
+
+    def add(self, src: Source, part: Part, diagnosis: Diagnosis) -> None:
+        for sig_id, finding in part.findings.items():
+            # the files of a directory aggregate: one finding per signature over N files, not N findings
+            key = ("\0directory", sig_id) if src.from_directory else (src.name, sig_id)
+            have = self.findings.get(key)
+            if have is None:
+                self.findings[key] = finding
+            else:
+                merge_into(have, finding, across_sources=True)
+        for sig_id, frame in part.frames.items():  # a directory: the first file's frames only (flat memory)
+            if not src.from_directory or sig_id not in self.framed_in_directory:
+                self.frames[(src.name, sig_id)] = frame
+                if src.from_directory:
+                    self.framed_in_directory.add(sig_id)
+        self.warnings += [w for w in part.warnings if w not in self.warnings]
+        diagnosis.near_misses += part.misses[: max(0, 50 - len(diagnosis.near_misses))]
+        diagnosis.sources.append(src.name)
+        diagnosis.lines_read += part.stats.lines
+        diagnosis.bytes_read += part.stats.bytes_read
+        if part.stats.cut_lines:
+            diagnosis.warnings.append(f"{src.name}: {part.stats.cut_lines} line(s) longer than 64 KiB were cut to their head and tail")
+        if len(diagnosis.error_lines) < MAX_ERROR_LINES_ALL:
+            diagnosis.error_lines += part.edges.error_lines(src.name)[: MAX_ERROR_LINES_ALL - len(diagnosis.error_lines)]
+
+
+def _rank(
+    diagnosis: Diagnosis, findings: list[Finding], frames: dict[tuple[str, str], Sequence[str]], catalog: Catalog,
+    versions: dict[str, str], options: Options,
+) -> None:
+    """Findings completed (explanation, checks, versions, the user's frame), stand-ins for ruled-out causes
+    added, cascades folded, differentials attached, and all put in the report's order."""
 
     def complete(f: Finding) -> None:
         f.explanation = explanation(f.signature, f.captures, options.lang)
@@ -178,11 +202,10 @@ def diagnose_sources(  # noqa: C901, PLR0912, PLR0915 - split in the match/ pack
     diagnosis.findings = order(top, options.threshold)
     matched = {f.id for f in findings}
     diagnosis.near_misses = [n for n in diagnosis.near_misses if n.id not in matched]
-    return diagnosis
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Part(FieldEq):
+@dataclass(slots=True)
+class Part:
     """What scanning one source (or one byte range of it) found; line numbers count from its first line."""
 
     findings: dict[str, Finding]  # by signature id
@@ -250,65 +273,62 @@ def _scan_parallel(
     return _merge_parts(results, catalog, collector)
 
 
-def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:  # noqa: C901 - split in the match/ package step
+def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:
     """Join the parts of consecutive ranges: shift line numbers, add counts, keep the earliest first lines."""
     merged: Part | None = None
     offset = 0
     for part, env in results:
-        for f in part.findings.values():
-            f.signature = catalog.get(f.signature.id) or f.signature
-            f.first = replace(f.first, line=f.first.line + offset, end_line=f.first.end_line + offset)
-            f.last = replace(f.last, line=f.last.line + offset, end_line=f.last.end_line + offset)
-        for miss in part.misses:
-            miss.line += offset
-        for component, version in env.versions.items():
-            where = env.sources.get(component, "")
-            name, _, line = where.rpartition(":")
-            if line.isdigit():
-                where = f"{name}:{int(line) + offset}"
-            collector.env.set(component, version, where, env.ranks.get(component, 50))
-        part.edges.first_base += offset
-        part.edges.last_base += offset
+        _shift(part, env, offset, catalog, collector)
         if merged is None:
             merged = part
         else:
-            for sid, f in part.findings.items():
-                have = merged.findings.get(sid)
-                if have is None:
-                    merged.findings[sid] = f
-                else:
-                    merge_into(have, f)
-            for sid, frame in part.frames.items():
-                merged.frames.setdefault(sid, frame)
-            per_sig: dict[str, int] = {}
-            for miss in merged.misses:
-                per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
-            for miss in part.misses:
-                if per_sig.get(miss.id, 0) < MAX_NEAR_MISSES_PER_SIG and len(merged.misses) < 50:
-                    per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
-                    merged.misses.append(miss)
-            merged.stats.lines += part.stats.lines
-            merged.stats.bytes_read += part.stats.bytes_read
-            merged.stats.cut_lines += part.stats.cut_lines
-            merged.edges.last, merged.edges.last_base = part.edges.last, part.edges.last_base
-            merged.warnings += [w for w in part.warnings if w not in merged.warnings]
+            _join(merged, part)
         offset += part.stats.lines
     assert merged is not None
     return merged
 
 
-def _may_be_errorish(data: bytes) -> bool:
-    """False only where _ERRORISH matches nowhere in ``data``: none of the words every match holds (each a
-    ``find`` in C), and no line starts as a glog error line."""
-    if any(word in data for word in _ERRORISH_WORDS) or _GLOG_START.match(data):
-        return True
-    for head in (b"\nE", b"\nF"):
-        pos = data.find(head)
-        while pos >= 0:
-            if _GLOG_START.match(data, pos + 1):
-                return True
-            pos = data.find(head, pos + 2)
-    return False
+def _shift(part: Part, env: Any, offset: int, catalog: Catalog, collector: EnvironmentCollector) -> None:
+    """A worker's part and versions as if its range started at line ``offset + 1`` of the file; its
+    findings' signatures are the catalog's own again (not the unpickled copies)."""
+    for f in part.findings.values():
+        f.signature = catalog.get(f.signature.id) or f.signature
+        f.first = replace(f.first, line=f.first.line + offset, end_line=f.first.end_line + offset)
+        f.last = replace(f.last, line=f.last.line + offset, end_line=f.last.end_line + offset)
+    for miss in part.misses:
+        miss.line += offset
+    for component, version in env.versions.items():
+        where = env.sources.get(component, "")
+        name, _, line = where.rpartition(":")
+        if line.isdigit():
+            where = f"{name}:{int(line) + offset}"
+        collector.env.set(component, version, where, env.ranks.get(component, 50))
+    part.edges.first_base += offset
+    part.edges.last_base += offset
+
+
+def _join(merged: Part, part: Part) -> None:
+    """``part`` (the next range) added to ``merged``."""
+    for sid, f in part.findings.items():
+        have = merged.findings.get(sid)
+        if have is None:
+            merged.findings[sid] = f
+        else:
+            merge_into(have, f)
+    for sid, frame in part.frames.items():
+        merged.frames.setdefault(sid, frame)
+    per_sig: dict[str, int] = {}
+    for miss in merged.misses:
+        per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
+    for miss in part.misses:
+        if per_sig.get(miss.id, 0) < MAX_NEAR_MISSES_PER_SIG and len(merged.misses) < 50:
+            per_sig[miss.id] = per_sig.get(miss.id, 0) + 1
+            merged.misses.append(miss)
+    merged.stats.lines += part.stats.lines
+    merged.stats.bytes_read += part.stats.bytes_read
+    merged.stats.cut_lines += part.stats.cut_lines
+    merged.edges.last, merged.edges.last_base = part.edges.last, part.edges.last_base
+    merged.warnings += [w for w in part.warnings if w not in merged.warnings]
 
 
 class _Edges:
@@ -340,8 +360,6 @@ class _Edges:
             if cut:
                 cut = data.find(b"\n", cut - 1) + 1  # from a line start
             piece = data[cut : cut + (1 << 20)]
-            if not _may_be_errorish(piece):
-                continue
             line, prev, pos = base + data.count(b"\n", 0, cut), 0, 0
             while (m := _ERRORISH.search(piece, pos)) is not None:
                 start = piece.rfind(b"\n", 0, m.start()) + 1

@@ -10,17 +10,15 @@ Exit codes: 0 no finding, 1 at least one finding, 2 usage / input / signature er
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import DoctorError, SignatureError, UsageError
-from ..fieldmethods import FieldEq
 from ..render import Format
 from . import options as opts
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up)
     from argparse import Namespace
     from collections.abc import Iterator, Mapping, Sequence
@@ -146,8 +144,8 @@ def color() -> bool:
     return color_for(sys.stdout)
 
 
-@dataclass(repr=False, eq=False)
-class ReportArgs(FieldEq):
+@dataclass
+class ReportArgs:
     """What ``diagnose`` or ``run`` was asked to do, checked and converted (from the command line and the
     configuration file alike)."""
 
@@ -252,10 +250,6 @@ def _read_paste() -> bytes:
     return "".join(lines).encode("utf-8", "surrogateescape")
 
 
-# allocations between the cyclic collector's youngest collections while the command line scans (Python: 700)
-SCAN_GC_THRESHOLD = 50_000
-
-
 def cmd_diagnose(ns: Namespace) -> int:
     """``cudnn-doctor diagnose``: the command line's values, completed by the configuration file."""
     from .config import settings
@@ -275,29 +269,8 @@ def run_diagnose(args: ReportArgs) -> int:
     sources, problems = _sources(list(args.files))
     if problems and not sources:
         return EXIT_ERROR
-    from ..read import sources as input_mod
-
-    input_mod.TUNE_MALLOC = True  # this process is ours: a big log read here may tune malloc (input.tune_malloc)
-    # the catalog is made of many small objects that live as long as the process: made without the cyclic
-    # collector running over them again and again as they grow in number, then out of its way (gc.freeze),
-    # so that the collections the scan's own objects cause do not go through them each time (a base of 2,000
-    # signatures cost ~15 ms of collections per run). Unfrozen at the end for an in-process caller (tests).
-    gc.disable()
-    try:
-        catalog = load_catalog_or_report(args.signatures, args.no_builtin, args.ignore)
-    finally:
-        gc.enable()
-    gc.freeze()
-    # and the scan's own collections rarer: its objects are freed by their counts (the matcher keeps none in a
-    # cycle: tests/test_memo.py), while each collection walks the memos and findings the scan holds (with a
-    # knowledge base ten times bigger, its ten matches per warning made collections 3% of a big log's time)
-    threshold = gc.get_threshold()
-    gc.set_threshold(SCAN_GC_THRESHOLD, *threshold[1:])
-    try:
-        result = _diagnose(sources, catalog, args)
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
+    catalog = load_catalog_or_report(args.signatures, args.no_builtin, args.ignore)
+    result = _diagnose(sources, catalog, args)
     if not result.sources and not result.input_errors and sources:  # every file of a directory (a zip) skipped
         result.input_errors.append(f"{', '.join(args.files)}: no text log read (every file was skipped)")
     if args.format is Format.terminal and result.input_errors and not result.sources:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from . import options as opts
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from argparse import Namespace
     from typing import Any

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import IO, Any, BinaryIO
 
-from ..fieldmethods import FieldEq
 from ..kb.load import Catalog
 from ..read.sources import Source
 from ..scan import Options, diagnose_sources
@@ -338,8 +337,8 @@ def _spawn(argv: Sequence[str], env: dict[str, str], tty: int | None = None) -> 
         raise LaunchError(f"{name}: cannot run: {exc.strerror or exc}", EXIT_NOT_EXECUTABLE) from exc
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class RunResult(FieldEq):
+@dataclass(slots=True)
+class RunResult:
     """What ``run`` returns: the exit code to pass on, the Diagnosis (None when the command succeeded),
     and whether the command's last stdout / stderr output ended a line (so a report starts on its own)."""
 

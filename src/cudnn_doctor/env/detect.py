@@ -30,15 +30,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldEq, FieldValue
-from ..kb.patterns import LazyRe, compile_pattern
+from ..kb.patterns import LazyRe
 from ..model import RETIRE, Probe
 from ..read.normalize import normalize_line
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 # The "(how)" tags of ``cudnn-doctor env`` lines (localenv.py writes them); the detector below keys on these exact
 # texts.
@@ -64,8 +63,8 @@ _V = r"\d+(?:\.\d+)+(?:[-.]?(?:a|b|rc|post|dev)\d*)*(?:\+[\w.]+)?"  # dotted ver
 Emit = Callable[[re.Match[str]], Iterable[tuple[str, str]]]
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Detector(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Detector:
     """A probe for one environment fact (a version, a device): its prefilter literals and its regex."""
 
     name: str
@@ -76,8 +75,8 @@ class Detector(FieldValue):
     components: tuple[str, ...] = ()  # those it can emit ('*' = any, from a package name)
 
     @property
-    def regex(self) -> Any:
-        return compile_pattern(self.source, ("IGNORECASE",))
+    def regex(self) -> re.Pattern[str]:
+        return _compiled(self.source)
 
     @property
     def shape_free(self) -> bool:
@@ -85,6 +84,12 @@ class Detector(FieldValue):
         the regex; digits in ``{m,n}`` counts and group names do not count): see model.Probe. Its literals
         may hold digits: the matcher's memo is per shape *and* set of literals hit."""
         return _shape_free(self.source)
+
+
+@lru_cache(maxsize=1024)
+def _compiled(source: str) -> re.Pattern[str]:
+    """A detector's regex (the standard library's: our own patterns, run on one line at a time)."""
+    return re.compile(source, re.IGNORECASE | re.MULTILINE)
 
 
 @lru_cache(maxsize=1024)
@@ -325,7 +330,7 @@ _FREE_LITERALS = (
 def _free_version(m: re.Match[str]) -> Iterable[tuple[str, str]]:
     """Every package/version pair on the line ("pytorch 1.4 with cudnn 7.6.5 and CUDA 10.1"), from ``m`` on."""
     out: list[tuple[str, str]] = []
-    for one in compile_pattern(_FREE_VERSION, ("IGNORECASE",)).finditer(m.string, m.start()):
+    for one in _compiled(_FREE_VERSION).finditer(m.string, m.start()):
         name = one.group("pkg").lower().split()[0]
         component = _FREE_NAMES.get(re.sub(r"-(?:gpu|cpu|cu\d+\w*|cuda\d+\w*)$", "", name))
         version = one.group("v")
@@ -466,8 +471,8 @@ DETECTORS: list[Detector] = [
 ]
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Environment(FieldEq):
+@dataclass(slots=True)
+class Environment:
     """Detected versions: component -> version text, where it was seen, how much that evidence is worth."""
 
     versions: dict[str, str] = field(default_factory=dict)

@@ -16,14 +16,12 @@ import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-from ..fieldmethods import FieldEq
+from typing import TYPE_CHECKING
 
 # the "(how)" tags of ``env`` lines and the cuDNN version text live with the detector that reads them back
 # (environment.py): a diagnosis does not import this module
 from .detect import HOW_CUDNN_CALL, HOW_CUDNN_FILE, HOW_OS, HOW_PACKAGE, HOW_PYTHON, HOW_SMI, cudnn_int_text
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -50,8 +48,8 @@ FRAMEWORKS = ("torch", "tensorflow", "keras", "jax", "cupy", "mxnet", "paddlepad
 SMI_TIMEOUT_S = 5.0
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Fact(FieldEq):
+@dataclass(slots=True)
+class Fact:
     """One fact about this machine's stack (a component's version) and how it was learned."""
 
     component: str
@@ -69,8 +67,8 @@ class Fact(FieldEq):
         return out
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class LocalEnv(FieldEq):
+@dataclass(slots=True)
+class LocalEnv:
     """What `cudnn-doctor env` learned about this machine: its facts, what it could not find, notes."""
 
     facts: list[Fact] = field(default_factory=list)

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DoctorError, InputError, UsageError
-from ..fieldmethods import FieldEq, FieldValue
 
 EXAMPLES = 3  # example logs kept per signature
 STAMP_BYTES = 64 << 10  # where a log's first / last timestamp is looked for (its head and tail)
@@ -33,8 +32,8 @@ _STAMP = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class CatalogSpec(FieldValue):
+@dataclass(frozen=True, slots=True)
+class CatalogSpec:
     """Which knowledge base a worker loads: the built-in one and/or signature directories (paths that exist
     where the worker runs)."""
 
@@ -413,8 +412,8 @@ def run_dask(
 # ----------------------------------------------------------------------------------------------- aggregate
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class SignatureRow(FieldEq):
+@dataclass(slots=True)
+class SignatureRow:
     """One signature's line in a triage report: how many logs, first and last seen, example logs."""
 
     id: str
@@ -432,8 +431,8 @@ class SignatureRow(FieldEq):
                 "examples": list(self.examples)}
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Summary(FieldEq):
+@dataclass(slots=True)
+class Summary:
     """A triage run's aggregate: logs read, logs with findings, errors, bytes and a row per signature."""
 
     logs: int = 0

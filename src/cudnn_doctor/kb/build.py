@@ -1,7 +1,7 @@
 """A schema-valid signature record -> the typed model (model.py), derived from the model's dataclasses.
 
 Every dataclass field is read from the record key of the same name and converted by its type annotation
-(``_convert``), so a plain new field (a string, a rate, a list of strings, a version mapping, ...) on
+(``_converter``), so a plain new field (a string, a rate, a list of strings, a version mapping, ...) on
 ``Signature``, ``DeadEnd``, ``Workaround``, ``Cause``, ``DifferentialEntry``, ``Context`` or ``Example``
 needs only the schema and the model. Localised text follows one rule: ``<field>_<lang>`` beside
 ``<field>`` (``action_zh``, ``text_zh``...), English when absent. What is not one-to-one is said once
@@ -15,12 +15,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import model
 from ..errors import SignatureError
 from ..model import Case, DeadEnd, Example, GraphEdge, Reference, Signature, Workaround
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Fields of deadends.dev's ErrorCanon record (docs/examples/seed-record.json), kept in the schema so such a
 # record loads unchanged, and ignored here: cudnn-doctor has its own field for each meaning it uses
@@ -47,9 +49,11 @@ KEY_OF = {
 }
 FOLDED = ("explain_zh", "workarounds_zh", "official_doc_url", "official_doc_section")  # into explain, workarounds, references
 NOT_IN_RECORD = ("path", "builtin", "raw")
+_IGNORED = frozenset({*DEADENDS_COMPAT_FIELDS, *EDITOR_FIELDS})
 DEFAULTS: dict[str, Any] = {"scope": "cudnn", "severity": "error", "priority": 50}
 
 
+@functools.cache
 @functools.cache
 def record_keys() -> frozenset[str]:
     """Every top-level key the loader reads (the schema's properties are these plus the ignored ones)."""
@@ -57,13 +61,12 @@ def record_keys() -> frozenset[str]:
     return frozenset(fields | {*FOLDED, *READ_FROM_RAW})
 
 
-def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signature:
+def build_signature(record: dict[str, Any], path: str | Path, builtin: bool) -> Signature:
     """A Signature from a schema-valid record."""
-    unknown = sorted(set(record) - record_keys() - {*DEADENDS_COMPAT_FIELDS, *EDITOR_FIELDS})
+    unknown = sorted(set(record) - record_keys() - _IGNORED)
     if unknown:  # the schema and the model disagree: a field added to one only
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
     before, after = _window(record)
-    graph = record.get("transition_graph") or {}
     return from_record(
         Signature,
         {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}},
@@ -75,33 +78,48 @@ def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signat
         explain=_explain(record),
         derived=tuple((name, _cases(cases, "value")) for name, cases in (record.get("derived") or {}).items()),
         checks=_cases(record.get("checks"), "message"),
-        dead_ends=tuple(_dead_end(d, record) for d in record.get("dead_ends") or ()),
-        workarounds=tuple(_workaround(w, i, record) for i, w in enumerate(record.get("workarounds") or ())),
-        leads_to=_edges(graph.get("leads_to")),
-        preceded_by=_edges(graph.get("preceded_by")),
-        confused_with=_edges(graph.get("frequently_confused_with")),
+        **_lists(record),
         references=_refs(record.get("references")) + _official_doc(record),
-        examples=tuple(_example(e, f"example {i + 1}") for i, e in enumerate(record.get("examples") or ())),
-        counter_examples=tuple(_example(e, f"counter-example {i + 1}") for i, e in enumerate(record.get("counter_examples") or ())),
         path=str(path),
         builtin=builtin,
         raw=record,
     )
 
 
+def _lists(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields made from a record's lists: dead ends, workarounds, the transition graph, examples."""
+    graph = record.get("transition_graph") or {}
+    return {
+        "dead_ends": tuple(_dead_end(d, record) for d in record.get("dead_ends") or ()),
+        "workarounds": tuple(_workaround(w, i, record) for i, w in enumerate(record.get("workarounds") or ())),
+        "leads_to": _edges(graph.get("leads_to")),
+        "preceded_by": _edges(graph.get("preceded_by")),
+        "confused_with": _edges(graph.get("frequently_confused_with")),
+        "examples": tuple(_example(e, f"example {i + 1}") for i, e in enumerate(record.get("examples") or ())),
+        "counter_examples": tuple(_example(e, f"counter-example {i + 1}") for i, e in enumerate(record.get("counter_examples") or ())),
+    }
+
+
 def from_record(cls: Any, data: dict[str, Any], **given: Any) -> Any:
     """``cls`` (a model dataclass) from the record ``data``: each field from the key of its name, converted by
     its annotation; ``given`` fields as passed; a missing key leaves the field's default ('' for a string)."""
     kwargs = dict(given)
-    for f in dataclasses.fields(cls):
-        if f.name in given:
+    for name, annotation, required in _fields(cls):
+        if name in given:
             continue
-        value = data.get(f.name)
+        value = data.get(name)
         if value is not None:
-            kwargs[f.name] = _convert(f.type, value)
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            kwargs[f.name] = _absent(f.type, f.name, data)
+            kwargs[name] = _converter(annotation)(value)
+        elif required:
+            kwargs[name] = _absent(annotation, name, data)
     return cls(**kwargs)
+
+
+@functools.cache
+def _fields(cls: Any) -> tuple[tuple[str, str, bool], ...]:
+    """(name, annotation, no default) of each field: every cached start builds the catalog from its records."""
+    missing = dataclasses.MISSING
+    return tuple((f.name, f.type, f.default is missing and f.default_factory is missing) for f in dataclasses.fields(cls))
 
 
 def _absent(annotation: str, name: str, data: dict[str, Any]) -> Any:
@@ -118,19 +136,20 @@ def _absent(annotation: str, name: str, data: dict[str, Any]) -> Any:
     return data[name]
 
 
-def _convert(annotation: str, value: Any) -> Any:
-    """A record value as the model field annotated ``annotation`` holds it (_CONVERTERS, else a nested
-    model dataclass, one or a tuple of them)."""
+@functools.cache
+def _converter(annotation: str) -> Callable[[Any], Any]:
+    """How a record value becomes the model field annotated ``annotation`` (_CONVERTERS, else a nested model
+    dataclass, one or a tuple of them)."""
     convert = _CONVERTERS.get(annotation)
     if convert is not None:
-        return convert(value)
+        return convert
     inner = annotation.removeprefix("tuple[").removesuffix(", ...]").removesuffix(" | None")
     cls = getattr(model, inner, None)
     if cls is None or not dataclasses.is_dataclass(cls):
         raise TypeError(f"build.py cannot read a model field annotated {annotation!r}: add it to _CONVERTERS")
     if annotation.startswith("tuple["):
-        return tuple(from_record(cls, item) for item in value)
-    return from_record(cls, value) if isinstance(value, dict) else None
+        return lambda value: tuple(from_record(cls, item) for item in value)
+    return lambda value: from_record(cls, value) if isinstance(value, dict) else None
 
 
 # --------------------------------------------------------------------------- what is not one-to-one

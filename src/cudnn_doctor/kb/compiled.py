@@ -1,37 +1,34 @@
-"""The compiled catalog: the knowledge base with every regex a diagnosis needs already compiled, cached.
+"""The catalog a diagnosis uses, cached as plain data: the validated records, not the objects built from them.
 
-A plain ``diagnose`` must start fast, so the parsed and validated set, with its compiled patterns, is kept
-in a signed cache (cache.py) keyed on every input that shapes it (_fingerprint): YAML parsing, JSON Schema
-validation and regex compilation, the slow parts, only run when one of them changed.
+Reading the knowledge base (YAML parsing, JSON Schema validation, the checks of checks.py) is the slow part of
+loading it, so its result is kept in the cache (cache.py) as JSON: each signature's record as written (without
+its examples, which a diagnosis never reads), the evidence sets, the loader's warnings and the values derived
+from the catalog (``derived``). A cached start parses that JSON and builds the model from the records
+(build.py); regexes are compiled when first used (patterns.py). The key (``_fingerprint``) holds every input
+that shapes the entry: each signature file's path, size and mtime, the schema and evidence files,
+cudnn-doctor's version and code, the Python and `regex` versions.
 
-This module sits above catalog.py (the data loader), match/ and environment.py: warming compiles their
-patterns, and none of them imports it (no import circle).
+Derived values: a part of the package that computes something from a whole catalog (e.g. the matcher's
+weights per message template) registers a function with ``register_derived(name, compute)``; ``derived(
+catalog, name)`` gives its JSON-able result, computed once per catalog and kept in the catalog's cache entry.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from ..model import LazyRecord
 from ..version import __version__
 from .load import SCHEMA_FILE, Catalog, catalog_roots, evidence_file, read_catalog, root_files
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-_CACHE_FORMAT = 9
-
-# the modules whose code shapes the cached catalog and its compiled patterns (an edited checkout: a new key)
-_SHAPING_MODULES = (
-    "kb/load", "kb/build", "kb/checks", "kb/compiled", "model", "kb/patterns", "env/detect", "rank/tracebacks",
-    "kb/conditions", "kb/cache", "version", "rank/differential",
-    *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "evidence", "results", "matcher")),
-)
+_CACHE_FORMAT = 11
+_LEAN_OUT = ("examples", "counter_examples")
 
 
 def load_catalog(
@@ -45,25 +42,24 @@ def load_catalog(
 
     User directories come from ``extra_dirs`` and the ``CUDNN_DOCTOR_SIGNATURES`` environment variable
     (os.pathsep-separated). A user signature with a built-in id replaces it. Raises SignatureError listing
-    every problem in every file. With ``use_cache`` the catalog comes lean (no examples: see _lean) from the
-    cache, or is read, compiled and stored there.
+    every problem in every file. With ``use_cache`` the catalog comes lean (no examples) from the cache, or
+    is read and stored there.
     """
     roots = catalog_roots(extra_dirs, builtin=builtin, use_env=use_env)
     files = root_files(roots)
     if not use_cache:
         return read_catalog(roots, _as_paths(files))
     from . import cache
-    from .patterns import restore
 
     key = _fingerprint([f for group in files for f in group], [*(evidence_file(r) for r, _ in roots), SCHEMA_FILE])
-    cached = cache.load(key)
-    if cached is not None:
-        catalog, patterns = cached
-        restore(patterns)
-        return catalog
-    # the same lean catalog whether from the files or the cache
-    catalog = _lean(read_catalog(roots, _as_paths(files)))
-    cache.store(key, (catalog, _warm_patterns(catalog)))
+    entry = cache.load(key)
+    catalog = _from_entry(entry) if entry is not None else None
+    if catalog is None:  # a miss, or an entry that does not read back (rebuilt and written again)
+        catalog = _lean(read_catalog(roots, _as_paths(files)))
+        entry = _entry(catalog)
+        entry["derived"]["patterns"] = _pattern_values(catalog)
+        cache.store(key, entry)
+    _DERIVED_OF[id(catalog)] = (catalog, key, entry["derived"])
     return catalog
 
 
@@ -75,13 +71,13 @@ def _as_paths(files: list[list[str]]) -> list[list[Path]]:
 
 def _fingerprint(files: Sequence[str | Path], extra: Sequence[str | Path]) -> str:
     """Every input that shapes the cached catalog: each signature file's path, size and mtime, the schema
-    and evidence files, cudnn-doctor's own modules (an edited checkout), its version, the Python and
-    `regex` C extension (the cache holds compiled `regex` programs) and the cache format."""
+    and evidence files, cudnn-doctor's own modules (an edited checkout), its version, Python's and `regex`'s
+    versions, and the cache format."""
     from .patterns import regex_engine_file
 
     here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the package
     parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:{regex_engine_file()}"]
-    code = [os.path.join(here, f"{name}.py") for name in _SHAPING_MODULES]
+    code = [os.path.join(here, name) for name in ("kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "model.py")]
     for p in [*files, *extra, *code]:
         try:
             st = os.stat(p)
@@ -92,32 +88,86 @@ def _fingerprint(files: Sequence[str | Path], extra: Sequence[str | Path]) -> st
 
 
 def _lean(catalog: Catalog) -> Catalog:
-    """The catalog without examples, for the cache: a diagnosis never needs them and they are a third of the
-    pickle. ``validate`` reads the files itself; ``show`` re-reads the signature's file."""
+    """The catalog without examples, for the cache: a diagnosis never needs them and they are a third of
+    the records. ``validate`` reads the files itself; ``show`` re-reads the signature's file."""
     import dataclasses
 
     def strip(sig: Any) -> Any:
-        raw = LazyRecord({k: v for k, v in sig.raw.items() if k not in ("examples", "counter_examples")})
+        raw = {k: v for k, v in sig.raw.items() if k not in _LEAN_OUT}
         return dataclasses.replace(sig, examples=(), counter_examples=(), raw=raw)
 
     return Catalog(signatures=[strip(s) for s in catalog.signatures], evidence=catalog.evidence, warnings=catalog.warnings)
 
 
-def _warm_patterns(catalog: Catalog) -> dict[Any, Any]:
-    """Compile everything a diagnose with this catalog needs, for the cache (see patterns.py)."""
-    from .. import match
-    from ..env.detect import DETECTORS, EnvironmentCollector
-    from ..match import Matcher
-    from ..rank import tracebacks
-    from ..rank.differential import search_patterns
-    from .patterns import compile_pattern, snapshot, warm_module
+def _entry(catalog: Catalog) -> dict[str, Any]:
+    return {
+        "signatures": [[s.raw, s.path, s.builtin] for s in catalog.signatures],
+        "evidence": {k: list(v) for k, v in catalog.evidence.items()},
+        "warnings": list(catalog.warnings),
+        "derived": {},
+    }
 
+
+def _from_entry(entry: Any) -> Catalog | None:
+    """The catalog built from a cache entry's records; None when the entry is not what ``_entry`` writes."""
+    from .build import build_signature
+    from .patterns import restore_derived
+
+    try:
+        sigs = [build_signature(dict(record), path, builtin) for record, path, builtin in entry["signatures"]]
+        evidence = {str(k): tuple(v) for k, v in entry["evidence"].items()}
+        catalog = Catalog(signatures=sigs, evidence=evidence, warnings=[str(w) for w in entry["warnings"]])
+        _plain_types()
+        restore_derived(entry["derived"]["patterns"])
+    except Exception:  # damaged, or written by another version of build.py: read again
+        return None
+    return catalog
+
+
+def _plain_types() -> None:
+    from ..match.regexinfo import Confirm
+    from .patterns import register_plain
+
+    register_plain(Confirm)
+
+
+def _pattern_values(catalog: Catalog) -> dict[str, Any]:
+    """What the matcher derives from the catalog's patterns by parsing them (~0.7 s of CPU per process for the
+    built-in base), as plain data: computed for every signature, evidence set and probe, kept in the entry."""
+    from ..env.detect import EnvironmentCollector
+    from ..match import Matcher
+    from .patterns import derived_values
+
+    _plain_types()
     Matcher(catalog, probes=EnvironmentCollector().probes()).warm()
-    for detector in DETECTORS:
-        _ = detector.regex
-    warm_module(tracebacks)
-    warm_module(match)
-    for part in search_patterns(catalog.signatures, catalog.evidence):
-        with contextlib.suppress(Exception):  # a bad pattern is the differential's to skip (its _search)
-            compile_pattern(part, ("IGNORECASE",))
-    return snapshot()
+    return derived_values()
+
+
+# ------------------------------------------------------------------ values derived from a whole catalog
+
+_COMPUTE: dict[str, Callable[[Catalog], Any]] = {}
+# by id(catalog) (with the catalog itself, so the id is not reused): its cache key and derived values
+_DERIVED_OF: dict[int, tuple[Catalog, str, dict[str, Any]]] = {}
+
+
+def register_derived(name: str, compute: Callable[[Catalog], Any]) -> None:
+    """Declare a value derived from a catalog: ``compute(catalog)`` returns plain JSON data (dicts with
+    string keys, lists, strings, numbers, booleans, None)."""
+    _COMPUTE[name] = compute
+
+
+def derived(catalog: Catalog, name: str) -> Any:
+    """The value ``name`` derived from ``catalog``: from its cache entry, or computed now and added to it (a
+    catalog not loaded through ``load_catalog`` has none: computed each time it is asked)."""
+    known = _DERIVED_OF.get(id(catalog))
+    if known is None or known[0] is not catalog:
+        return _COMPUTE[name](catalog)
+    _, key, values = known
+    if name not in values:
+        values[name] = _COMPUTE[name](catalog)
+        from . import cache
+
+        entry = _entry(catalog)
+        entry["derived"] = values
+        cache.store(key, entry)
+    return values[name]

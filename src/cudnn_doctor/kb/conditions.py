@@ -11,10 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldValue
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -40,8 +38,8 @@ class ConditionError(ValueError):
     """A condition does not parse."""
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class _Tok(FieldValue):
+@dataclass(frozen=True)
+class _Tok:
     """A token of a condition expression: its kind (the _TOKEN group that matched) and text."""
 
     kind: str

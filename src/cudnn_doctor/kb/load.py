@@ -8,12 +8,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import SignatureError
-from ..fieldmethods import FieldEq
 from ..model import Signature
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
@@ -36,8 +35,8 @@ def __getattr__(name: str) -> Any:  # SCHEMA_PATH as a Path, made when asked: st
     raise AttributeError(name)
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Catalog(FieldEq):
+@dataclass(slots=True)
+class Catalog:
     """The signatures in force (user ones replace built-in ones with the same id) and evidence sets."""
 
     signatures: list[Signature] = field(default_factory=list)

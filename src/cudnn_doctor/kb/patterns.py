@@ -1,29 +1,22 @@
-"""Compiled regexes, shared and persisted with the catalog cache.
-
-The `regex` module compiles in Python (slow: ~1 ms per signature pattern), but a compiled pattern pickles
-as its finished opcode list, and unpickling rebuilds it in C without parsing. So the catalog cache stores
-every compiled pattern the knowledge base needs, and a plain diagnose compiles nothing. It does not even
-import the `regex` package (its parser, ~10 ms of a pasted traceback's start-up): the patterns are unpickled
-with the package's C extension alone (_regex_engine), and the package is imported on the first compile.
+"""Regexes compiled on first use and shared: the `regex` module's for signatures and evidence (``compile_pattern``,
+``Lazy``), the standard library's for the package's own fixed patterns (``LazyRe``), and values derived from a
+pattern by parsing it (``derived``), each computed once per process. Nothing here is persisted: the cache holds
+plain data only (cache.py), and a diagnosis compiles the few patterns its input makes it need.
 """
 
 from __future__ import annotations
 
-import _thread  # threading's own primitives, without importing threading (start-up)
-import io
 import os
-import pickle
 import re
 import sys
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 _FLAG_NAMES = ("IGNORECASE", "DOTALL", "VERBOSE")
-_ENGINE = "regex._regex"  # the `regex` package's C extension: what a compiled pattern pickles as
 
 
 def regex_module() -> Any:
@@ -46,8 +39,8 @@ class _NeverRaised(Exception):
 
 
 def regex_engine_file() -> str:
-    """The path, size and mtime of the `regex` C extension (a cache key: compiled programs are its own), found
-    without importing the package; the package's version where the file cannot be found."""
+    """The path, size and mtime of the `regex` C extension (a cache key: the values derived by parsing patterns
+    are the package's), found without importing the package; the package's version where it cannot be."""
     spec = _engine_spec()
     origin = getattr(spec, "origin", None) if spec is not None else None
     if origin:
@@ -61,72 +54,19 @@ def regex_engine_file() -> str:
 
 @lru_cache(maxsize=1)
 def _engine_spec() -> Any:
-    """The `regex` C extension's import spec, found without importing the package (the cache key and the
-    loader both ask)."""
+    """The `regex` C extension's import spec, found without importing the package."""
     import importlib.machinery
     import importlib.util
 
     try:
         package = importlib.util.find_spec("regex")
         where = package.submodule_search_locations if package is not None else None
-        spec = importlib.machinery.PathFinder.find_spec(_ENGINE, list(where)) if where else None
+        return importlib.machinery.PathFinder.find_spec("regex._regex", list(where)) if where else None
     except (ImportError, ValueError):
         return None
-    return spec if spec is not None and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader) else None
-
-
-_engine: Any = None
-_engine_lock = _thread.allocate_lock()  # the threads of a Dask worker unpickle patterns at once
-
-
-def _regex_engine() -> Any:
-    """The `regex` package's C extension, loaded on its own when the package is not imported yet (and kept in
-    sys.modules under its name, so the package finds it there when it is imported later); the package's own
-    where it cannot be loaded so."""
-    global _engine
-    if _engine is None:
-        with _engine_lock:
-            if _engine is None:
-                _engine = sys.modules.get(_ENGINE) or _load_engine() or regex_module()._regex
-    return _engine
-
-
-def _load_engine() -> Any:
-    import importlib.util
-
-    spec = _engine_spec()
-    if spec is None:
-        return None
-    try:
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    except Exception:  # another interpreter's idea of an extension module: import the package instead
-        return None
-    sys.modules[_ENGINE] = module
-    return module
-
-
-class _Unpickler(pickle.Unpickler):
-    """Unpickles a compiled pattern with the C extension alone (see _regex_engine)."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module == _ENGINE and name == "compile":
-            return _regex_engine().compile
-        return super().find_class(module, name)
-
-
-def _unpickle_pattern(blob: bytes) -> Any:
-    return _Unpickler(io.BytesIO(blob)).load()
 
 
 _CACHE: dict[tuple[str, tuple[str, ...]], Any] = {}
-# compiled patterns restored from the cache, still pickled: one is unpickled when first used (a pasted traceback
-# needs a few dozen of the ~700; unpickling them all cost ~16 ms of every start)
-_PICKLED: dict[tuple[str, tuple[str, ...]], bytes] = {}
-
-
-class _Pickled(bytes):
-    """A compiled pattern's pickle inside the snapshot (told apart from a derived value that is bytes)."""
 
 
 def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
@@ -134,10 +74,6 @@ def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
     key = (pattern, tuple(flags))
     got = _CACHE.get(key)
     if got is None:
-        blob = _PICKLED.pop(key, None)
-        if blob is not None:
-            got = _CACHE[key] = _unpickle_pattern(blob)  # our own signed cache (cache.py)
-            return got
         regex = regex_module()
         bits = regex.MULTILINE
         for name in flags:
@@ -149,32 +85,105 @@ def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
 
 
 def derived(kind: str, args: tuple[Any, ...], compute: Any) -> Any:
-    """``compute(*args)``, remembered with the compiled patterns and persisted with them: what the matcher
-    learns by parsing a pattern (match.confirm_words, match.line_local) costs a parse per signature otherwise,
-    ~0.2 s per process for the built-in base."""
+    """``compute(*args)``, remembered for the process and kept in the catalog's cache entry as plain data
+    (``derived_values``): what the matcher learns by parsing a pattern (regexinfo.confirm_words, line_local)
+    costs ~0.7 s of CPU per process for the built-in base otherwise. A restored value is decoded when first
+    asked for (a pasted traceback asks for a few dozen of ~2,000)."""
     key = (kind, args)
-    if key in _CACHE:
-        return _CACHE[key]  # type: ignore[index]
-    got = _CACHE[key] = compute(*args)  # type: ignore[index]
+    if key in _DERIVED:
+        return _DERIVED[key]
+    if _RESTORED:
+        try:
+            stored = _RESTORED.pop(_stored_key(kind, args), _NONE)
+        except TypeError:
+            stored = _NONE
+        if stored is not _NONE:
+            got = _DERIVED[key] = _decode(stored)
+            return got
+    got = _DERIVED[key] = compute(*args)
     return got
 
 
-def snapshot() -> dict[tuple[str, tuple[str, ...]], Any]:
-    """What the catalog cache keeps: derived values as they are, compiled patterns each pickled apart."""
-    out: dict[tuple[str, tuple[str, ...]], Any] = {k: _Pickled(v) for k, v in _PICKLED.items()}
-    pattern_type = type(regex_module().compile(""))
-    for key, value in _CACHE.items():
-        out[key] = _Pickled(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)) if isinstance(value, pattern_type) else value
-    return out
+def _stored_key(kind: str, args: tuple[Any, ...]) -> str:
+    import json
+
+    return json.dumps([kind, _encode(args)], separators=(",", ":"))
 
 
-def restore(saved: dict[tuple[str, tuple[str, ...]], Any]) -> None:
-    for key, value in saved.items():
-        if isinstance(value, _Pickled):
-            if key not in _CACHE:
-                _PICKLED[key] = value
-        else:
-            _CACHE.setdefault(key, value)
+_NONE = object()
+# restored from a cache entry and not asked for yet: encoded values by their encoded key
+_RESTORED: dict[str, Any] = {}
+_DERIVED: dict[tuple[str, tuple[Any, ...]], Any] = {}
+# dataclasses a derived value may hold, by name (regexinfo.Confirm): rebuilt from their fields' plain values
+_PLAIN_TYPES: dict[str, type] = {}
+
+
+def register_plain(cls: type) -> None:
+    """Let derived values hold instances of the dataclass ``cls`` (kept as its fields' values)."""
+    _PLAIN_TYPES[cls.__name__] = cls
+
+
+_TAGS: tuple[tuple[type, str, Callable[[Any], Any]], ...] = (
+    (bytes, "b", lambda v: v.decode("latin-1")),
+    (tuple, "t", lambda v: [_encode(x) for x in v]),
+    (frozenset, "f", lambda v: [_encode(x) for x in v]),
+    (dict, "d", lambda v: [[_encode(k), _encode(x)] for k, x in v.items()]),
+)
+_UNTAG: dict[str, Callable[[Any], Any]] = {
+    "b": lambda v: v.encode("latin-1"),
+    "t": lambda v: tuple(_decode(x) for x in v),
+    "f": lambda v: frozenset(_decode(x) for x in v),
+    "d": lambda v: {_decode(k): _decode(x) for k, x in v},
+}
+
+
+def _encode(v: Any) -> Any:
+    """A derived value as JSON data: tuples, frozensets, bytes, dicts and registered dataclasses tagged
+    (raises TypeError for anything else)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, list):
+        return [_encode(x) for x in v]
+    for cls, tag, encode in _TAGS:
+        if isinstance(v, cls):
+            return {tag: encode(v)}
+    name = type(v).__name__
+    if _PLAIN_TYPES.get(name) is not type(v):
+        raise TypeError(name)
+    return {"c": name, "v": [_encode(getattr(v, f)) for f in v.__dataclass_fields__]}
+
+
+def _decode(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_decode(x) for x in v]
+    if not isinstance(v, dict):
+        return v
+    if "c" in v:
+        return _PLAIN_TYPES[v["c"]](*(_decode(x) for x in v["v"]))
+    ((tag, body),) = v.items()
+    return _UNTAG[tag](body)
+
+
+def _encoded(item: tuple[tuple[str, tuple[Any, ...]], Any]) -> tuple[str, Any] | None:
+    (kind, args), value = item
+    try:
+        return _stored_key(kind, args), _encode(value)
+    except TypeError:
+        return None
+
+
+def derived_values() -> dict[str, Any]:
+    """Every derived value of this process as plain data, by its key as text (those that cannot be plain
+    data are left out)."""
+    return dict(got for got in map(_encoded, _DERIVED.items()) if got is not None)
+
+
+def restore_derived(values: dict[str, Any]) -> None:
+    """Remember the values ``derived_values`` gave (a cache entry's), each decoded when first asked for."""
+    if not isinstance(values, dict):
+        raise TypeError("derived values: a mapping")
+    for key, value in values.items():
+        _RESTORED.setdefault(key, value)
 
 
 class _Deferred:
@@ -208,7 +217,7 @@ class _Deferred:
 
 
 class Lazy(_Deferred):
-    """A module-level pattern compiled on first use through the shared cache (so a warm cache compiles nothing)."""
+    """A module-level `regex` pattern compiled on first use, shared with every other use of the same source."""
 
     __slots__ = ("flags", "source")
 
@@ -222,15 +231,6 @@ class Lazy(_Deferred):
     @property
     def compiled(self) -> Any:
         return self._get()
-
-
-def warm_module(module: Any) -> None:
-    """Compile every Lazy pattern a module holds (for the catalog cache)."""
-    for value in vars(module).values():
-        items = value if isinstance(value, (list, tuple)) else (value,)
-        for item in items:
-            if isinstance(item, Lazy):
-                _ = item.compiled
 
 
 class LazyRe(_Deferred):

@@ -41,23 +41,19 @@ def nested_quantifier(pattern: str, flags: tuple[str, ...] = ()) -> bool:
 
 
 def _nested(items: list[Any], inside: bool) -> bool:
-    for op, av in items:
-        name = str(op)
-        if name in ("MAX_REPEAT", "MIN_REPEAT"):
-            unbounded = av[1] == sre_parse.MAXREPEAT or av[1] > 100
-            if unbounded and (inside or _variable(list(av[2]))):
-                return True
-            if _nested(list(av[2]), inside or unbounded):
-                return True
-        elif name == "SUBPATTERN":
-            if _nested(list(av[3]), inside):
-                return True
-        elif name == "BRANCH":
-            if any(_nested(list(b), inside) for b in av[1]):
-                return True
-        elif name in ("ASSERT", "ASSERT_NOT") and _nested(list(av[1]), inside):
-            return True
-    return False
+    """Whether an unbounded repeat holds a variable-width part, or sits inside another one."""
+    return any(_nested_item(str(op), av, inside) for op, av in items)
+
+
+def _nested_item(name: str, av: Any, inside: bool) -> bool:
+    if name in ("MAX_REPEAT", "MIN_REPEAT"):
+        unbounded = av[1] == sre_parse.MAXREPEAT or av[1] > 100
+        return (unbounded and (inside or _variable(list(av[2])))) or _nested(list(av[2]), inside or unbounded)
+    if name == "SUBPATTERN":
+        return _nested(list(av[3]), inside)
+    if name == "BRANCH":
+        return any(_nested(list(b), inside) for b in av[1])
+    return name in ("ASSERT", "ASSERT_NOT") and _nested(list(av[1]), inside)
 
 
 def _slow(compiled: Any, text: str) -> bool:

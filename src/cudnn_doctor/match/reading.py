@@ -159,7 +159,7 @@ class Reader:
         def presented() -> Iterator[Block]:
             for b in _rechunk(blocks):
                 state["bytes"] += len(b.data)
-                got = present(b.data, literals)
+                got = present(b.data, literals, paste=state["bytes"] <= SMALL_INPUT)
                 first = seen[-1].first + seen[-1].block.lines if seen else 1
                 if got is None:
                     lmap.add(b.lines, b.lines, None)

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
-from ..model import Candidate, Finding, Signature, localized
+from ..model import Candidate, Finding, Signature, localized, specificity
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -132,13 +132,7 @@ def candidates(
         out.append(c)
 
     for cs in causes.get(sig.id, ()):
-        assert cs.cause is not None
-        check = localized(cs.cause, "check", lang)
-        own = set(sig.context.require_any)
-        add(Candidate(cause=cs.text("title", lang) or cs.title, check=check, id=cs.id, family=cs.cause.family,
-                      rnn=cs.scope == "rnn", threads=cs.cause.threads, applies=cs.applies, fixed_in=cs.fixed_in,
-                      needs=tuple(x for x in cs.context.require_any if x not in own), apis=api_names(cs.regex),
-                      framework=cs.framework))
+        add(_cause_candidate(cs, sig, lang))
     for e in sig.differential:
         target = lookup.get(e.signature) if e.signature else None
         if target is not None and depth == 0 and is_generic_status(target) and target.id != sig.id:
@@ -146,18 +140,33 @@ def candidates(
                 if c.rnn is None:
                     c.rnn = e.rnn if e.rnn is not None else target.scope == "rnn"
                 add(c)
-            continue
-        family = target.cause.family if target is not None and target.cause is not None else ""
-        add(Candidate(
-            cause=localized(e, "cause", lang),
-            check=localized(e, "check", lang),
-            id=e.signature, family=family, rnn=e.rnn, threads=e.threads,
-            applies=e.applies + (target.applies if target is not None else ()),
-            fixed_in=target.fixed_in if target is not None else (),
-            ruled_out_by=e.ruled_out_by, framework=target.framework if target is not None else "",
-        ))
+        else:
+            add(_entry_candidate(e, target, lang))
     out.sort(key=lambda c: -len(c.threads))
     return out
+
+
+def _cause_candidate(cs: Signature, sig: Signature, lang: str) -> Candidate:
+    """A cause that names ``sig`` in its ``cause.of``."""
+    assert cs.cause is not None
+    own = set(sig.context.require_any)
+    return Candidate(cause=cs.text("title", lang) or cs.title, check=localized(cs.cause, "check", lang), id=cs.id,
+                     family=cs.cause.family, rnn=cs.scope == "rnn", threads=cs.cause.threads, applies=cs.applies,
+                     fixed_in=cs.fixed_in, needs=tuple(x for x in cs.context.require_any if x not in own),
+                     apis=api_names(cs.regex), framework=cs.framework)
+
+
+def _entry_candidate(e: Any, target: Signature | None, lang: str) -> Candidate:
+    """An entry of a generic status' own ``differential`` (``target``: the signature it names, if any)."""
+    family = target.cause.family if target is not None and target.cause is not None else ""
+    return Candidate(
+        cause=localized(e, "cause", lang),
+        check=localized(e, "check", lang),
+        id=e.signature, family=family, rnn=e.rnn, threads=e.threads,
+        applies=e.applies + (target.applies if target is not None else ()),
+        fixed_in=target.fixed_in if target is not None else (),
+        ruled_out_by=e.ruled_out_by, framework=target.framework if target is not None else "",
+    )
 
 
 # --------------------------------------------------------------------------- assessment
@@ -332,20 +341,41 @@ else:  # typing.NamedTuple's class, without importing typing (start-up)
 
 
 def _decisive_reason(c: Candidate, log: _Log) -> str:
-    """Why the log rules ``c`` out by what it shows ('' when nothing it shows does)."""
-    reason = _version_reason(c.applies, c.fixed_in, log.versions)
-    if not reason and c.ruled_out_by:
-        hit = _search(c.ruled_out_by, log.text, log.evidence)
-        if hit:
-            reason = f"the log shows {hit[:120]!r}"
+    """Why the log rules ``c`` out by what it shows ('' when nothing it shows does): the first of _RULED_OUT."""
+    for rule in _RULED_OUT:
+        reason = rule(c, log)
+        if reason:
+            return reason
+    return ""
+
+
+def _by_version(c: Candidate, log: _Log) -> str:
+    return _version_reason(c.applies, c.fixed_in, log.versions)
+
+
+def _by_line(c: Candidate, log: _Log) -> str:
+    hit = _search(c.ruled_out_by, log.text, log.evidence) if c.ruled_out_by else ""
+    return f"the log shows {hit[:120]!r}" if hit else ""
+
+
+def _by_framework(c: Candidate, log: _Log) -> str:
     fws = log.frameworks
-    if not reason and fws and c.framework not in _GENERAL and not any(same_run(c.framework, f) for f in fws):
-        reason = f"a {c.framework} cause; the error comes from {', '.join(sorted(fws))}"
-    if not reason and log.failing_call and c.apis and not any(_same_call(log.failing_call, a) for a in c.apis):
-        reason = f"the log names {log.failing_call} as the failing call; this cause is in {', '.join(c.apis[:3])}"
-    if not reason and c.rnn and log.non_rnn:
-        reason = f"the error comes from a non-RNN cuDNN call ({log.non_rnn[:80]!r})"
-    return reason
+    if fws and c.framework not in _GENERAL and not any(same_run(c.framework, f) for f in fws):
+        return f"a {c.framework} cause; the error comes from {', '.join(sorted(fws))}"
+    return ""
+
+
+def _by_call(c: Candidate, log: _Log) -> str:
+    if log.failing_call and c.apis and not any(_same_call(log.failing_call, a) for a in c.apis):
+        return f"the log names {log.failing_call} as the failing call; this cause is in {', '.join(c.apis[:3])}"
+    return ""
+
+
+def _by_rnn(c: Candidate, log: _Log) -> str:
+    return f"the error comes from a non-RNN cuDNN call ({log.non_rnn[:80]!r})" if c.rnn and log.non_rnn else ""
+
+
+_RULED_OUT = (_by_version, _by_line, _by_framework, _by_call, _by_rnn)
 
 
 def _evidence_verdict(c: Candidate, log: _Log) -> str:
@@ -399,28 +429,40 @@ def stand_ins(
     for f in findings:
         sig = f.signature
         if sig.cause is not None and not f.demoted and version_only(sig, lookup):
-            components = sorted({c for c, _ in sig.applies + sig.fixed_in})
-            if not any(c in versions for c in components):
-                f.demoted.append(
-                    f"its evidence is the {'/'.join(components)} version, which the log does not show (--env "
-                    f"{components[0]}=X.Y tells)"
-                )
-                f.confidence += 0.35  # not ruled out: undecided (the generic stands in below)
+            _undecided(f, versions)
         if sig.cause is None or not f.demoted:
             continue
         before = min(0.99, round(f.confidence + 0.35 * len(f.demoted), 2))
         f.confidence = min(f.confidence, round(threshold - 0.01, 2))
-        generic = [g for g in (lookup.get(r) for r in f.related) if g is not None and is_generic_status(g)]
-        if not generic:
-            continue
-        best = max(generic, key=lambda g: (g.scope == "rnn", g.priority))
-        if (f.first.source, best.id) in have:
-            continue
-        have.add((f.first.source, best.id))
-        related = [f.id] + [r for r in f.related if r != best.id]
-        out.append(Finding(signature=best, first=f.first, last=f.last, count=f.count, confidence=before,
-                           evidence=list(f.evidence), related=related))
+        got = _stand_in(f, lookup, before)
+        if got is not None and (f.first.source, got.id) not in have:
+            have.add((f.first.source, got.id))
+            out.append(got)
     return out
+
+
+def _stand_in(f: Finding, lookup: Mapping[str, Signature], confidence: float) -> Finding | None:
+    """The generic status a ruled-out cause refines, in its place: the most specific of its ``related``."""
+    generic = [g for g in (lookup.get(r) for r in f.related) if g is not None and is_generic_status(g)]
+    if not generic:
+        return None
+    best = max(generic, key=lambda g: (g.scope == "rnn", specificity(g)))
+    related = [f.id] + [r for r in f.related if r != best.id]
+    return Finding(signature=best, first=f.first, last=f.last, count=f.count, confidence=confidence,
+                   evidence=list(f.evidence), related=related)
+
+
+def _undecided(f: Finding, versions: Mapping[str, str]) -> None:
+    """A cause whose only evidence is a version the log does not show: not ruled out, undecided (the generic
+    status stands in for it)."""
+    sig = f.signature
+    components = sorted({c for c, _ in sig.applies + sig.fixed_in})
+    if not any(c in versions for c in components):
+        f.demoted.append(
+            f"its evidence is the {'/'.join(components)} version, which the log does not show (--env "
+            f"{components[0]}=X.Y tells)"
+        )
+        f.confidence += 0.35  # the generic stands in below
 
 
 def _near(cause: Finding, generic: Finding) -> bool:
@@ -440,23 +482,7 @@ def attach(
     """Fold generic findings under the specific cause that matched just before them (or on the same error) in
     the same source; give the remaining generic findings their assessed differential. Returns the findings
     still on top (order kept)."""
-    folded: set[int] = set()
-    by_source: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_source.setdefault(f.first.source, []).append(f)
-    for group in by_source.values():
-        for cause in group:
-            if id(cause) in folded or is_generic_status(cause.signature):
-                continue
-            refines = set(cause.signature.cause.of) if cause.signature.cause is not None else set()
-            for other in group:
-                if other is cause or id(other) in folded or not _near(cause, other):
-                    continue
-                named = any(e.signature == cause.id for e in other.signature.differential)
-                if other.id in refines or named:
-                    folded.add(id(other))
-                    if other.id not in cause.related:
-                        cause.related.append(other.id)
+    folded = _fold_refined(findings)
     top = [f for f in findings if id(f) not in folded]
     generic = [f for f in top if is_generic_status(f.signature)]
     if not generic:
@@ -473,6 +499,32 @@ def attach(
         frameworks = error_frameworks(f, lookup, context)
         f.differential = assess(found, f.signature, versions, context, evidence, call, frameworks)
     return top
+
+
+def _fold_refined(findings: list[Finding]) -> set[int]:
+    """The generic findings (by id()) that a specific cause near them in the same source refines: each is
+    named in that cause's ``related``."""
+    folded: set[int] = set()
+    by_source: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_source.setdefault(f.first.source, []).append(f)
+    for group in by_source.values():
+        for cause in group:
+            if id(cause) not in folded and not is_generic_status(cause.signature):
+                _fold_under(cause, group, folded)
+    return folded
+
+
+def _fold_under(cause: Finding, group: list[Finding], folded: set[int]) -> None:
+    """Fold into ``cause`` the generic findings of ``group`` near it that it refines."""
+    refines = set(cause.signature.cause.of) if cause.signature.cause is not None else set()
+    for other in group:
+        if other is cause or id(other) in folded or not _near(cause, other):
+            continue
+        if other.id in refines or any(e.signature == cause.id for e in other.signature.differential):
+            folded.add(id(other))
+            if other.id not in cause.related:
+                cause.related.append(other.id)
 
 
 def candidate_record(c: Candidate) -> dict[str, Any]:

@@ -21,12 +21,11 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldValue
 from ..kb.patterns import LazyRe
-from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround
+from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround, specificity
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
     from typing import TypeVar
 
@@ -37,7 +36,6 @@ if TYPE_CHECKING:  # annotations only: the report and the renderers import rank 
 
 CLUSTER_GAP = 4
 CONFIDENCE_THRESHOLD = 0.5
-SCOPE_RANK = {"rnn": 2, "cudnn": 1, "cuda": 0}
 CUT_PENALTY = 0.15
 
 
@@ -74,10 +72,11 @@ def _base(sig: Signature) -> tuple[Signature, float]:
     return got
 
 
-def _key(m: RawMatch) -> tuple[int, int, float, int]:
-    # a cut message competes with what its evidence says before the penalty for being cut: the reading of
-    # the cut line (cut.py) already chose it over the matches of the same line
-    return (m.sig.priority, SCOPE_RANK.get(m.sig.scope, 0), confidence_of(m) + (CUT_PENALTY if m.cut else 0.0), -m.line)
+def _key(m: RawMatch) -> tuple[tuple[int, int], float, int]:
+    """A cluster's winner: the most specific signature (model.specificity), then confidence, then the first.
+    A cut message competes with what its evidence says before the penalty for being cut: the reading of the
+    cut line (cut.py) already chose it over the matches of the same line."""
+    return (specificity(m.sig), confidence_of(m) + (CUT_PENALTY if m.cut else 0.0), -m.line)
 
 
 def _position(m: RawMatch) -> tuple[int, int]:
@@ -156,12 +155,7 @@ def _split_linked(group: list[RawMatch]) -> list[list[RawMatch]]:
 
 
 def _winner(group: list[RawMatch]) -> tuple[RawMatch, list[str]]:
-    finalists = group
-    if len(group) > 2:  # only those first by priority and scope are scored (the same first of _key's order)
-        ranks = [(m.sig.priority, SCOPE_RANK.get(m.sig.scope, 0)) for m in group]
-        top = max(ranks)
-        finalists = [m for m, r in zip(group, ranks, strict=True) if r == top]
-    best = max(finalists, key=_key)
+    best = max(group, key=_key)
     related = sorted({m.sig.id for m in group if m.sig.id != best.sig.id})
     return best, related
 
@@ -335,19 +329,15 @@ def _folds(cause: Finding, cause_ids: set[str], leads: set[str], effect: Finding
 
 
 def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> list[Finding]:
-    """Errors first, confident before unsure (at ``threshold``), specific scopes, priority, confidence, place."""
-    return sorted(
-        findings,
-        key=lambda f: (
-            f.signature.severity != "error",
-            f.confidence < threshold,
-            -SCOPE_RANK.get(f.signature.scope, 0),
-            -f.signature.priority,
-            -f.confidence,
-            f.first.source,
-            f.first.line,
-        ),
-    )
+    """Errors first, confident before unsure (at ``threshold``), RNN scope before general ones, then the ranking
+    key (model.specificity), confidence, place."""
+
+    def key(f: Finding) -> tuple[object, ...]:
+        priority, scope = specificity(f.signature)
+        return (f.signature.severity != "error", f.confidence < threshold, -scope, -priority, -scope, -f.confidence,
+                f.first.source, f.first.line)
+
+    return sorted(findings, key=key)
 
 
 def sort_workarounds(sig: Signature) -> list[Workaround]:
@@ -385,8 +375,8 @@ MAX_NEAR_MISSES = 10  # in the record (JSON) when no signature matched
 MAX_DIFFERENTIAL = 8  # causes listed by the full views; JSON lists all
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class View(FieldValue):
+@dataclass(frozen=True)
+class View:
     """How much of a report one view shows (None: all of it). A view that is cut says how much it left out."""
 
     causes: int | None = MAX_DIFFERENTIAL  # possible causes, and ruled-out ones, of a differential

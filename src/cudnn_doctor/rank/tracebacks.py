@@ -24,44 +24,42 @@ library, a conda / venv / pyenv lib folder, a framework's own source tree (torch
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..fieldmethods import FieldEq, FieldValue
-from ..kb.patterns import Lazy
+from ..kb.patterns import LazyRe
 
-_PY_FRAME = Lazy(r'^\s*(?:>\s*)?File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
-_IPY8_FRAME = Lazy(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func>.+?))?\s*$")
-_IPY_CELL = Lazy(r"^\s*Cell (?P<file>In\s?\[\d+\]), line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$")
-_IPY_INPUT = Lazy(r"^\s*Input (?P<file>In \[\d+\]), in (?P<func>.+?)\s*$")
-_IPY7_FRAME = Lazy(r"^(?P<file><ipython-input-[^>]+>|\S+\.py) in (?P<func>\S.*?)\s*$")
-_IPY_ARROW = Lazy(r"^\s*-*> ?(?P<line>\d+)\s(?P<code>.*)$")
-_PYTEST_FRAME = Lazy(r"^(?P<file>[^\s:]+\.py):(?P<line>\d+): in (?P<func>\S+)\s*$")
-_RICH_FRAME = Lazy(r"^\s*│\s+(?P<file>\S+\.py):(?P<line>\d+) in (?P<func>\S+)?\s*│?\s*$")
-_RICH_ARROW = Lazy(r"^\s*│\s*❱\s*(?P<line>\d+)\s*│\s?(?P<code>.*?)\s*│?\s*$")
-_JULIA_OLD = Lazy(r"^\s*\[\d+\] (?P<func>.+?) at (?P<file>[^\s:]+(?::[\\/][^:]+)?):(?P<line>\d+)\s*$")
-_JULIA_HEAD = Lazy(r"^\s*\[\d+\] (?P<func>\S.*?)\s*$")
-_JULIA_AT = Lazy(r"^\s*@ (?:(?P<module>[\w.]+) )?(?P<file>\S+?):(?P<line>\d+)(?: \[inlined\])?\s*$")
-_TF_DEFINED_AT = Lazy(r"\(defined at (?P<file>\S+?):(?P<line>\d+)\)")
+_PY_FRAME = LazyRe(r'^\s*(?:>\s*)?File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$', re.MULTILINE)
+_IPY8_FRAME = LazyRe(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func>.+?))?\s*$", re.MULTILINE)
+_IPY_CELL = LazyRe(r"^\s*Cell (?P<file>In\s?\[\d+\]), line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$", re.MULTILINE)
+_IPY_INPUT = LazyRe(r"^\s*Input (?P<file>In \[\d+\]), in (?P<func>.+?)\s*$", re.MULTILINE)
+_IPY7_FRAME = LazyRe(r"^(?P<file><ipython-input-[^>]+>|\S+\.py) in (?P<func>\S.*?)\s*$", re.MULTILINE)
+_IPY_ARROW = LazyRe(r"^\s*-*> ?(?P<line>\d+)\s(?P<code>.*)$", re.MULTILINE)
+_PYTEST_FRAME = LazyRe(r"^(?P<file>[^\s:]+\.py):(?P<line>\d+): in (?P<func>\S+)\s*$", re.MULTILINE)
+_RICH_FRAME = LazyRe(r"^\s*│\s+(?P<file>\S+\.py):(?P<line>\d+) in (?P<func>\S+)?\s*│?\s*$", re.MULTILINE)
+_RICH_ARROW = LazyRe(r"^\s*│\s*❱\s*(?P<line>\d+)\s*│\s?(?P<code>.*?)\s*│?\s*$", re.MULTILINE)
+_JULIA_OLD = LazyRe(r"^\s*\[\d+\] (?P<func>.+?) at (?P<file>[^\s:]+(?::[\\/][^:]+)?):(?P<line>\d+)\s*$", re.MULTILINE)
+_JULIA_HEAD = LazyRe(r"^\s*\[\d+\] (?P<func>\S.*?)\s*$", re.MULTILINE)
+_JULIA_AT = LazyRe(r"^\s*@ (?:(?P<module>[\w.]+) )?(?P<file>\S+?):(?P<line>\d+)(?: \[inlined\])?\s*$", re.MULTILINE)
+_TF_DEFINED_AT = LazyRe(r"\(defined at (?P<file>\S+?):(?P<line>\d+)\)", re.MULTILINE)
 
-_CHAIN = Lazy(r"^(?:During handling of the above exception|The above exception was the direct cause)")
-_NEW_TRACEBACK = Lazy(
-    r"^(?:\w[\w.]*\s+)?Traceback \(most recent call last\)|^(?:ERROR: .*)?Stacktrace:$"
-)
-_NOT_CODE = Lazy(
+_CHAIN = LazyRe(r"^(?:During handling of the above exception|The above exception was the direct cause)", re.MULTILINE)
+_NEW_TRACEBACK = LazyRe(
+    r"^(?:\w[\w.]*\s+)?Traceback \(most recent call last\)|^(?:ERROR: .*)?Stacktrace:$", re.MULTILINE)
+_NOT_CODE = LazyRe(
     r"^(?:Traceback|\[\d+\]|@ |[│└┌├╰╭]|\w[\w.]*(?:Error|Exception|Warning|Exit|Interrupt)\b"
     r"|File |During handling"
-    r"|The above exception|[~^\s]+$|Node:|Detected at node|Caused by op)"
-)
+    r"|The above exception|[~^\s]+$|Node:|Detected at node|Caused by op)", re.MULTILINE)
 _NODE = (
-    Lazy(r"\{\{node (?P<node>[^}\s]+)\}\}"),
-    Lazy(r"\[\[node (?P<node>[^\s\]]+)"),
-    Lazy(r"\[\[Node: (?P<node>[^\s=\]]+)"),
-    Lazy(r"^\s*Node: '(?P<node>[^']+)'"),
-    Lazy(r"Detected at node '?(?P<node>[^'\s]+?)'? defined at"),
-    Lazy(r"Caused by op '(?P<node>[^']+)', defined at"),
+    LazyRe(r"\{\{node (?P<node>[^}\s]+)\}\}", re.MULTILINE),
+    LazyRe(r"\[\[node (?P<node>[^\s\]]+)", re.MULTILINE),
+    LazyRe(r"\[\[Node: (?P<node>[^\s=\]]+)", re.MULTILINE),
+    LazyRe(r"^\s*Node: '(?P<node>[^']+)'", re.MULTILINE),
+    LazyRe(r"Detected at node '?(?P<node>[^'\s]+?)'? defined at", re.MULTILINE),
+    LazyRe(r"Caused by op '(?P<node>[^']+)', defined at", re.MULTILINE),
 )
-_LIBRARY = Lazy(
+_LIBRARY = LazyRe(
     r"(?:[\\/](?:site|dist)-packages[\\/]"
     r"|[\\/]lib(?:64)?[\\/]python\d(?:\.\d+)?[\\/]"  # stdlib (and everything under it)
     r"|[\\/]Python\d+[\\/]Lib[\\/]"  # Windows stdlib
@@ -71,13 +69,13 @@ _LIBRARY = Lazy(
     r"|[\\/](?:torch|tensorflow|tensorflow_core|keras|tf_keras|jax|jaxlib)[\\/]"  # framework source trees
     r"|^/pytorch/|^external[\\/]|[\\/]\.julia[\\/]packages[\\/]|[\\/]share[\\/]julia[\\/]|^\./\w+\.jl$"
     r"|[\\/]julia[\\/](?:base|stdlib)[\\/])",
-    ("IGNORECASE",),
+    re.MULTILINE | re.IGNORECASE,
 )
 _JULIA_LIBRARY_MODULES = frozenset({"Base", "Core", "Main.Base"})
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Frame(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Frame:
     """A stack frame read from a traceback (Python, C++, Julia, Lua, a notebook cell)."""
 
     file: str
@@ -96,8 +94,8 @@ class Frame(FieldValue):
         }
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class _Raw(FieldEq):
+@dataclass(slots=True)
+class _Raw:
     """A frame as parsed, before library frames are told apart from the user's."""
 
     file: str

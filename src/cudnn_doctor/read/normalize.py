@@ -2,7 +2,8 @@
 
 Normalization is per line and never joins or drops lines, so line N of the normalized log is line N of the
 file. It removes: ANSI escape sequences and other control characters; a trailing CR (CRLF files); progress
-bars rewritten with a bare CR (only the last segment is what a terminal showed); GitHub Actions timestamps
+bars rewritten with a bare CR (only the last segment is what a terminal showed) or with backspaces (applied
+as a terminal does: Keras' Progbar); GitHub Actions timestamps
 and ``##[group]``-style markers; GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
 lines; and launcher prefixes that tag each line with its process (``[rank3]:``, ``[default0]:``,
 ``[1,0]<stderr>:``, ``(pid=123)``), which become the line's *stream* so interleaved output of several
@@ -48,21 +49,12 @@ def normalize_line(line: str) -> tuple[str, str]:
     """Return (clean text, stream key) for one raw line (without its newline)."""
     if line.endswith("\r"):
         line = line.rstrip("\r")
-    if "\r" in line:
-        parts = [p for p in line.split("\r") if p.strip()]
-        line = parts[-1] if parts else ""
+    if "\r" in line or "\b" in line:
+        line = _terminal(line)
     if "\x1b" in line or "\x9b" in line:  # inline tests: this runs once per line of multi-GB logs
         line = ANSI.sub("", line)
-    if line and line[0] in "0123456789\ufeff":
-        m = _gh_timestamp().match(line)
-        if m:
-            line = line[m.end() :]
-    if line.startswith("##["):
-        line = _gh_marker().sub("", line, count=1)
-    elif line.startswith("section_"):
-        line = _gitlab_section().sub("", line, count=1)
-    elif line.startswith("[Pipeline]"):
-        line = ""
+    if line and line[0] in "0123456789\ufeff#s[":
+        line = _ci_prefix(line)
     stream = ""
     if line and line[0] in "[(0123456789":
         m = _stream().match(line)
@@ -72,6 +64,41 @@ def normalize_line(line: str) -> tuple[str, str]:
     if not line.isprintable() and NORMALIZE_CONTROLS.search(line):  # isprintable: one C pass, true for most lines
         line = NORMALIZE_CONTROLS.sub("", line)
     return line, stream
+
+
+def _ci_prefix(line: str) -> str:
+    """The line without a GitHub timestamp and a CI system's marker (GitHub ``##[group]``, GitLab
+    ``section_start:``, a Jenkins ``[Pipeline]`` line: nothing left)."""
+    if line[0] in "0123456789\ufeff":
+        m = _gh_timestamp().match(line)
+        if m:
+            line = line[m.end() :]
+    if line.startswith("##["):
+        return _gh_marker().sub("", line, count=1)
+    if line.startswith("section_"):
+        return _gitlab_section().sub("", line, count=1)
+    return "" if line.startswith("[Pipeline]") else line
+
+
+def _terminal(line: str) -> str:
+    """What a terminal shows of a line rewritten with carriage returns (the last segment with text) and
+    backspaces (applied)."""
+    if "\r" in line:
+        parts = [p for p in line.split("\r") if p.strip() and p.strip("\b").strip()]
+        line = parts[-1] if parts else ""
+    return _backspaced(line) if "\b" in line else line
+
+
+def _backspaced(line: str) -> str:
+    """The line as a terminal shows it: a backspace moves the cursor back one column, and what follows
+    overwrites from there (a backspace at the start of the line stays there)."""
+    out: list[str] = []
+    col = 0
+    for piece in line.split("\b"):
+        out[col : col + len(piece)] = piece
+        col += len(piece)
+        col = max(0, col - 1)
+    return "".join(out)
 
 
 def line_prefix(line: str) -> int:

@@ -2,9 +2,10 @@
 hard-wrapped, numbered by a paste tool. Line numbers keep pointing into the original input.
 
 This is the first half of the normalize step (normalize.py is the second: per line, CI prefixes and escape
-sequences). It works per block (input.py) and costs nothing unless a block shows a presentation: a handful of
-``bytes.find`` calls and a look at the lengths of the block's first lines decide that (``detect``); only then
-is the block decoded and rewritten (``present``). A rewritten block comes with an origin map: for each of its
+sequences). One table, ``PRESENTATIONS``, names each presentation with how it is seen on a block's raw bytes
+(a search, a look at the first lines) and how it is undone on the block's lines. It works per block
+(read/sources.py) and costs nothing unless a block shows a presentation; only then is the block decoded and
+rewritten (``present``). A rewritten block comes with an origin map: for each of its
 lines, the index of the original line it starts on, so a match on a line joined from five wrapped pieces is
 reported at the first piece, and a line expanded from a notebook's JSON string at the JSON line.
 
@@ -18,24 +19,22 @@ Undone here:
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
-  prefix (a timestamp, ``[rank0]:``): see ``unwrap``.
+  prefix (a timestamp, ``[rank0]:``): see ``unwrap``. Only in a paste: a big log's lines of equal length
+  (``pytest -v``, Keras summaries, fixed-format step lines) or alternating lengths (logging lines between
+  tqdm bars) are records, never pieces of one line.
 """
 
 from __future__ import annotations
 
-import _thread  # threading's get_ident, without importing threading (start-up)
 import re
-import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
-from ..fieldmethods import FieldValue
 from ..kb.patterns import LazyRe
 from .normalize import line_prefix, normalize_line
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -44,24 +43,16 @@ SAMPLE_BYTES = 64 << 10  # the head of a block whose line lengths are looked at 
 DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
 DETECT_SAMPLE = 32 << 10  # else its head
 
-# detection, on the raw bytes of a block: the marks of a presentation (HTML entities and tags, JSON-escaped
-# text, typographic characters). Each pattern starts with a literal, which the `re` engine skips to; three
-# alternations of them cost ~0.75 ms per 32 KiB sample, 7% of a sparse log's scan.
-_MARKS_B = tuple(
-    re.compile(p, re.MULTILINE)
-    for p in (
-        rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);",
-        rb"<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>",
-        rb"\\u001[bB]",
-        rb'\\n",?\s*$',
-        rb'"(?:traceback|output_type|ename|evalue)":',
-        rb"\xc2\xa0",
-        rb"\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]",
-    )
+# what each presentation leaves in a block's raw bytes (each pattern starts with a literal the `re` engine
+# skips to)
+_NOTEBOOK_MARK = re.compile(rb'\\u001[bB]|\\n",?\s*$|"(?:traceback|output_type|ename|evalue)":', re.MULTILINE)
+_HTML_MARK = re.compile(
+    rb"&(?:#[0-9]{2,6}|#[xX][0-9a-fA-F]{2,5}|quot|lt|gt|amp|apos|nbsp);"
+    rb"|<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>"
 )
-# a line quoted ('>' after up to two spaces) or bulleted: one pass (six `in` searches of a 32 KiB sample, each
-# stopping at every newline, cost ten times as much: ~2% of a sparse log's scan)
-_QUOTE_OR_BULLET_B = re.compile(rb"\n(?: {0,2}>|[-*+] )")
+_CHARACTERS_MARK = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
+_QUOTE_MARK = re.compile(rb"\n {0,2}>")
+_BULLET_MARK = re.compile(rb"\n[-*+] ")
 
 
 def _json_module() -> Any:
@@ -97,8 +88,8 @@ _LINE_START = LazyRe(
 )
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Presented(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Presented:
     """A block rewritten: its lines and, for each, the index (in the original block) of its first line."""
 
     data: bytes
@@ -108,77 +99,6 @@ class Presented(FieldValue):
     @property
     def lines(self) -> int:
         return len(self.origin)
-
-
-def detect(data: bytes, literals: Collection[str] = ()) -> bool:
-    """Whether a block shows a presentation worth undoing (cheap: literal searches and a sample).
-
-    A paste (a block of up to 256 KiB) is looked at whole; a big log's block by its first 32 KiB: a log is
-    quoted, escaped or wrapped from end to end, and searching every byte of a GB log for a dozen markers
-    would cost a third of the scan."""
-    marked = None
-    if len(data) > DETECT_WHOLE:
-        data = data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
-        marked = _marked(data)
-    if marked is None:
-        marked = any(mark.search(data) for mark in _MARKS_B) or _QUOTE_OR_BULLET_B.search(data) is not None
-    if marked:
-        return True
-    if data.startswith((b">", b"- ", b"* ", b"```", b"~~~")) or _has_at(data, b"```") or _has_at(data, b"^M"):
-        return True
-    head = data[:SAMPLE_BYTES]
-    return _gutter_lines(head.split(b"\n", 40)[:40]) or _wrapped_sample(head, literals)
-
-
-# A big log's block, where its prefilter has loaded hyperscan: the marks and the quoted or bulleted line in one
-# hyperscan pass (~9 us per sample, against ~75 for the eight `re` searches: 2% of a sparse log's scan). The
-# tag's bounded run is spelled unbounded there (with {0,200} the database took 160 ms to compile, 8 ms
-# without), so a tag it finds is confirmed by the `re` pattern.
-_TAG_MARK = 1  # the tag's index in _MARKS_B
-
-
-def _marked(sample: bytes) -> bool | None:
-    """Whether a mark of _MARKS_B or a line _QUOTE_OR_BULLET_B finds is in ``sample``, by one hyperscan pass
-    (None: not known here; a paste's start-up does not load hyperscan for it)."""
-    hyperscan = sys.modules.get("hyperscan")
-    if hyperscan is None:
-        return None
-    db = _marks_db(_thread.get_ident())
-    if db is None:
-        return None
-    found: list[int] = []
-
-    def on_match(mark: int, _frm: int, _to: int, _flags: int, _ctx: object) -> bool:
-        if mark == _TAG_MARK and not _MARKS_B[_TAG_MARK].search(sample):
-            return False  # not a tag within 200 bytes: the pass goes on (SINGLEMATCH: no other tag hit)
-        found.append(mark)
-        return True  # one is enough: the pass stops
-
-    try:
-        db.scan(sample, match_event_handler=on_match)
-    except hyperscan.ScanTerminated:
-        pass
-    except Exception:  # a binding's error: the `re` searches say it
-        return None
-    return bool(found)
-
-
-@lru_cache(maxsize=64)
-def _marks_db(_thread_id: int) -> Any:
-    """The marks' database, one per thread (a database's scratch serves one scan at a time), from the cache
-    after its first compilation; None where hyperscan cannot be used."""
-    try:
-        import hyperscan  # type: ignore[import-not-found]
-
-        from ..kb import cache
-
-        expressions = [mark.pattern for mark in _MARKS_B] + [_QUOTE_OR_BULLET_B.pattern]
-        expressions[_TAG_MARK] = expressions[_TAG_MARK].replace(b"{0,200}", b"*")
-        flags = [hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * len(expressions)
-        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} marks {cache.digest(repr((expressions, flags)).encode())}"
-        return cache.hyperscan_database(hyperscan, key, lambda: (expressions, list(range(len(expressions))), flags), kind="hsmarks", keep=2)
-    except Exception:
-        return None
 
 
 def _has_at(data: bytes, mark: bytes) -> bool:
@@ -193,9 +113,9 @@ def _has_at(data: bytes, mark: bytes) -> bool:
     return False
 
 
-def _wrapped_sample(head: bytes, literals: Collection[str]) -> bool:
-    """A wrap, judged on a block's first lines: the longest must be 40-200 columns (a cheap test first)."""
-    lines = head.split(b"\n", 200)[:200]
+def _wrapped_sample(sample: bytes, literals: Collection[str]) -> bool:
+    """A wrap, judged on a paste's first lines: the longest must be 40-200 columns (a cheap test first)."""
+    lines = sample[:SAMPLE_BYTES].split(b"\n", 200)[:200]
     longest = max(map(len, lines))
     # byte lengths: no line of 40 columns, or one longer than any wrap width plus a CI prefix, rules it out
     if len(lines) < 2 or longest < MIN_WIDTH or longest > MAX_WIDTH + 48:
@@ -203,27 +123,30 @@ def _wrapped_sample(head: bytes, literals: Collection[str]) -> bool:
     return wrap_width([x.decode("utf-8", "replace") for x in lines], literals) is not None
 
 
-def present(data: bytes, literals: Collection[str] = ()) -> Presented | None:
-    """The block with its presentations undone, or None when there is nothing to undo. ``literals``: the
-    knowledge base's literals (lower case), the dictionary that tells a cut word from two words."""
-    if not detect(data, literals):
+def present(data: bytes, literals: Collection[str] = (), paste: bool = True) -> Presented | None:
+    """The block with its presentations undone (PRESENTATIONS, in order), or None when there is nothing to
+    undo. ``literals``: the knowledge base's literals (lower case), the dictionary that tells a cut word from
+    two words. ``paste``: the block is (the start of) an input of paste size; only a paste is taken to be
+    hard-wrapped (a big log's lines of equal length are records, not the pieces of one line).
+
+    Cheap unless a presentation is seen: a paste is looked at whole, a big log's block by its first 32 KiB (a
+    log is quoted or escaped from end to end, and searching every byte of a GB log for a dozen markers would
+    cost a third of the scan). Once one is seen, every presentation's undo looks at the lines (one may show
+    only after another is undone: a notebook's JSON strings hold quoted or wrapped lines)."""
+    table = [p for p in PRESENTATIONS if paste or not p.paste_only]
+    sample = data if len(data) <= DETECT_WHOLE else data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
+    if not any(p.seen(sample, literals) for p in table):
         return None
     raw = data.decode("utf-8", "replace").split("\n")
     # A CRLF line end is a line end: left on a piece that gets joined to the next, the '\r' would read as a
     # progress-bar overwrite and erase what came before it.
-    lines: list[tuple[str, int]] = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
+    lines: Lines = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
     undone: list[str] = []
-    for name, step in _STEPS:
-        # a wrap is undone where it was made: a line wrapped after it was quoted ('> ' on its first piece
-        # only) before the quotes go, one quoted piece by piece ('> ' on every piece) after
-        got = _unwrapped(lines, literals) if name == "wrap" else step(lines)
+    for p in table:
+        got = p.undo(lines, literals)
         if got is not None:
-            lines, what = got if name == "wrap" else (got, name)
+            lines, what = got
             undone.append(what)
-    got = _bullets(lines)
-    if got is not None:
-        lines = got
-        undone.append("bullets")
     if not undone:
         return None
     text = "\n".join(t for t, _ in lines)
@@ -256,35 +179,45 @@ def _notebook(lines: Lines) -> Lines | None:
 
 
 def _json_lines(t: str) -> list[str] | None:
+    """The lines a JSON line of a notebook stands for (None: not such a line): an output's one-line object, a
+    ``"traceback": [...]`` or ``"text": [...]`` list, or one JSON string."""
     s = t.strip()
     if s.startswith("{") and ('"traceback"' in s or '"text"' in s):
-        try:
-            obj = _json_module().loads(s.rstrip(","))
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            parts = obj.get("traceback") or obj.get("text")
-            if isinstance(parts, str):
-                parts = [parts]
-            if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
-                return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+        got = _json_object_lines(s)
+        if got is not None:
+            return got
     if s.startswith(('"traceback"', '"text"')) and "[" in s and s.rstrip(",").endswith("]"):
-        try:
-            parts = _json_module().loads(s[s.index("[") :].rstrip(","))
-        except ValueError:
-            parts = None
-        if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
-            return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+        got = _string_list_lines(_json_value(s[s.index("[") :].rstrip(",")))
+        if got is not None:
+            return got
     m = _JSON_STRING_LINE.match(t)
     if m is None or ("\\" not in m.group(1) and not s.startswith('"')):
         return None
-    try:
-        value = _json_module().loads(m.group(1))
-    except ValueError:
-        return None
+    value = _json_value(m.group(1))
     if not isinstance(value, str):
         return None
     return value[:-1].split("\n") if value.endswith("\n") else value.split("\n")
+
+
+def _json_value(text: str) -> Any:
+    try:
+        return _json_module().loads(text)
+    except ValueError:
+        return None
+
+
+def _json_object_lines(s: str) -> list[str] | None:
+    obj = _json_value(s.rstrip(","))
+    if not isinstance(obj, dict):
+        return None
+    parts = obj.get("traceback") or obj.get("text")
+    return _string_list_lines([parts] if isinstance(parts, str) else parts)
+
+
+def _string_list_lines(parts: Any) -> list[str] | None:
+    if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
+        return "\n".join(p.rstrip("\n") for p in parts).split("\n")
+    return None
 
 
 def _html(lines: Lines) -> Lines | None:
@@ -309,25 +242,24 @@ def _html(lines: Lines) -> Lines | None:
 
 
 def _markdown(lines: Lines) -> Lines | None:
-    quoted = sum(1 for t, _ in lines if _QUOTE.match(t) and not t.lstrip().startswith(">>> "))
-    fenced = sum(1 for t, _ in lines if _FENCE.match(t))
+    quoted = any(_QUOTE.match(t) and not t.lstrip().startswith(">>> ") for t, _ in lines)
+    fenced = any(_FENCE.match(t) for t, _ in lines)
     if not (quoted or fenced):
         return None
-    out: Lines = []
-    for t, o in lines:
-        if quoted and _QUOTE.match(t):
-            m = _QUOTE.match(t)
-            assert m is not None
-            rest = t[m.end() :]
-            # '>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')
-            if not (t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3):
-                t = rest
-        if fenced and _FENCE.match(t):
-            t = ""
-        if t.startswith("`") and t.endswith("`") and len(t) > 2 and t.count("`") == 2:
-            t = t[1:-1]
-        out.append((t, o))
-    return out
+    return [(_unquoted(t, quoted, fenced), o) for t, o in lines]
+
+
+def _unquoted(t: str, quoted: bool, fenced: bool) -> str:
+    """One line without its quote marks, a fence line blank, an inline-code line without its backticks."""
+    m = _QUOTE.match(t) if quoted else None
+    # '>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')
+    if m is not None and not (t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3):
+        t = t[m.end() :]
+    if fenced and _FENCE.match(t):
+        t = ""
+    if t.startswith("`") and t.endswith("`") and len(t) > 2 and t.count("`") == 2:
+        t = t[1:-1]
+    return t
 
 
 def _bullets(lines: Lines) -> Lines | None:
@@ -392,18 +324,49 @@ def _unwrapped(lines: Lines, literals: Collection[str]) -> tuple[Lines, str] | N
     return (joined, f"wrap {wrapped[0]}") if len(joined) != len(lines) else None
 
 
-def _no_step(lines: Lines) -> Lines | None:
-    return None
+@dataclass(frozen=True, slots=True)
+class Presentation:
+    """One way a log is presented: ``seen`` tells it on a block's raw bytes (a search, a look at the first
+    lines), ``undo`` undoes it on the block's lines, returning them with what was undone (None: nothing)."""
+
+    name: str
+    seen: Callable[[bytes, Collection[str]], bool]
+    undo: Callable[[Lines, Collection[str]], tuple[Lines, str] | None]
+    paste_only: bool = False
 
 
-_STEPS = (
-    ("notebook", _notebook),
-    ("html", _html),
-    ("wrap", _no_step),
-    ("markdown", _markdown),
-    ("gutter", _gutter),
-    ("characters", _characters),
-    ("wrap", _no_step),
+def _step(name: str, undo: Callable[[Lines], Lines | None]) -> Callable[[Lines, Collection[str]], tuple[Lines, str] | None]:
+    def run(lines: Lines, _literals: Collection[str]) -> tuple[Lines, str] | None:
+        got = undo(lines)
+        return None if got is None else (got, name)
+
+    return run
+
+
+def _marked(pattern: re.Pattern[bytes], starts: tuple[bytes, ...] = (), inside: tuple[bytes, ...] = ()) -> Callable[[bytes, Collection[str]], bool]:
+    def seen(sample: bytes, _literals: Collection[str]) -> bool:
+        return sample.startswith(starts) or pattern.search(sample) is not None or any(_has_at(sample, m) for m in inside)
+
+    return seen
+
+
+def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
+
+
+# In the order they are undone. A wrap is undone where it was made: a line wrapped after it was quoted ('> ' on
+# its first piece only) before the quotes go, one quoted piece by piece ('> ' on every piece) after; bullets
+# last, so a wrapped piece that happens to begin with '- ' keeps its length.
+_WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
+PRESENTATIONS = (
+    Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook)),
+    Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
+    _WRAP,
+    Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
+    Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
+    Presentation("characters", _marked(_CHARACTERS_MARK, (), (b"^M",)), _step("characters", _characters)),
+    _WRAP,
+    Presentation("bullets", _marked(_BULLET_MARK, (b"- ", b"* ")), _step("bullets", _bullets)),
 )
 
 
@@ -450,19 +413,31 @@ def _width_of(clean: Sequence[str], lengths: Sequence[int], literals: Collection
     does not start a line of its own; or, wrapped at spaces, at least three lines ending within 15 columns of
     W whose next line begins with a lower-case word that would not have fit. A log that was not wrapped has
     lines of every length, and its long lines end where their text ends."""
-    longest = max(lengths, default=0)
-    if longest < MIN_WIDTH or longest > MAX_WIDTH:
+    width = max(lengths, default=0)
+    if width < MIN_WIDTH or width > MAX_WIDTH:
         return None
-    width = longest
-    full = [i for i, n in enumerate(lengths) if n == width and i + 1 < len(clean)]
-    cont = [i for i in full if _continues(clean[i], clean[i + 1])]
-    if cont and len(cont) * 2 >= len(full) and (
-        len(cont) >= 2 or _identifier_cut(clean[cont[0]], clean[cont[0] + 1]) or _makes_literal(clean[cont[0]], clean[cont[0] + 1], literals)
-    ):
+    if _cut_anywhere(clean, lengths, width, literals):
         return width
     near = sum(1 for i in range(len(clean) - 1) if _word_wrapped(lengths[i], clean[i], clean[i + 1], width))
     long_lines = sum(1 for n in lengths if n > width // 2)
     return width if near >= 3 and near * 3 >= long_lines else None
+
+
+def _cut_anywhere(clean: Sequence[str], lengths: Sequence[int], width: int, literals: Collection[str]) -> bool:
+    """Most lines of exactly ``width`` go on into the next line, twice at least (once: where the cut splits an
+    identifier or a literal of the knowledge base)."""
+    full = [i for i, n in enumerate(lengths) if n == width and i + 1 < len(clean)]
+    cont = [i for i in full if _continues(clean[i], clean[i + 1]) and not _rows(clean[i], clean[i + 1], lengths[i + 1], width)]
+    if not cont or len(cont) * 2 < len(full):
+        return False
+    first, nxt = clean[cont[0]], clean[cont[0] + 1]
+    return len(cont) >= 2 or _identifier_cut(first, nxt) or _makes_literal(first, nxt, literals)
+
+
+def _rows(cur: str, nxt: str, nxt_length: int, width: int) -> bool:
+    """Two full lines that begin and end alike are rows of a fixed-width layout (a table, pytest -v's
+    '[ 12%]'), not a line and its continuation."""
+    return nxt_length == width and nxt[:1] == cur[:1] and nxt[-1:] == cur[-1:]
 
 
 def _first_word(text: str) -> str:
@@ -510,9 +485,11 @@ def _identifier_cut(cur: str, nxt: str) -> bool:
     if len(nxt) > 1 and nxt[0] == " " and not nxt[1].isspace():  # cut before a space: ' failed: ...'
         return True
     a, b = _TOKEN_END.search(cur), _TOKEN_START.match(nxt)
-    if a is None or b is None:
-        return False
-    left, right = a.group(0), b.group(0)
+    return a is not None and b is not None and _one_token(a.group(0), b.group(0))
+
+
+def _one_token(left: str, right: str) -> bool:
+    """Whether the end of a piece and the start of the next spell one identifier or path."""
     if left[-1] in ".,;:" or (left[-1].islower() and right[0].isupper()):  # 'stream.|Aborted', 'encountered|CUDA'
         return False
     if right[:1].isupper() and right[1:2].islower():  # a capitalised word begins: 'LICENSE_ERROR|Stack trace'

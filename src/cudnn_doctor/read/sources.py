@@ -12,16 +12,13 @@ import codecs
 import contextlib
 import io
 import os
-import sys
-from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError
-from ..fieldmethods import FieldEq, FieldValue
 from ..kb.patterns import LazyRe
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, BinaryIO
@@ -37,37 +34,8 @@ GZIP_MAX_RATIO = 50.0
 GZIP_FLOOR = 256 << 20
 
 
-# Set by the command line (commands.run_diagnose): a process of its own that reads a big log tunes glibc's
-# malloc (tune_malloc) once it has read TUNE_AFTER bytes; a library caller's process is left as it is.
-TUNE_MALLOC = False
-TUNE_AFTER = 8 << 20
-_tuned = False
-
-
-def tune_malloc() -> None:
-    """glibc only, once per process: keep allocations of up to 2 MiB (a block, its window, their lower-cased
-    copies) on the heap and up to 8 MiB of it free before giving memory back. With the defaults, the heap top
-    holding each 1 MiB block just freed is trimmed and the next block's pages fault in again: a third of
-    reading a log was page faults (256 MiB: 0.15 -> 0.10 s; the whole scan 5-8% faster). Peak RSS is
-    unchanged (16 and 64 MiB were no faster; 4 MiB of free heap was slower again)."""
-    global _tuned
-    if _tuned:
-        return
-    _tuned = True
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt  # glibc's; musl has none (AttributeError)
-        mallopt(-3, 2 << 20)  # M_MMAP_THRESHOLD
-        mallopt(-1, 8 << 20)  # M_TRIM_THRESHOLD
-    except (AttributeError, OSError, ImportError):
-        pass
-
-
-@dataclass(slots=True, repr=False, eq=False)
-class ReadStats(FieldEq):
+@dataclass(slots=True)
+class ReadStats:
     """What reading a source took in: bytes, lines, and lines cut at MAX_LINE."""
 
     bytes_read: int = 0
@@ -75,29 +43,22 @@ class ReadStats(FieldEq):
     cut_lines: int = 0
 
 
-if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    class Block(NamedTuple):
-        """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are;
-        ``marks``: where some lines start, as counted while reading (Marks), or None."""
-
-        data: bytes
-        lines: int
-        marks: Marks | None = None
-
-else:  # typing.NamedTuple's class, without importing typing (start-up)
-    Block = namedtuple("Block", ("data", "lines", "marks"), defaults=(None,))
-
-# (offsets, line indexes) of line starts about every MARK_BYTES of a block, from the count of its lines as it
-# was read: the matcher numbers a line from the nearest one (match/lines.py) instead of counting the newlines
-# of the whole block a second time
+# Where some lines of a block start (offsets, line indexes): the reader no longer counts them (one
+# ``bytes.count`` of a block is cheap enough), so ``Block.marks`` is always None; it stays in the tuple while
+# match/ unpacks three fields.
 Marks = tuple[list[int], list[int]]
-MARK_BYTES = 16 << 10
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Source(FieldValue):
+class Block(NamedTuple):
+    """Whole lines of a log as UTF-8 bytes (joined by newlines, no trailing one) and how many there are."""
+
+    data: bytes
+    lines: int
+    marks: Marks | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
     """A named input; ``opener`` returns a binary stream."""
 
     name: str
@@ -115,31 +76,36 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
         if arg == "-":
             if stdin is None:
                 problems.append("-: no standard input")
-                continue
-            out.append(Source("<stdin>", lambda s=stdin: s))
-            continue
-        if _plain_file(arg):  # the common case, without pathlib (start-up)
+            else:
+                out.append(Source("<stdin>", lambda s=stdin: s))
+        elif _plain_file(arg):  # the common case, without pathlib (start-up)
             out.append(Source(arg, _file_opener(arg), _size(arg), path=arg))
-            continue
-        from pathlib import Path
-
-        path = Path(arg)
-        if path.is_dir():
-            files = sorted(
-                p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-            if not files:
-                problems.append(f"{arg}: directory holds no files")
-            out += directory_sources(files)
-        elif path.suffix.lower() == ".zip" and path.is_file():
-            out += zip_sources(path, problems)
-        elif path.suffix.lower() == ".ipynb" and path.is_file() and (cells := notebook_sources(path)) is not None:
-            out += cells
-        elif path.is_file() or (path.exists() and not path.is_dir()):
-            out.append(Source(str(path), _file_opener(path), _size(path), path=str(path) if path.is_file() else None))
         else:
-            problems.append(f"{arg}: no such file or directory")
+            _path_sources(arg, out, problems)
     return out, problems
+
+
+def _path_sources(arg: str, out: list[Source], problems: list[str]) -> None:
+    """A directory's files, a zip archive's members, a notebook's cells, or any other path (a FIFO, a device)
+    as one source."""
+    from pathlib import Path
+
+    path = Path(arg)
+    if path.is_dir():
+        files = sorted(
+            p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            problems.append(f"{arg}: directory holds no files")
+        out += directory_sources(files)
+    elif path.suffix.lower() == ".zip" and path.is_file():
+        out += zip_sources(path, problems)
+    elif path.suffix.lower() == ".ipynb" and path.is_file() and (cells := notebook_sources(path)) is not None:
+        out += cells
+    elif path.is_file() or (path.exists() and not path.is_dir()):
+        out.append(Source(str(path), _file_opener(path), _size(path), path=str(path) if path.is_file() else None))
+    else:
+        problems.append(f"{arg}: no such file or directory")
 
 
 def notebook_sources(path: Path) -> list[Source] | None:
@@ -159,21 +125,25 @@ def notebook_sources(path: Path) -> list[Source] | None:
     out: list[Source] = []
     for number, cell in enumerate(nb["cells"], 1):
         outputs = cell.get("outputs") if isinstance(cell, dict) else None
-        parts: list[str] = []
-        for o in outputs if isinstance(outputs, list) else ():
-            if not isinstance(o, dict):
-                continue
-            if o.get("output_type") == "error":
-                tb = o.get("traceback")
-                lines = [t for t in tb if isinstance(t, str)] if isinstance(tb, list) else []
-                parts.append("\n".join(x.rstrip("\n") for x in lines) or f"{o.get('ename', '')}: {o.get('evalue', '')}")
-            elif o.get("output_type") == "stream" and o.get("name") == "stderr":
-                text = o.get("text")
-                parts.append("".join(text) if isinstance(text, list) else str(text or ""))
+        parts = [p for o in (outputs if isinstance(outputs, list) else ()) if (p := _output_text(o)) is not None]
         if parts:
             data = "\n".join(p.rstrip("\n") for p in parts).encode("utf-8", "surrogatepass")
             out.append(Source(f"{path}[cell {number}]", lambda d=data: io.BytesIO(d), len(data)))
     return out or [Source(str(path), lambda: io.BytesIO(b""), 0)]
+
+
+def _output_text(o: Any) -> str | None:
+    """The text of a cell output that shows an error (an ``error`` output's traceback, a ``stderr`` stream)."""
+    if not isinstance(o, dict):
+        return None
+    if o.get("output_type") == "error":
+        tb = o.get("traceback")
+        lines = [t for t in tb if isinstance(t, str)] if isinstance(tb, list) else []
+        return "\n".join(x.rstrip("\n") for x in lines) or f"{o.get('ename', '')}: {o.get('evalue', '')}"
+    if o.get("output_type") == "stream" and o.get("name") == "stderr":
+        text = o.get("text")
+        return "".join(text) if isinstance(text, list) else str(text or "")
+    return None
 
 
 def _plain_file(arg: str) -> bool:
@@ -211,11 +181,15 @@ def text_source(text: str | bytes, name: str = "<text>") -> Source:
     return Source(name, lambda: io.BytesIO(data), len(data))
 
 
-_BINARY_CONTROLS = bytes([*range(0, 9), *range(14, 27), *range(28, 32)])
+# control bytes a text log does not hold: not those a terminal acts on (backspace, tab, newline, vertical tab,
+# form feed, carriage return, escape), which progress bars write by the thousand (Keras' Progbar writes '\b'
+# times the bar's width before each update, piped or not)
+_BINARY_CONTROLS = bytes([*range(0, 8), *range(14, 27), *range(28, 32)])
 
 
 def looks_binary(sample: bytes) -> bool:
-    """NUL bytes or many control bytes in the first 8 KiB (UTF-16 with a BOM is text)."""
+    """NUL bytes or many control bytes in the first 8 KiB (UTF-16 with a BOM is text; a terminal's
+    backspaces and carriage returns are text: normalize.py applies them)."""
     if not sample or sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
     sample = sample[:8192]
@@ -365,8 +339,6 @@ def _blocks(
         stats.bytes_read += len(data)
         if on_bytes is not None:
             on_bytes(len(data))
-        if TUNE_MALLOC and not _tuned and stats.bytes_read >= TUNE_AFTER:
-            tune_malloc()
         if recode is not None:
             data = recode.decode(data).encode("utf-8", "surrogatepass")
         cut = data.rfind(b"\n")  # the carry (a line's start) holds no newline
@@ -392,47 +364,11 @@ def _blocks(
 
 def _finish(block: bytes, stats: ReadStats, first_cut: bool = False) -> Block:
     """A block of whole lines; ``first_cut``: its first line was cut (and counted) while it was read."""
-    lines, marks = count_lines(block)  # counted once here; the matcher and the pipeline reuse it
+    lines = block.count(b"\n") + 1  # counted once here; the matcher and the pipeline reuse it
     stats.lines += lines
     if len(block) > MAX_LINE and _has_long_line(block):
         block = _LONG_LINE.sub(lambda m: _cut_long(m.group(0), stats, first_cut and m.start() == 0), block)
-        marks = None  # the offsets moved
-    return Block(block, lines, marks)
-
-
-def count_lines(data: bytes) -> tuple[int, Marks | None]:
-    """The lines of ``data`` and, for data of more than two MARK_BYTES, marks: where a line starts after every
-    MARK_BYTES, with its index (one count of the newlines in all, as bytes.count of the whole)."""
-    if len(data) <= 2 * MARK_BYTES:
-        return data.count(b"\n") + 1, None
-    offs: list[int] = []
-    lis: list[int] = []
-    li = pos = 0
-    find, count = data.find, data.count
-    fast = True
-    while (nl := find(b"\n", pos + MARK_BYTES)) >= 0:
-        if fast:
-            n, fast = _newlines(data[pos:nl])
-        else:
-            n = count(b"\n", pos, nl)
-        li += n + 1
-        pos = nl + 1
-        offs.append(pos)
-        lis.append(li)
-    return li + (_newlines(data[pos:])[0] if fast else count(b"\n", pos)) + 1, (offs, lis)
-
-
-# lines this long or longer on average: their newlines are counted faster by deleting them (memchr, memcpy) than
-# by bytes.count (a byte at a time, ~3 GB/s); shorter, deleting costs more per newline than it saves
-FAST_COUNT_LINE = 48
-
-
-def _newlines(seg: bytes) -> tuple[int, bool]:
-    """The newlines of ``seg``, and whether its lines are long enough to count the next piece the same way
-    (once a piece's lines are short, a block's other pieces are counted with bytes.count: the worst case costs
-    one piece, ~1.4x bytes.count over a block; the usual, a third of it)."""
-    n = len(seg) - len(seg.replace(b"\n", b""))
-    return n, n * FAST_COUNT_LINE <= len(seg)
+    return Block(block, lines)
 
 
 def _has_long_line(block: bytes) -> bool:

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -50,7 +50,7 @@ NORMALIZE_CONTROLS = LazyRe(f"[{C0_BUT_TAB_LF}{DEL}]")
 # segment and never joins two, so a deleted CR would join what it keeps to the text before it ('0.5' to
 # 'DataParallel': no longer at a word start)
 NORMALIZE_DELETES_BYTES = LazyRe(
-    lambda: (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF_CR}{DEL}]").encode("latin-1")
+    lambda: (ANSI.pattern.replace(r"\x9b", r"\xc2\x9b") + f"|[{C0_BUT_TAB_LF_CR}{DEL}]+").encode("latin-1")
 )
 _TERMINAL = re.compile(f"[{C0_BUT_TAB_LF}{DEL_C1}{ZERO_WIDTH}{BIDI}]")
 _LATER = {

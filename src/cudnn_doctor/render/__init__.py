@@ -4,8 +4,8 @@ in report.py). They lay out; what to show was decided in rank.py."""
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

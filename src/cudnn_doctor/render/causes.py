@@ -7,9 +7,10 @@ them a view lists is rank's decision (``rank.View.causes``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..rank.findings import MAX_DIFFERENTIAL, head, split_differential
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     from ..records import CandidateRecord, FindingRecord
 

@@ -7,11 +7,11 @@ log shows, why it happens, the dead end to avoid and the workaround to try first
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..rank.findings import SUMMARY, head, try_first, warn_first
 from .causes import one_line
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     from ..records import FindingRecord, Report
 

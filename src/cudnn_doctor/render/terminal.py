@@ -9,12 +9,12 @@ without colour; rich is only imported when there is colour to render.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ..rank.findings import TERMINAL, head
 from ..read.textsafe import terminal_safe as safe
 from .phrases import cut_note, plural, scope_text, sources_text
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     from typing import Any
 
