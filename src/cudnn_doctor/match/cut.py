@@ -37,6 +37,10 @@ ELLIPSES = ("...", "\u2026", "[truncated]", "(truncated)", "[...]")
 CUT_TIMEOUT_S = 1.0
 SCOPE_RANK = {"rnn": 2, "cudnn": 1, "cuda": 0}
 # as match.DIRECT_RNN: an RNN API named in the text read outweighs conv words nearby
+# what makes a begun literal specific: a code-like word (a digit, an underscore, an inner capital: cuDNN,
+# ThenRnnForward, CUDNN_STATUS_..) or a word of the RNN/cuDNN vocabulary. Ordinary words ('failed to set',
+# 'could not create') begin messages of many programs: a line ending in them is no reading.
+SPECIFIC = Lazy(r"\w*(?:\d|_|[a-z][A-Z])\w*|(?i:\w*(?:cudnn|rnn|lstm|gru|miopen|cuda|dnn|cublas|cufft)\w*)")
 DIRECT_RNN = Lazy(r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b|\brnn-inl\.h\b|\bcurnn\.jl\b")
 
 
@@ -190,6 +194,8 @@ class CutReader:
             got = self._partial(self.sigs[idx], text, line_start, at)
             # the reading must rest on the literal: with it blanked out, the pattern must no longer read the
             # text (``[^\n]*?`` reads anything)
+            if got is not None and rest and SPECIFIC.search(got.text) is None:
+                continue  # it read only ordinary words, up to a literal begun at the end
             if got is not None and self._partial(self.sigs[idx], text[:at] + "\x01" * k + text[at + k :], line_start, at, True) is None:
                 got.rest, got.at, got.size = rest, at, k
                 out.append(got)

@@ -389,6 +389,9 @@ class Matcher:
         if not self._all_words and self.prefilter.words and len(lines.data) >= CONFIRM_FROM:
             firsts = {}
         hits, present = self.prefilter.scan_words(lines.data, core_start, core_end, firsts)
+        for ls, lits in self.prefilter.behind_escapes(lines.data, core_start, core_end).items():
+            have = hits.setdefault(ls, [])
+            have += (lit for lit in lits if lit not in have)
         if not self.prefilter.words:  # a prefilter made before the first big window: it knows no words
             present = None
         lines.memo["present"] = present
