@@ -3,10 +3,12 @@ are extracted and each command run by bash in a scratch directory that holds the
 ci-logs/, my-signatures/, a train.py that fails with a cuDNN RNN error), with this interpreter's cudnn-doctor
 first on PATH. A command marked ``# needs: network`` (or ``# needs: <anything>``: a GPU, the frameworks) is
 listed as skipped with the reason, as is one that installs from the package index (``pip install``, ``pipx``,
-``pip wheel``, ``git clone``). Exit codes 0 and 1 (a finding) pass."""
+``pip wheel``, ``git clone``) and one of an optional extra that is not installed (``mcp``, ``--dask``). Exit
+codes 0 and 1 (a finding) pass."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -21,6 +23,9 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(bash|sh|shell|console)\n(.*?)^```", re.M | re.S)
 NEEDS = re.compile(r"\bneeds:\s*([^;)]+)")  # in the command's trailing comment
 INDEX = re.compile(r"\b(pip install|pipx install|pip wheel|git clone)\b")
+# a command of an optional extra, skipped where the extra is not installed (.ci/run's lowest-dependency run
+# installs the core dependencies only)
+EXTRAS = ((re.compile(r"\bcudnn-doctor mcp\b"), "mcp"), (re.compile(r"--dask\b"), "distributed"))
 HIDDEN = "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"
 
 
@@ -80,6 +85,9 @@ def test_documented_command_runs(scratch: Path, where: str, command: str) -> Non
         pytest.skip(f"needs {needs.group(1).strip()}")
     if INDEX.search(command):
         pytest.skip("installs from the package index (needs a network)")
+    for pattern, module in EXTRAS:
+        if pattern.search(command.partition(" #")[0]) and importlib.util.find_spec(module) is None:
+            pytest.skip(f"needs the optional package {module} (not installed)")
     bin_dir = os.path.dirname(sys.executable)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "HOME": str(scratch),
            "XDG_DATA_HOME": str(scratch / ".local" / "share"), "NO_COLOR": "1"}
