@@ -274,17 +274,22 @@ def run_diagnose(args: ReportArgs) -> int:
     if not result.sources and not result.input_errors and sources:  # every file of a directory (a zip) skipped
         result.input_errors.append(f"{', '.join(args.files)}: no text log read (every file was skipped)")
     if args.format is Format.terminal and result.input_errors and not result.sources:
-        for warning in result.warnings:  # the skipped files, each named once
-            sys.stderr.write(f"warning: {warning}\n")
-        for problem in result.input_errors:  # nothing was read: the error alone, not an empty report as well
-            err(problem)
-        return EXIT_ERROR
+        return _nothing_read(result)
     record = emit_report(result, args)
     for problem in result.input_errors:
         err(problem)
     if problems or result.input_errors:
         return EXIT_ERROR
     return EXIT_FOUND if record["findings"] and not args.exit_zero else EXIT_OK
+
+
+def _nothing_read(result: Diagnosis) -> int:
+    """Nothing was read: the skipped files, each named once, and the error alone (not an empty report)."""
+    for warning in result.warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    for problem in result.input_errors:
+        err(problem)
+    return EXIT_ERROR
 
 
 def _sources(files: list[str]) -> tuple[list[Source], list[str]]:

@@ -22,7 +22,7 @@ SUMMARY_FORMATS = ("terminal", "markdown", "json")
 
 
 def cmd_triage(ns: Namespace) -> int:
-    from ..integrations.triage import Summary, expand, render_summary, run_dask, run_local
+    from ..integrations.triage import Summary, run_dask, run_local
     from .config import settings
 
     values = settings(ns)
@@ -33,8 +33,21 @@ def cmd_triage(ns: Namespace) -> int:
     if values["jsonl"] == "-" and values["output"] == "-":
         raise UsageError("the JSON lines (--jsonl) and the summary (-o -) cannot both go to stdout: give one a FILE")
     spec = _spec(values)
+    logs = _logs(values["paths"])
+    records = run_dask(logs, spec, values["dask"], workers) if values["dask"] else run_local(logs, spec, jobs)
+    summary = Summary()
+    with progress_for("triage", len(logs), "logs") as progress:
+        _collect(records, summary, values["jsonl"], progress)
+    _write_summaries(summary, fmt, values)
+    return EXIT_FOUND if summary.rows and not values["exit_zero"] else EXIT_OK
+
+
+def _logs(paths: list[str]) -> list[str]:
+    """The logs the paths name; the skipped files and the problems said on stderr (none: exit 2)."""
+    from ..integrations.triage import expand
+
     skipped: list[str] = []
-    logs, problems = expand(values["paths"], skipped)
+    logs, problems = expand(paths, skipped)
     for line in skipped:
         sys.stderr.write(f"warning: {line}\n")
     for problem in problems:
@@ -43,10 +56,13 @@ def cmd_triage(ns: Namespace) -> int:
         if not problems:
             err("no log to read")
         raise CommandExit(EXIT_ERROR)
-    records = run_dask(logs, spec, values["dask"], workers) if values["dask"] else run_local(logs, spec, jobs)
-    summary = Summary()
-    with progress_for("triage", len(logs), "logs") as progress:
-        _collect(records, summary, values["jsonl"], progress)
+    return logs
+
+
+def _write_summaries(summary: Any, fmt: str, values: dict[str, Any]) -> None:
+    """The summary where -o says (stderr when the JSON lines hold stdout), and the extra formats' files."""
+    from ..integrations.triage import render_summary
+
     report = render_summary(summary, fmt)
     if values["jsonl"] == "-" and values["output"] is None:
         sys.stderr.write(report)  # stdout holds the JSON lines
@@ -55,7 +71,6 @@ def cmd_triage(ns: Namespace) -> int:
     for extra in ("json", "markdown"):
         if values[f"{extra}_output"]:
             write(render_summary(summary, extra), to_path(values[f"{extra}_output"]))
-    return EXIT_FOUND if summary.rows and not values["exit_zero"] else EXIT_OK
 
 
 def _spec(values: dict[str, Any]) -> Any:

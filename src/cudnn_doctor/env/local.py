@@ -194,44 +194,54 @@ def cudnn_get_version(path: str) -> int | None:
 _SMI_HEADER = re.compile(r"Driver Version:\s*(?P<driver>[\d.]+)(?:.*?CUDA Version:\s*(?P<cuda>[\d.]+))?")
 
 
+def _smi(exe: str, *args: str) -> tuple[int, str]:
+    import subprocess
+
+    proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False)
+    return proc.returncode, proc.stdout or ""
+
+
+def _smi_rows(exe: str) -> list[str]:
+    """One CSV row per GPU: name, driver, compute capability (old drivers do not know compute_cap)."""
+    for query in ("name,driver_version,compute_cap", "name,driver_version"):
+        rc, out = _smi(exe, f"--query-gpu={query}", "--format=csv,noheader")
+        rows = [r for r in out.splitlines() if r.strip()] if rc == 0 else []
+        if rows:
+            return rows
+    return []
+
+
 def _nvidia_smi(env: LocalEnv) -> None:
     import shutil
     import subprocess
+
     exe = shutil.which("nvidia-smi")
     if not exe:
         env.notes.append("nvidia-smi not on PATH")
         return
     try:
-        proc = subprocess.run(
-            [exe, "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False,
-        )
-        rows = [r for r in proc.stdout.splitlines() if r.strip()] if proc.returncode == 0 else []
-        if not rows:  # old drivers do not know compute_cap
-            proc = subprocess.run(
-                [exe, "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False,
-            )
-            rows = [r for r in proc.stdout.splitlines() if r.strip()] if proc.returncode == 0 else []
-        head = subprocess.run([exe], capture_output=True, text=True, timeout=SMI_TIMEOUT_S, check=False)
+        rows = _smi_rows(exe)
+        head = _smi(exe)[1]
     except (OSError, subprocess.SubprocessError) as exc:
         env.notes.append(f"nvidia-smi failed: {exc}")
         return
-    m = _SMI_HEADER.search(head.stdout or "")
-    driver_done = False
+    m = _SMI_HEADER.search(head)
     if m:
         env.add("driver", m.group("driver"), HOW_SMI)
-        driver_done = True
         if m.group("cuda"):
             env.add("cuda_driver", m.group("cuda"), HOW_SMI)
     for i, row in enumerate(rows):
-        parts = [p.strip() for p in row.split(",")]
-        if i == 0 and len(parts) >= 2 and not driver_done:
-            env.add("driver", parts[1], HOW_SMI)
-        if parts and parts[0]:
-            env.add("gpu", parts[0] if i == 0 else f"{i}: {parts[0]}", HOW_SMI)
-        if i == 0 and len(parts) >= 3 and re.fullmatch(r"\d+\.\d+", parts[2]):
-            env.add("compute_capability", parts[2], HOW_SMI)
+        _smi_row(env, i, [p.strip() for p in row.split(",")], driver_done=m is not None)
+
+
+def _smi_row(env: LocalEnv, i: int, parts: list[str], driver_done: bool) -> None:
+    """What one GPU's row says: the driver (first GPU, when the header did not), its name, its capability."""
+    if i == 0 and len(parts) >= 2 and not driver_done:
+        env.add("driver", parts[1], HOW_SMI)
+    if parts and parts[0]:
+        env.add("gpu", parts[0] if i == 0 else f"{i}: {parts[0]}", HOW_SMI)
+    if i == 0 and len(parts) >= 3 and re.fullmatch(r"\d+\.\d+", parts[2]):
+        env.add("compute_capability", parts[2], HOW_SMI)
 
 
 def _os_text() -> str:

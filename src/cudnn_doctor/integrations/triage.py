@@ -85,26 +85,13 @@ def expand(paths: Iterable[str], skipped: list[str] | None = None) -> tuple[list
     problems: list[str] = []
     irregular: list[str] = []
     for arg in paths:
-        if is_url(arg):
-            try:
-                found = _expand_url(arg)
-            except DoctorError:
-                raise
-            except Exception as exc:  # fsspec's and the storage's own errors
-                problems.append(f"{arg}: {type(exc).__name__}: {exc}")
-                continue
-        else:
-            local = arg[len("file://") :] if arg.startswith("file://") else arg
-            if _GLOB.search(local):
-                found = []
-                for hit in sorted(glob.glob(local, recursive=True)):
-                    found += _walk(Path(hit)) if Path(hit).is_dir() else [hit]
-            elif Path(local).is_dir():
-                found = _walk(Path(local))
-            elif Path(local).exists():
-                found = [local]
-            else:
-                found = []
+        try:
+            found = _expand_one(arg)
+        except DoctorError:
+            raise
+        except Exception as exc:  # fsspec's and the storage's own errors
+            problems.append(f"{arg}: {type(exc).__name__}: {exc}")
+            continue
         kept = [f for f in found if is_url(f) or _regular(f)]
         irregular += [f for f in found if f not in kept]
         if not kept and not (found and skipped is not None):
@@ -113,6 +100,21 @@ def expand(paths: Iterable[str], skipped: list[str] | None = None) -> tuple[list
     if skipped is not None:
         skipped += [f"{f}: not a regular file (a FIFO, socket or device): skipped" for f in dict.fromkeys(irregular)]
     return list(dict.fromkeys(out)), problems
+
+
+def _expand_one(arg: str) -> list[str]:
+    """The logs one argument names: a URL's, a glob's, a directory's (walked) or the file itself."""
+    if is_url(arg):
+        return _expand_url(arg)
+    local = arg[len("file://") :] if arg.startswith("file://") else arg
+    if _GLOB.search(local):
+        found: list[str] = []
+        for hit in sorted(glob.glob(local, recursive=True)):
+            found += _walk(Path(hit)) if Path(hit).is_dir() else [hit]
+        return found
+    if Path(local).is_dir():
+        return _walk(Path(local))
+    return [local] if Path(local).exists() else []
 
 
 def _regular(path: str) -> bool:
@@ -157,7 +159,7 @@ def _expand_url(url: str) -> list[str]:
 
 def _source(log: str) -> tuple[Any, float | None]:
     """(input.Source, mtime as a POSIX timestamp or None) for a path or URL."""
-    from ..read.sources import Source, _file_opener
+    from ..read.sources import Source, file_opener
 
     if not is_url(log):
         path = Path(log[len("file://") :] if log.startswith("file://") else log)
@@ -167,7 +169,7 @@ def _source(log: str) -> tuple[Any, float | None]:
             raise InputError(f"{log}: cannot open: {exc.strerror or exc}") from exc
         if path.is_dir():
             raise InputError(f"{log}: is a directory")
-        return Source(log, _file_opener(path), st.st_size, path=str(path)), st.st_mtime
+        return Source(log, file_opener(path), st.st_size, path=str(path)), st.st_mtime
     fs, path = _fsspec().core.url_to_fs(log)
     try:
         info = fs.info(path)

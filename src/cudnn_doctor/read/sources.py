@@ -79,7 +79,7 @@ def sources_from_args(args: list[str], stdin: BinaryIO | None) -> tuple[list[Sou
             else:
                 out.append(Source("<stdin>", lambda s=stdin: s))
         elif _plain_file(arg):  # the common case, without pathlib (start-up)
-            out.append(Source(arg, _file_opener(arg), _size(arg), path=arg))
+            out.append(Source(arg, file_opener(arg), _size(arg), path=arg))
         else:
             _path_sources(arg, out, problems)
     return out, problems
@@ -92,9 +92,7 @@ def _path_sources(arg: str, out: list[Source], problems: list[str]) -> None:
 
     path = Path(arg)
     if path.is_dir():
-        files = sorted(
-            p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
+        files = _walk(path)
         if not files:
             problems.append(f"{arg}: directory holds no files")
         out += directory_sources(files)
@@ -103,9 +101,14 @@ def _path_sources(arg: str, out: list[Source], problems: list[str]) -> None:
     elif path.suffix.lower() == ".ipynb" and path.is_file() and (cells := notebook_sources(path)) is not None:
         out += cells
     elif path.is_file() or (path.exists() and not path.is_dir()):
-        out.append(Source(str(path), _file_opener(path), _size(path), path=str(path) if path.is_file() else None))
+        out.append(Source(str(path), file_opener(path), _size(path), path=str(path) if path.is_file() else None))
     else:
         problems.append(f"{arg}: no such file or directory")
+
+
+def _walk(root: Path) -> list[Path]:
+    """A directory's files, recursively, in a stable order; hidden entries left out."""
+    return sorted(p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
 
 
 def notebook_sources(path: Path) -> list[Source] | None:
@@ -162,7 +165,7 @@ def _size(path: str | Path) -> int | None:
         return None
 
 
-def _file_opener(path: str | Path) -> Callable[[], BinaryIO]:
+def file_opener(path: str | Path) -> Callable[[], BinaryIO]:
     def opener() -> BinaryIO:
         try:
             return open(path, "rb")  # closed by read_blocks
@@ -497,7 +500,7 @@ def directory_sources(files: list[Path]) -> list[Source]:
         if p.suffix.lower() == ".zip":
             out += zip_sources(p, None)
         else:
-            out.append(Source(str(p), _file_opener(p), _size(p), from_directory=True, path=str(p)))
+            out.append(Source(str(p), file_opener(p), _size(p), from_directory=True, path=str(p)))
     return out
 
 
@@ -511,7 +514,7 @@ def zip_sources(path: Path, problems: list[str] | None) -> list[Source]:
         with zipfile.ZipFile(path) as archive:
             members = [m for m in archive.infolist() if not m.is_dir()]
     except (OSError, zipfile.BadZipFile, ValueError, EOFError, NotImplementedError, RuntimeError):
-        return [Source(str(path), _file_opener(path), _size(path), path=str(path))]
+        return [Source(str(path), file_opener(path), _size(path), path=str(path))]
     if not members and problems is not None:
         problems.append(f"{path}: zip archive holds no files")
     if len(members) > ZIP_MAX_MEMBERS and problems is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..rank.findings import BRIEF, head, try_first, warn_first
 from ..read.textsafe import terminal_safe as safe
 from .summary import first_sentence
-from .terminal import _Out
+from .terminal import Out
 
 if TYPE_CHECKING:  # the records are types only: nothing to import at run time
     from ..records import FindingRecord, Report
@@ -50,7 +50,7 @@ def render_brief(record: Report, *, width: int = 100, max_findings: int | None =
     findings, _ = head(record["findings"], max_findings)
     if not findings:
         return ""
-    out = _Out(width)
+    out = Out(width)
     for i, f in enumerate(findings):
         if i:
             out.print()

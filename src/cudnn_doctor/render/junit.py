@@ -32,19 +32,8 @@ def report_text(f: FindingRecord) -> str:
     lines = [
         f"{f['title']}",
         f"Signature: {f['id']} ({f.get('framework')}, {f.get('scope')}), confidence {f['confidence']:.2f}",
+        *_where(f),
     ]
-    where = f"Where: {f['source']}:{f['line']}"
-    if f.get("count", 1) > 1:
-        where += f" (x{f['count']}, last at line {f['last_line']})"
-    lines += [where, f"    {f.get('match') or ''}"]
-    frame = f.get("user_frame")
-    if frame:
-        lines.append(
-            f"Your code: {frame['file']}:{frame['line']}"
-            + (f" in {frame['function']}" if frame.get("function") else "")
-        )
-        if frame.get("code"):
-            lines.append(f"    {frame['code']}")
     if f.get("explanation"):
         lines += ["", f"What the log says: {f['explanation']}"]
     if f.get("cut"):
@@ -53,6 +42,30 @@ def report_text(f: FindingRecord) -> str:
         lines += ["", f"Root cause: {f['root_cause']}"]
     if f.get("differential"):
         lines += ["", *causes.lines(f, TEST_REPORT.causes)]
+    lines += _fixes(f)
+    if f.get("references"):
+        lines += ["", "References:"] + [f"  {r['url']}" for r in f["references"]]
+    return "\n".join(lines) + "\n"
+
+
+def _where(f: FindingRecord) -> list[str]:
+    """Where the error is in the log, and the user's own frame of its traceback."""
+    where = f"Where: {f['source']}:{f['line']}"
+    if f.get("count", 1) > 1:
+        where += f" (x{f['count']}, last at line {f['last_line']})"
+    lines = [where, f"    {f.get('match') or ''}"]
+    frame = f.get("user_frame")
+    if frame:
+        func = f" in {frame['function']}" if frame.get("function") else ""
+        lines.append(f"Your code: {frame['file']}:{frame['line']}{func}")
+        if frame.get("code"):
+            lines.append(f"    {frame['code']}")
+    return lines
+
+
+def _fixes(f: FindingRecord) -> list[str]:
+    """The dead ends, then the ranked workarounds."""
+    lines: list[str] = []
     if f.get("dead_ends"):
         lines += ["", "Dead ends (known not to work):"]
         lines += [f"  x {d['action']} - fails {d['rate_basis']}: {d['why_fails']}" for d in f["dead_ends"]]
@@ -61,9 +74,7 @@ def report_text(f: FindingRecord) -> str:
         for w in f["workarounds"]:
             lines.append(f"  {w['rank']}. {w['action']} - works {w['rate_basis']}")
             lines += [f"      {line}" for line in str(w.get("how") or "").rstrip().splitlines()]
-    if f.get("references"):
-        lines += ["", "References:"] + [f"  {r['url']}" for r in f["references"]]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def render_junit(record: Report) -> str:

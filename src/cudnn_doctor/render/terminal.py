@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the records are types only: nothing to import at run time
 __all__ = ["plural", "render_terminal", "safe", "sources_text"]
 
 
-class _Out:
+class Out:
     """Collects styled lines; renders them with rich (colour) or as plain text."""
 
     def __init__(self, width: int, fold: bool = True) -> None:
@@ -106,11 +106,11 @@ def _width() -> int:
     return min(max(columns, 60), 120)
 
 
-def _line(console: _Out, *parts: Any, indent: int = 0) -> None:
+def _line(console: Out, *parts: Any, indent: int = 0) -> None:
     console.line(*parts, indent=indent)
 
 
-def _block(console: _Out, body: str, indent: int, style: str = "") -> None:
+def _block(console: Out, body: str, indent: int, style: str = "") -> None:
     console.block(body, indent, style)
 
 
@@ -123,7 +123,7 @@ def _stdout_is_terminal() -> bool:
 def render_terminal(record: Report, *, color: bool | None = None, width: int | None = None,
                     fold: bool | None = None) -> str:
     """The report; ``fold`` (default: when stdout is a terminal) folds code and log lines at the width."""
-    console = _Out(width or _width(), _stdout_is_terminal() if fold is None else fold)
+    console = Out(width or _width(), _stdout_is_terminal() if fold is None else fold)
     findings = record["findings"]
     sources = sources_text(record["sources"])
     if not findings:
@@ -138,7 +138,7 @@ def render_terminal(record: Report, *, color: bool | None = None, width: int | N
     return console.render(bool(color))
 
 
-def _finding(console: _Out, i: int, f: FindingRecord) -> None:
+def _finding(console: Out, i: int, f: FindingRecord) -> None:
     sev_style = "bold red" if f["severity"] == "error" else "bold yellow"
     scope = scope_text(f["scope"])
     _line(console, (f"{i}. ", "bold"), (f"[{f['severity']}] ", sev_style), (f["title"], "bold"))
@@ -154,7 +154,7 @@ def _finding(console: _Out, i: int, f: FindingRecord) -> None:
     _links(console, f)
 
 
-def _evidence(console: _Out, f: FindingRecord) -> None:
+def _evidence(console: Out, f: FindingRecord) -> None:
     """What the log shows: the matched lines, the user's frame, the explanation and checks, the cause."""
     _block(console, _shorten(f["match"]), 5, "cyan")
     if f.get("cut"):
@@ -178,7 +178,7 @@ def _evidence(console: _Out, f: FindingRecord) -> None:
         _differential(console, f)
 
 
-def _knowledge(console: _Out, f: FindingRecord) -> None:
+def _knowledge(console: Out, f: FindingRecord) -> None:
     """What not to do and what to do."""
     if f["dead_ends"]:
         _line(console, ("Dead ends (known not to work):", "bold red"), indent=3)
@@ -198,7 +198,7 @@ def _knowledge(console: _Out, f: FindingRecord) -> None:
         _line(console, ("hidden: ", "dim"), f"{h['action']} ({h['reason']})", indent=5)
 
 
-def _links(console: _Out, f: FindingRecord) -> None:
+def _links(console: Out, f: FindingRecord) -> None:
     """Consequences, other matches, confusable signatures and references (as many as rank.TERMINAL says)."""
     for c in f["consequences"]:
         _line(console, ("Leads to: ", "bold"), f"{c['title']} ({c['id']}) at line {c['line']}" + (f" x{c['count']}" if c["count"] > 1 else ""), indent=3)
@@ -212,7 +212,7 @@ def _links(console: _Out, f: FindingRecord) -> None:
         _line(console, ("References: ", "dim"), "  ".join(refs), indent=3)
 
 
-def _differential(console: _Out, f: FindingRecord) -> None:
+def _differential(console: Out, f: FindingRecord) -> None:
     from .causes import HEADING, label, mixed, split
 
     possible, ruled_out = split(f)
@@ -240,7 +240,7 @@ def _shorten(text: str, max_lines: int = 6) -> str:
     return "\n".join(line if len(line) <= 300 or not _stdout_is_terminal() else line[:297] + "..." for line in lines)
 
 
-def _abstain(console: _Out, record: Report, sources: str) -> None:
+def _abstain(console: Out, record: Report, sources: str) -> None:
     n = record["lines_read"]
     read = "the input was empty" if not record["bytes_read"] else f"{plural(n, 'line')} read"
     _line(console, ("cudnn-doctor", "bold"), f": no known signature matched in {sources} ({read}).")
@@ -263,7 +263,7 @@ def _abstain(console: _Out, record: Report, sources: str) -> None:
     _footer(console, record)
 
 
-def _footer(console: _Out, record: Report) -> None:
+def _footer(console: Out, record: Report) -> None:
     env = record["environment"]
     if env:
         console.print()
