@@ -18,15 +18,14 @@ pytest.importorskip("nbformat")  # the notebook presentation (a test extra; abse
 from cudnn_doctor import diagnose
 from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.cut import shortest_prefix
-from cudnn_doctor.match.reading import cut_reader
+from cudnn_doctor.match.tolerant import Tolerant, shortest_prefix
 from cudnn_doctor.read.normalize import clean_text
 from presenting import PRESENTATIONS  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = load_catalog(use_cache=False, use_env=False)
 SIGS = CATALOG.signatures
-READER = cut_reader(tuple(SIGS))
 EVIDENCE = Matcher(CATALOG).evidence
+READER = Tolerant(SIGS, EVIDENCE)
 CORPUS = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
 # Presented cases known to differ, each with its reason (the test fails on any other difference; one that
 # starts to pass needs no change here). about 40 of 4461 at the time of writing.
@@ -119,7 +118,7 @@ def _cuts(text: str, top: str | None) -> list[str]:
     sig = CATALOG.get(top) if top else None
     if sig is None:
         return []
-    p = shortest_prefix(READER, sig, text, "", EVIDENCE)
+    p = shortest_prefix(READER, sig, text)
     if p is None or p.length is None:
         return []
     clean = clean_text(text)

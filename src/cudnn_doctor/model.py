@@ -235,6 +235,10 @@ class Signature(FieldRepr):
     raw: Mapping[str, Any] = field(compare=False, repr=False)
     cause: Cause | None = None
     differential: tuple[DifferentialEntry, ...] = ()
+    # the message's templates (match/templates.py): words, "" where a value goes; derived by kb/build.py from
+    # ``templates:`` (format strings), the regex and the signature's messages
+    templates: tuple[tuple[str, ...], ...] = ()
+    raised_at: tuple[str, ...] = ()  # 'FILE FUNCTION' where the framework raises it
 
     def text(self, key: str, lang: str = "en") -> str:
         """A text field in ``lang`` ('zh' falls back to English per field; see ``localized``)."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import model
 from ..errors import SignatureError
+from ..match.templates import derive as derive_templates
 from ..model import Case, DeadEnd, Example, GraphEdge, Reference, Signature, Workaround
 
 # Fields of deadends.dev's ErrorCanon record (docs/examples/seed-record.json), kept in the schema so such a
@@ -35,7 +36,7 @@ DEADENDS_COMPAT_FIELDS = (
 EDITOR_FIELDS = ("$schema",)  # the YAML language server's schema hint
 # keys read from Signature.raw where they are used: Signature.text() for the translations, validate and
 # show for the wordings
-READ_FROM_RAW = ("title_zh", "signature_zh", "root_cause_zh", "wordings")
+READ_FROM_RAW = ("title_zh", "signature_zh", "root_cause_zh", "wordings")  # templates: read by derive_templates
 # Signature fields read from a key of another name
 KEY_OF = {
     "flags": "regex_flags",
@@ -64,7 +65,7 @@ def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signat
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
     before, after = _window(record)
     graph = record.get("transition_graph") or {}
-    return from_record(
+    sig = from_record(
         Signature,
         {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}},
         title=record.get("title") or record["signature"][:120],
@@ -86,7 +87,9 @@ def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signat
         path=str(path),
         builtin=builtin,
         raw=record,
+        templates=(),
     )
+    return dataclasses.replace(sig, templates=derive_templates(sig))
 
 
 def from_record(cls: Any, data: dict[str, Any], **given: Any) -> Any:

@@ -1,15 +1,14 @@
-"""Reading one source: presentations undone before matching, cut lines read after it, line numbers mapped
-back to the original input. Sits between input.py's blocks and the matcher (match/), so that every path
-(one process, the parallel scan of a big file, the library) reads a log the same way.
+"""Reading one source: presentations undone before matching, the tolerant reading after it, line numbers
+mapped back to the original input. Sits between the reader's blocks and the matcher (match/), so that every
+path (one process, the parallel scan of a big file, the library) reads a log the same way.
 
 * Each block goes through ``present.present``: a block without a presentation is passed on as it is (the cost
   is the detection: a few literal searches); a rewritten block carries an origin map, and the matcher's line
   numbers (matches, near misses, the environment probes' ``file:line``) are mapped back through it.
-* After each block, the lines that may end inside a message are read with ``cut.CutReader``: the last line of
-  the input, lines where a signature's literal appeared but its full pattern did not match (a near miss),
-  and, in a pasted-size input, every line that ends with the beginning of a literal or with an ellipsis. A
-  reading becomes a match marked ``cut`` (lower confidence); an ambiguous one becomes near misses that list the
-  candidates.
+* After each block, where no regex matched, the text is read tolerantly (tolerant.py: message templates and
+  raising frames): all of a pasted-size input; in a big log, the lines around its near misses and its last
+  lines. A reading becomes a match marked ``cut`` (lower confidence); one that several messages could be
+  becomes near misses that name them.
 """
 
 from __future__ import annotations
@@ -21,23 +20,20 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..fieldmethods import FieldEq
-from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
 from ..read.normalize import normalize_line
 from ..read.present import present
-from ..read.present import unbalanced as _unbalanced
 from ..read.sources import Block, Marks
-from . import Matcher, Miss, RawMatch
-from .cut import ELLIPSES, MIN_LITERAL, CutRead, CutReader, CutResult, context_check, cut_record
+from .context import Evidence
+from .matcher import Matcher
+from .results import Miss, RawMatch
+from .tolerant import Reading, Tolerant, root
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-SMALL_INPUT = 256 << 10  # a paste: every line's end is looked at for a cut message
-MAX_CUT_LINE = 4000
-CUT_WINDOW = 30  # lines before a cut line given to patterns that span lines
-_ELLIPSES = ELLIPSES
+SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
 
 
 @dataclass(slots=True, repr=False, eq=False)
@@ -145,11 +141,12 @@ class _Texts(Sequence[str]):
 
 
 class Reader:
-    """Scans one source's blocks with a matcher: presentations undone, cuts read, lines mapped back."""
+    """Scans one source's blocks with a matcher: presentations undone, the tolerant reading where no regex
+    matched, lines mapped back."""
 
     def __init__(self, matcher: Matcher) -> None:
         self.matcher = matcher
-        self.cut = cut_reader(tuple(matcher.sigs))
+        self.tolerant = tolerant_reader(tuple(matcher.sigs), matcher.evidence)
 
     def scan(self, blocks: Iterable[Block], source: str) -> Iterator[tuple[RawMatch | None, Miss | None]]:
         lmap = LineMap()
@@ -179,233 +176,106 @@ class Reader:
         literals = _Vocabulary(matcher)
         probes = matcher.probes
         matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
-        full: list[tuple[int, int, str]] = []
+        found: list[tuple[int, int]] = []  # the block's matches' lines, as presented
         missed: list[int] = []
         index = 0
         try:
             for m, miss in matcher.scan_blocks(presented(), source):
                 if m is not None:
-                    full.append((m.line, m.end_line, m.text))
+                    found.append((m.line, m.end_line))
                     m.line, m.end_line = lmap.span(m.line, m.end_line)
                     yield m, None
                 elif miss is not None:
                     missed.append(miss.line)
                     miss.line = lmap.line(miss.line)
                     yield None, miss
-                else:  # a block ended: read its cut lines, then pass the end on
+                else:  # a block ended: read it tolerantly where no regex matched, then pass the end on
                     block = next((s for s in seen if s.index == index), None)
                     if block is not None:
                         last = state["done"] and block is seen[-1]
-                        for got in self._cuts(block, seen, source, full, missed, last):
-                            if got[0] is not None:
-                                got[0].line, got[0].end_line = lmap.line(got[0].line), lmap.end_line(got[0].end_line)
-                            if got[1] is not None:
-                                got[1].line = lmap.line(got[1].line)
+                        for got in self._tolerant(block, source, found, missed, last):
+                            _map_back(got, lmap)
                             yield got
                     index += 1
-                    full, missed = [], []
+                    found, missed = [], []
                     yield None, None
         finally:
             matcher.probes = probes
 
-    def _cuts(
-        self, block: _Seen, seen: list[_Seen], source: str, full: list[tuple[int, int, str]], missed: list[int], last: bool
-    ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
-        data = block.block.data
-        first, count = block.first, block.block.lines
-        cands: set[int] = {li - first for li in missed if first <= li < first + count}
-        if last:
-            end = len(data.rstrip())
-            cands.add(data.count(b"\n", 0, end) if end else 0)
-        if block.small:
-            cands.update(self._line_ends(block))
-        if not cands:
-            return
-        lines = block.lines() if last else []
-        covered = {i for s, e, _ in full for i in range(s - first, e - first + 1)}
-        for li in sorted(cands):
-            on_line = [text for s, e, text in full if s - first <= li <= e - first]
-            # a line matched whole is read as cut only when it looks cut: the last line of the input that
-            # stops with a bracket open, an ellipsis ('... (code 3' of a Julia trace) or inside a literal
-            if on_line and not (last and li == len(lines) - 1 and self._ends_cut(lines[li])):
-                continue
-            yield from self._read_line(block, seen, li, source, last and li == len(block.lines()) - 1, covered)
-
-    def _joined(self, sig: Signature, before: list[str], line: str, nxt: str) -> Any:
-        """A full match of ``sig`` on ``line`` glued to ``nxt`` (as cut mid-word, then at a space) that goes on
-        past the glue, or None."""
-        if not nxt.strip() or len(nxt) > MAX_CUT_LINE:
-            return None
-        pattern = compile_pattern(sig.regex, sig.flags)
-        head = "\n".join(before[-10:])
-        base = len(head) + 1 if before else 0
-        for glue in ("", " "):
-            text = (head + "\n" if before else "") + line + (glue + nxt.lstrip(" ") if glue else nxt)
-            try:
-                for m in pattern.finditer(text, base, timeout=1.0):
-                    if m.end() > base + len(line) and m.start() < base + len(line):
-                        return m
-            except (TimeoutError, regex_error()):
-                return None
-        return None
-
-    def _match(  # noqa: PLR0913 - split in the match/ package step
-        self, sig: Signature, m: Any, source: str, line: int, end_line: int, stream: str, context: str,
-        before: list[str], lines: list[str],
-    ) -> RawMatch:
-        evidence: list[str] = []
-        supported = False
-        ctx = sig.context
-        try:
-            if ctx.require_any and (got := self.matcher.evidence.find(ctx.require_any, context)):
-                evidence.append(got)
-            if ctx.support_any and (got := self.matcher.evidence.find(ctx.support_any, context)):
-                evidence.append(got)
-                supported = True
-        except TimeoutError:
-            pass
-        return RawMatch(sig=sig, source=source, line=line, end_line=end_line, text=m.group(0)[:4000],
-                        captures=dict(m.groupdict()), stream=stream, evidence=evidence, supported=supported,
-                        before=[*before, *lines])
-
-    def _ends_cut(self, line: str) -> bool:
-        """Whether a line stops with an ellipsis, a bracket open, or inside a literal of the base."""
-        if _looks_cut(line, []):
-            return True
-        low = line.rstrip()[-self.cut._longest :].lower()
-        return any(self.cut.begins_literal(low[-k:]) for k in range(MIN_LITERAL, len(low) + 1))
-
-    def _line_ends(self, block: _Seen) -> list[int]:
-        """Lines of a paste whose end may be a cut message: it ends with the beginning of a literal or an ellipsis."""
-        out: list[int] = []
-        begins = self.cut.begins_literal
-        longest = self.cut._longest
-        for i, t in enumerate(block.lines()):
-            s = t.rstrip()
-            if len(s) < MIN_LITERAL or len(s) > MAX_CUT_LINE:
-                continue
-            if s.endswith(_ELLIPSES):
-                out.append(i)
-                continue
-            low = s[-longest:].lower()
-            if any(begins(low[-k:]) for k in range(MIN_LITERAL, min(longest, len(low)) + 1)):
-                out.append(i)
-        return out
-
-    def _read_line(  # noqa: C901, PLR0911, PLR0912, PLR0915 - split in the match/ package step
-        self, block: _Seen, seen: list[_Seen], li: int, source: str, at_end: bool, covered: set[int]
-    ) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+    def _tolerant(self, block: _Seen, source: str, found: list[tuple[int, int]], missed: list[int], last: bool) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+        """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
+        last lines), where no regex matched."""
         lines = block.lines()
-        if li >= len(lines):
-            return
-        prev: list[str] = []
-        if li < CUT_WINDOW:
-            i = seen.index(block)
-            if i > 0:
-                prev = list(seen[i - 1].lines()[-(CUT_WINDOW - li) :])
-        before = prev + lines[max(0, li - CUT_WINDOW) : li]
-        line = lines[li]
-        for marker in _ELLIPSES:
-            if line.rstrip().endswith(marker):
-                line = line.rstrip()[: -len(marker)]
-                break
-        text = "\n".join([*before, line])
-        line_start = len(text) - len(line)
-        context = "\n".join(prev + lines[max(0, li - 40) : li + 11])
-        keep = context_check(self.matcher.evidence, context)
-        abs_line = block.first + li
-        stream = normalize_line(block.block.data.split(b"\n", li + 1)[li].decode("utf-8", "replace"))[1] if li < 2000 else ""
-        # a message that breaks off at a line's end and goes on in the next line exactly: a wrap the layout
-        # did not show (one long line, no width to measure); the signature's own pattern is the judge
-        for idx, (rest, _at, _k) in self.cut.triggers(line.lower(), 0).items():
-            if rest:
+        exact = {li - block.first for start, end in found for li in range(start, end + 1)}
+        for lo, hi in _regions(block, len(lines), missed, last):
+            part = lines[lo : hi + 1]
+            text = "\n".join(part)
+            read_lines: set[int] = set()
+            for r in self.tolerant.read(text):
+                li_s, li_e = lo + text.count("\n", 0, r.start), lo + text.count("\n", 0, r.end)
+                if all(li in exact for li in range(li_s, li_e + 1)):
+                    continue  # a regex matched there: what it read stands
+                read_lines.update(range(li_s, li_e + 1))
+                yield from _yield(r, block, li_s, li_e, source)
+            yield from self._frames(block, lo, part, exact | read_lines, source)
+
+    def _frames(self, block: _Seen, lo: int, part: list[str], taken: set[int], source: str) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+        """Tracebacks whose innermost frame is where a signature raises and whose message is not there."""
+        for li, sigs, frame in self.tolerant.raised(part):
+            at = lo + li
+            if any(li2 in taken for li2 in range(at, at + MAX_FRAME_AFTER)):
                 continue
-            sig = self.cut.sigs[idx]
-            got = None
-            if li in covered:  # matched whole already: no wrap to undo here
-                break
-            if li + 1 < len(lines) and li + 1 not in covered:
-                got = self._joined(sig, before, line, lines[li + 1]), abs_line, lines[li : li + 2]
-            if (got is None or got[0] is None) and before and li - 1 not in covered:
-                got = self._joined(sig, before[:-1], before[-1], line), abs_line - 1, [before[-1], line]
-            if got is not None and got[0] is not None and keep(CutRead(sig, 0, got[0].group(0), {})):
-                yield self._match(sig, got[0], source, got[1], got[1] + 1, stream, context, before, got[2]), None
-                return
-        try:
-            res = self.cut.read(text, line_start, keep=keep)
-        except TimeoutError:
-            return
-        if res is None:
-            return
-        best = res.best
-        if not at_end and li + 1 < len(lines) and li not in covered and li + 1 not in covered:
-            m = self._joined(best.sig, before, line, lines[li + 1])
-            if m is not None and keep(CutRead(best.sig, 0, m.group(0), {})):
-                yield self._match(best.sig, m, source, abs_line, abs_line + 1, stream, context, before, lines[li : li + 2]), None
-                return
-            nxt = lines[li + 1]
-            if best.rest and nxt[:1].islower() and not nxt.lower().startswith(best.rest[: len(nxt)]):
-                # the line goes on in the next one, and not as this message would ('... not currently
-                # support' + 'ed on the MPS backend'): a wrapped line of another message, not a cut one
-                return
-        if at_end and not self.cut.stops_inside(best, text, line_start):
-            return
-        if not at_end and not best.rest and not _looks_cut(lines[li], []):
-            # inside the input, a line that holds a literal whole and stops is as likely complete
-            # ('... opened dynamic library libcudnn.so.7'): only a literal begun and not finished, an
-            # ellipsis or an open bracket says it was cut
-            return
-        if res.ambiguous:
-            yield from _ambiguous(res, source, abs_line, line)
-            return
-        evidence: list[str] = []
-        supported = False
-        ctx = best.sig.context
-        try:
-            if ctx.require_any:
-                got = self.matcher.evidence.find(ctx.require_any, context)
-                if got:
-                    evidence.append(got)
-            if ctx.support_any:
-                got = self.matcher.evidence.find(ctx.support_any, context)
-                if got:
-                    evidence.append(got)
-                    supported = True
-        except TimeoutError:
-            pass
-        yield (
-            RawMatch(
-                sig=best.sig,
-                source=source,
-                line=abs_line,
-                end_line=abs_line,
-                text=best.text[-4000:],
-                captures=dict(best.captures),
-                stream=stream,
-                evidence=evidence,
-                supported=supported,
-                before=[*prev, *lines[max(0, li - 60) : li + 1]],
-                cut=cut_record(best),
-            ),
-            None,
-        )
+            r = Reading(sigs, 0, len(frame), frame, None)
+            if len({root(s) for s in sigs}) > 1:
+                r.others = [s.id for s in sigs]
+            yield from _yield(r, block, at, at, source)
 
 
-def _looks_cut(line: str, matched: list[str]) -> bool:
-    end = line.rstrip()
-    return end.endswith(_ELLIPSES) or _unbalanced(end)
+MAX_FRAME_AFTER = 8  # lines after a raising frame where its message would be
+AROUND = 3  # lines around a big log's near miss read tolerantly
+TAIL_LINES = 30  # a big log's last lines read tolerantly
 
 
-def _ambiguous(res: CutResult, source: str, line: int, text: str) -> Iterator[tuple[None, Miss]]:
-    ids = list(dict.fromkeys(r.sig.id for r in res.reads))
-    tail = text.rstrip()[-60:]
-    for r in res.reads[:4]:
-        others = [i for i in ids if i != r.sig.id]
-        reason = (
-            f"the line is cut after {tail!r}: too short to tell it from {', '.join(others[:5])}; "
-            "paste the full line"
-        )
-        yield None, Miss(r.sig, source, line, reason)
+def _regions(block: _Seen, n: int, missed: list[int], last: bool) -> list[tuple[int, int]]:
+    """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses, and its
+    last lines."""
+    if block.small:
+        return [(0, n - 1)] if n else []
+    spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li in missed if 0 <= li - block.first < n]
+    if last:
+        spans.append((max(0, n - TAIL_LINES), n - 1))
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def _yield(r: Reading, block: _Seen, li_s: int, li_e: int, source: str) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+    """A reading's matches (one message), or its near misses (several)."""
+    line = block.first + li_s
+    if r.others:
+        reason = f"read {r.read[-60:]!r}: it could be any of {', '.join(r.others[:5])}; paste the full message"
+        for sig in r.sigs[:4]:
+            yield None, Miss(sig, source, line, reason)
+        return
+    lines = block.lines()
+    before = list(lines[max(0, li_s - 60) : li_e + 1])
+    stream = normalize_line(block.block.data.split(b"\n", li_s + 1)[li_s].decode("utf-8", "replace"))[1] if li_s < 2000 else ""
+    for sig in r.sigs:
+        yield RawMatch(sig=sig, source=source, line=line, end_line=block.first + li_e, text=r.read[:4000],
+                       captures=dict(r.captures), stream=stream, evidence=list(r.evidence), supported=r.supported,
+                       before=before, cut=r.record()), None
+
+
+def _map_back(got: tuple[RawMatch | None, Miss | None], lmap: LineMap) -> None:
+    m, miss = got
+    if m is not None:
+        m.line, m.end_line = lmap.line(m.line), lmap.end_line(m.end_line)
+    if miss is not None:
+        miss.line = lmap.line(miss.line)
 
 
 class _Vocabulary(Collection[str]):
@@ -433,9 +303,9 @@ class _Vocabulary(Collection[str]):
 
 
 @lru_cache(maxsize=4)
-def cut_reader(sigs: tuple[Signature, ...]) -> CutReader:
-    """One reader per set of signatures (its literal index costs a few ms to build)."""
-    return CutReader(sigs)
+def tolerant_reader(sigs: tuple[Signature, ...], evidence: Evidence) -> Tolerant:
+    """One reader per set of signatures (its index of template words costs a few ms to build)."""
+    return Tolerant(sigs, evidence)
 
 
 def _rechunk(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
