@@ -34,12 +34,7 @@ def corpus_lines(corpus: Path) -> list[str]:
 
 # English words every sentence has, counted as on every other line: a message's 'to find the' or 'has been'
 # says nothing about which message it is
-ENGLISH = (
-    "a about after all also an and any are as at be been before being but by can cannot could did do does "
-    "done for from had has have if in into is it its may more must no not now of on one only or other out "
-    "should so such than that the their then there these this to too use used using was were what when where "
-    "which while will with would you your"
-).split()
+ENGLISH = ["a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before", "being", "but", "by", "can", "cannot", "could", "did", "do", "does", "done", "for", "from", "had", "has", "have", "if", "in", "into", "is", "it", "its", "may", "more", "must", "no", "not", "now", "of", "on", "one", "only", "or", "other", "out", "should", "so", "such", "than", "that", "the", "their", "then", "there", "these", "this", "to", "too", "use", "used", "using", "was", "were", "what", "when", "where", "which", "while", "will", "with", "would", "you", "your"]
 
 
 def example_lines() -> list[str]:
