@@ -44,6 +44,9 @@ FRAMEWORKS = {
     "onnxruntime": ("onnxruntime", "onnxruntime"),
     "paddle": ("paddle", "paddlepaddle"),
     "mxnet": ("mxnet", "mxnet"),
+    "opencv": ("cv2", "opencv-python-headless"),
+    "chainer": ("chainer", "chainer"),
+    "keras": ("keras", "keras"),  # Keras 3 on a non-TensorFlow backend (the scenario sets KERAS_BACKEND)
 }
 # Where a scenario runs, so that the paths in the traceback are the same on every regeneration.
 RUN_ROOT = Path(tempfile.gettempdir()) / "cudnn-doctor-repro"

@@ -1,0 +1,5 @@
+# expect: paddle/rnn-kernel-check
+# A negative proj_size (paddlepaddle 3.3.1, CPU).
+import paddle
+
+lstm = paddle.nn.LSTM(16, 32, proj_size=-1)
