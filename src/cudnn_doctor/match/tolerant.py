@@ -79,7 +79,8 @@ class Tolerant:
         tw = words(text)
         if not tw:
             return []
-        chains = [c for c in self.rec.chains(tw, word_ends(text, tw)) if c.bits >= MIN_BITS]
+        ends = word_ends(text, tw)
+        chains = [c for c in self.rec.chains(tw, ends) if c.bits >= MIN_BITS and not self._contradicted(c, ends)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         taken: list[tuple[int, int]] = []
         out: list[Reading] = []
@@ -119,6 +120,13 @@ class Tolerant:
         reading.captures = _captures(passing[0], read)
         reading.evidence, reading.supported = evidence[passing[0].id]
         return reading
+
+    def _contradicted(self, c: Chain, ends: frozenset[int]) -> bool:
+        """Whether the text goes on, on the same line, with another word where the template's next word
+        should be: another message that begins like this one ('... while checking arguments for addmm'), not
+        a cut one (a cut stops at a line's end, the input's end or an ellipsis)."""
+        tpl = self.rec.tpls[c.tid]
+        return not c.part and c.last + 1 < len(tpl) and bool(tpl[c.last + 1]) and c.end not in ends
 
     def _words_of(self, c: Chain) -> tuple[str, ...]:
         """The words a chain read, in order (its cut last word as read)."""
