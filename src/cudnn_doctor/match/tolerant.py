@@ -30,6 +30,7 @@ from .templates import START_BITS, Chain, Recognizer, word_ends, words
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
 MAX_READINGS = 8  # per text: the strongest, apart
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
+FOLLOWING = 3  # lines after a reading its signature's regex is also run over
 
 
 @dataclass(slots=True)
@@ -80,7 +81,8 @@ class Tolerant:
         if not tw:
             return []
         ends = word_ends(text, tw)
-        chains = [c for c in self.rec.chains(tw, ends) if c.bits >= MIN_BITS and not self._contradicted(c, ends)]
+        chains = [self._back(c, tw) for c in self.rec.chains(tw, ends)]
+        chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         taken: list[tuple[int, int]] = []
         out: list[Reading] = []
@@ -106,6 +108,10 @@ class Tolerant:
             if not isinstance(verdict, str):
                 passing.append(sig)
                 evidence[sig.id] = verdict
+        lines = _lines_around(text, start, end)
+        tail = _lines_around(text[start:], 0, end - start)  # from the reading on: a title's '# ' left out
+        reads = {sig.id: _regex_reads(sig, lines) or _regex_reads(sig, tail) for sig in passing}
+        passing = [sig for sig in passing if reads[sig.id] is not None]
         if not passing:
             return None
         tpl = self.rec.tpls[c.tid]
@@ -117,16 +123,31 @@ class Tolerant:
         if len(roots) > 1:
             reading.others = [s.id for s in passing]
             return reading
-        reading.captures = _captures(passing[0], read)
+        reading.captures = reads[passing[0].id] or {}
         reading.evidence, reading.supported = evidence[passing[0].id]
         return reading
 
-    def _contradicted(self, c: Chain, ends: frozenset[int]) -> bool:
-        """Whether the text goes on, on the same line, with another word where the template's next word
-        should be: another message that begins like this one ('... while checking arguments for addmm'), not
-        a cut one (a cut stops at a line's end, the input's end or an ellipsis)."""
+    def _back(self, c: Chain, tw: Sequence[tuple[str, int, int]]) -> Chain:
+        """The chain grown backwards over the template's words before it that the text has right before it
+        (a chain starts only at an informative word: 'cudnn rnn' before 'backward')."""
         tpl = self.rec.tpls[c.tid]
-        return not c.part and c.last + 1 < len(tpl) and bool(tpl[c.last + 1]) and c.end not in ends
+        while c.start > 0 and c.first > 0 and tpl[c.first - 1] and tw[c.start - 1][0] == tpl[c.first - 1]:
+            c.first, c.start = c.first - 1, c.start - 1
+            c.bits += self.rec.weight.get(tpl[c.first], 0.0)
+        return c
+
+    def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
+        """Whether the text has, on the same line, another word where the template's next word should be, or
+        where its word before should be: another message that shares words with this one ('... while
+        checking arguments for addmm', 'FlashRNN backward can only be called'), not a cut one (a cut stops at
+        a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
+        tpl = self.rec.tpls[c.tid]
+        if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
+            return True
+        if c.first > 0 and tpl[c.first - 1] and c.start > 0:
+            between = text[tw[c.start - 1][2] : tw[c.start][1]]
+            return "\n" not in between and not _OPENING.search(between)
+        return False
 
     def _words_of(self, c: Chain) -> tuple[str, ...]:
         """The words a chain read, in order (its cut last word as read)."""
@@ -173,6 +194,8 @@ _FRAME = re.compile(
     r"""File\s+"?(?P<path>[^",\n]+?\.py)"?(?:,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)?(?P<func>\w+)"""
     r"""|\[\d+\]\((?:file|vscode[\w-]*):/*(?P<path2>[^)\s?]+\.py)\?line=\d+\)"""
 )
+# what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
+_OPENING = re.compile(r"[:\"'`#>\-\u2014]")
 _EXCEPTION = re.compile(r"^\s*\w+(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 
 
@@ -192,14 +215,30 @@ def root(sig: Signature) -> str:
     return sig.cause.of[0] if sig.cause is not None and sig.cause.of else sig.id
 
 
-def _captures(sig: Signature, read: str) -> dict[str, str | None]:
-    """What the signature's regex reads of the text, partially (nothing where it cannot)."""
+def _lines_around(text: str, start: int, end: int, after: int = FOLLOWING) -> tuple[str, bool]:
+    """The lines a reading spans and the few after it (where the regex may look on), as one line, and
+    whether they reach the text's end (where a message may be cut)."""
+    lo = text.rfind("\n", 0, start) + 1
+    hi = end
+    for _ in range(after + 1):
+        hi = text.find("\n", hi + 1) if hi >= 0 else -1
+    return " ".join(text[lo : len(text) if hi < 0 else hi].split()), hi < 0 or not text[hi:].strip()
+
+
+
+def _regex_reads(sig: Signature, around: tuple[str, bool]) -> dict[str, str | None] | None:
+    """The signature's own regex, tolerant of case and spacing, over the reading's lines: its captures where
+    it matches (or reads up to the end: a cut message), None where it does not (the message differs where
+    the regex looks: a value, an op name, a word the template took for a value)."""
+    line, at_end = around
     try:
-        pattern = compile_pattern(sig.regex, sig.flags)
-        m = pattern.search(read, partial=True, timeout=0.5)
+        pattern = compile_pattern(sig.regex, (*sig.flags, "IGNORECASE"))
+        m = pattern.search(line, partial=at_end, timeout=0.5)
     except (TimeoutError, regex_error()):
-        return {}
-    return dict(m.groupdict()) if m is not None and m.end() > m.start() else {}
+        return None
+    if m is None or m.end() == m.start() or (m.partial and m.end() != len(line)):
+        return None
+    return dict(m.groupdict())
 
 
 # --------------------------------------------------------------------------- shortest distinctive prefixes
