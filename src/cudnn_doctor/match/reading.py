@@ -176,13 +176,13 @@ class Reader:
         literals = _Vocabulary(matcher)
         probes = matcher.probes
         matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
-        found: list[tuple[int, int]] = []  # the block's matches' lines, as presented
+        found: list[tuple[int, int, str]] = []  # the block's matches' lines, as presented, and signatures
         missed: list[int] = []
         index = 0
         try:
             for m, miss in matcher.scan_blocks(presented(), source):
                 if m is not None:
-                    found.append((m.line, m.end_line))
+                    found.append((m.line, m.end_line, m.sig.id))
                     m.line, m.end_line = lmap.span(m.line, m.end_line)
                     yield m, None
                 elif miss is not None:
@@ -202,19 +202,22 @@ class Reader:
         finally:
             matcher.probes = probes
 
-    def _tolerant(self, block: _Seen, source: str, found: list[tuple[int, int]], missed: list[int], last: bool) -> Iterator[tuple[RawMatch | None, Miss | None]]:
+    def _tolerant(self, block: _Seen, source: str, found: list[tuple[int, int, str]], missed: list[int], last: bool) -> Iterator[tuple[RawMatch | None, Miss | None]]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched."""
         lines = block.lines()
-        exact = {li - block.first for start, end in found for li in range(start, end + 1)}
+        exact = {li - block.first for start, end, _ in found for li in range(start, end + 1)}
+        near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
+        for start, _end, sig_id in found:
+            near.setdefault(sig_id, []).append(start - block.first)
         for lo, hi in _regions(block, len(lines), missed, last):
             part = lines[lo : hi + 1]
             text = "\n".join(part)
             read_lines: set[int] = set()
             for r in self.tolerant.read(text):
                 li_s, li_e = lo + text.count("\n", 0, r.start), lo + text.count("\n", 0, r.end)
-                if all(li in exact for li in range(li_s, li_e + 1)):
-                    continue  # a regex matched there: what it read stands
+                if all(li in exact for li in range(li_s, li_e + 1)) or _matched_near(r, near, li_s, li_e):
+                    continue  # a regex matched there, or the message itself follows (a source line shown)
                 read_lines.update(range(li_s, li_e + 1))
                 yield from _yield(r, block, li_s, li_e, source)
             yield from self._frames(block, lo, part, exact | read_lines, source)
@@ -234,6 +237,12 @@ class Reader:
 MAX_FRAME_AFTER = 8  # lines after a raising frame where its message would be
 AROUND = 3  # lines around a big log's near miss read tolerantly
 TAIL_LINES = 30  # a big log's last lines read tolerantly
+
+
+def _matched_near(r: Reading, near: dict[str, list[int]], li_s: int, li_e: int) -> bool:
+    """Whether one of the reading's signatures matched exactly within a traceback's reach of it (the source
+    line a traceback shows, with the message's format string, before the message itself)."""
+    return any(li_s - MAX_FRAME_AFTER <= li <= li_e + MAX_FRAME_AFTER for sig in r.sigs for li in near.get(sig.id, ()))
 
 
 def _regions(block: _Seen, n: int, missed: list[int], last: bool) -> list[tuple[int, int]]:
