@@ -1,0 +1,6 @@
+# expect: pytorch/rnn-constructor-invalid-argument
+import torch
+from torch import nn
+
+d_model = 256
+lstm = nn.LSTM(128, d_model * 0.5, num_layers=2)

@@ -1,0 +1,7 @@
+# expect: pytorch/rnn-constructor-invalid-argument
+# input_size computed with true division.
+import torch
+from torch import nn
+
+features = 300
+lstm = nn.LSTM(features / 2, 128)

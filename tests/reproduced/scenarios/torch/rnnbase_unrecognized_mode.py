@@ -1,0 +1,12 @@
+# expect: pytorch/rnn-constructor-invalid-argument
+# A custom subclass passes its own mode name to RNNBase.
+import torch
+from torch import nn
+
+
+class BiLSTM(nn.RNNBase):
+    def __init__(self, *args, **kwargs):
+        super().__init__("BILSTM", *args, **kwargs)
+
+
+m = BiLSTM(32, 64)
