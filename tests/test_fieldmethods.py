@@ -71,7 +71,7 @@ IDENTITY = {
 
 def test_the_package_has_its_dataclasses() -> None:
     names = {c.__qualname__ for c in CLASSES}
-    assert {"Signature", "Finding", "Frame", "Source", "Probe", "Diagnosis", "Confirm"} <= names
+    assert {"Signature", "Finding", "Frame", "Source", "Probe", "Diagnosis"} <= names
     assert len(CLASSES) >= 40
 
 

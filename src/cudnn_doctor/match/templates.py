@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..fieldmethods import FieldEq
 from ..kb.patterns import compile_pattern, regex_error
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
@@ -137,8 +138,8 @@ def weights(templates: Sequence[Sequence[Template]]) -> dict[str, float]:
 # --------------------------------------------------------------------------- recognition
 
 
-@dataclass(slots=True)
-class Chain:
+@dataclass(slots=True, repr=False, eq=False)
+class Chain(FieldEq):
     """Template ``tid``'s words ``first``..``last`` (positions) found as text words ``start``..``end``."""
 
     tid: int

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..fieldmethods import FieldEq, FieldValue
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
 from .context import Evidence, context_items, direct_rnn
@@ -33,8 +34,8 @@ MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 FOLLOWING = 3  # lines after a reading its signature's regex is also run over
 
 
-@dataclass(slots=True)
-class Reading:
+@dataclass(slots=True, repr=False, eq=False)
+class Reading(FieldEq):
     """One reading of a text: the signatures it may be (one message), where, what was read, what was not."""
 
     sigs: list[Signature]
@@ -244,8 +245,8 @@ def _regex_reads(sig: Signature, around: tuple[str, bool]) -> dict[str, str | No
 # --------------------------------------------------------------------------- shortest distinctive prefixes
 
 
-@dataclass(frozen=True, slots=True)
-class Prefix:
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Prefix(FieldValue):
     """The shortest distinctive prefix of one example's message (cut at a word's end), or why there is none."""
 
     sig_id: str
