@@ -1,8 +1,10 @@
 """The forms a user carries a message in (issue 27), applied to an example's message in place: the rest of the
 example (its traceback, its evidence lines) stays as it is.
 
-Each form takes (clean text, message start, message end) and gives the text in that form, or None where the
-form does not apply (no prefix to drop, a one-word message to split).
+The message is what the signature's regex matched on the lines that carry it (not the traceback frames a
+cause's regex also spans: templates.message_span), with the fixed prefix it is printed with on its line
+(``RuntimeError: cuDNN error: ``). Each form takes (clean text, message start, message end) and gives the text
+in that form, or None where the form does not apply (no prefix to drop, a one-word message to split).
 """
 
 from __future__ import annotations
@@ -10,10 +12,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from cudnn_doctor.match.templates import HEAD, message_span
+
 Form = Callable[[str, int, int], "str | None"]
 
-_PREFIX = re.compile(r"^(?:[A-Za-z_.]*(?:Error|Exception)|UNKNOWN|INTERNAL|Check failed)\s*:\s*")
-_SUFFIX = re.compile(r"\s*(?:\[Op:[^\]]*\]|\{\{node [^}]*\}\})\s*$")
+_SUFFIX = re.compile(r"\s*(?:\[Op:[^\]]*\]|\{\{node [^}]*\}\}|\[\[\{\{node [^}]*\}\}\]\])\s*$")
+_EXCEPTION_LINE = re.compile(r"\s*(?:[\w.]*(?:Error|Exception)):")
+_FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \w+', re.M)
+
+
+def message(pattern: object, clean: str, literals: tuple[str, ...]) -> tuple[int, int] | None:
+    """(start, end) of the example's message: its span, from its line's start where only a fixed prefix
+    comes before it there."""
+    span = message_span(pattern, clean, literals)
+    if span is None:
+        return None
+    start, end = span
+    line_start = clean.rfind("\n", 0, start) + 1
+    head = HEAD.match(clean, line_start)
+    if head is not None and head.end() >= start:
+        start = line_start
+    return start, end
 
 
 def _line(text: str, start: int, end: int) -> tuple[str, str, str]:
@@ -35,11 +54,17 @@ def upper(text: str, start: int, end: int) -> str:
     return text[:start] + text[start:end].upper() + text[end:]
 
 
+def capitalized(text: str, start: int, end: int) -> str:
+    """Another capitalisation: each word with a capital first letter, the rest lower case."""
+    return text[:start] + re.sub(r"[A-Za-z]+", lambda m: m.group(0).capitalize(), text[start:end]) + text[end:]
+
+
 def bare(text: str, start: int, end: int) -> str | None:
     """The message without its fixed prefix (RuntimeError:, InternalError:, UNKNOWN:) and suffix ([Op:...],
     {{node ...}})."""
     before, msg, after = _line(text, start, end)
-    got = _SUFFIX.sub("", _PREFIX.sub("", msg))
+    head = HEAD.match(msg)
+    got = _SUFFIX.sub("", msg[head.end() :] if head else msg)
     return None if got == msg or len(got) < 8 else before + got + after
 
 
@@ -53,7 +78,7 @@ def split(text: str, start: int, end: int) -> str | None:
     return before + msg[:mid] + "\n" + msg[mid + 1 :] + after
 
 
-FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "bare": bare, "split": split}
+FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split}
 
 
 def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:
@@ -64,10 +89,11 @@ def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:
 
 
 def emptied(text: str, start: int, end: int) -> str | None:
-    """A traceback whose message line is emptied: the line of the message ends after its exception name."""
+    """A traceback whose message line is emptied: the line of the message ends after its exception name (where
+    a traceback's frame comes before it)."""
     line_start = text.rfind("\n", 0, start) + 1
-    head = re.match(r"\s*[\w.]*(?:Error|Exception):", text[line_start:end])
-    if head is None:
+    head = _EXCEPTION_LINE.match(text, line_start)
+    if head is None or head.end() > end or not _FRAME.search(text, 0, line_start):
         return None
     line_end = text.find("\n", end)
-    return text[: line_start + head.end()] + (text[line_end:] if line_end >= 0 else "")
+    return text[: head.end()] + (text[line_end:] if line_end >= 0 else "")

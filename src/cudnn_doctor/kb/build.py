@@ -21,6 +21,7 @@ from typing import Any
 from .. import model
 from ..errors import SignatureError
 from ..match.templates import derive as derive_templates
+from ..match.templates import lookalikes
 from ..model import Case, DeadEnd, Example, GraphEdge, Reference, Signature, Workaround
 
 # Fields of deadends.dev's ErrorCanon record (docs/examples/seed-record.json), kept in the schema so such a
@@ -88,8 +89,10 @@ def build_signature(record: dict[str, Any], path: Path, builtin: bool) -> Signat
         builtin=builtin,
         raw=record,
         templates=(),
+        lookalikes=(),
     )
-    return dataclasses.replace(sig, templates=derive_templates(sig))
+    templates = derive_templates(sig)
+    return dataclasses.replace(sig, templates=templates, lookalikes=lookalikes(sig, templates))
 
 
 def from_record(cls: Any, data: dict[str, Any], **given: Any) -> Any:

@@ -27,6 +27,7 @@ from .probes import Probes
 from .regexinfo import derive_literal, identifiers, line_local
 from .results import Miss, RawMatch
 from .ruleout import RuleOut
+from .tolerant import Tolerant
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ class Matcher:
 
     def warm(self) -> None:
         """Compile every pattern this matcher may need (so that the catalog cache can keep them)."""
+        self.tolerant()  # the templates' index
         for idx, sig in enumerate(self.sigs):
             compile_pattern(sig.regex, sig.flags)
             self._is_local(idx)
@@ -216,13 +218,13 @@ class Matcher:
                 found = self._search(idx, run, stream, win)
                 if found is None:
                     return
-                if not found:
-                    if win.near_miss(idx):
+                if not found and win.near_miss(idx):
+                    found = self._folded(idx, run, stream, win)  # the message in another casing or spacing
+                    if not found:
                         lits = ", ".join(sig.prefilter[:2]) or "derived"
                         reason = f"a line holds its literal ({lits}) but the full pattern did not match"
                         yield None, Miss(sig, win.source, win.first_line + run[0], reason)
-                    continue
-                yield from self._matches(idx, found, stream, win)
+                yield from self._matches(idx, found or [], stream, win)
 
     def _is_local(self, idx: int) -> bool:
         got = self._local.get(idx)
@@ -260,20 +262,39 @@ class Matcher:
         end = len(text) if endpos is None else endpos
         return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, pos, end, timeout=timeout)))  # type: ignore[no-any-return]
 
-    def _search_region(self, idx: int, pattern: Any, run: list[int], stream: str, win: Window) -> list[Found]:
-        """A regex that may span lines: over the run plus the signature's window, normalized and joined."""
+    def _search_region(self, idx: int, pattern: Any, run: list[int], stream: str, win: Window, around: tuple[int, int] | None = None, spaced: bool = False) -> list[Found]:
+        """A regex that may span lines: over the run plus the signature's window (or ``around``), normalized
+        and joined (by spaces where ``spaced``: a message broken over two lines)."""
         sig = self.sigs[idx]
-        lo, hi = max(0, run[0] - sig.window_before), min(win.lines.count - 1, run[-1] + sig.window_after)
+        before, after = around or (sig.window_before, sig.window_after)
+        lo, hi = max(0, run[0] - before), min(win.lines.count - 1, run[-1] + after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
         offsets = [0]
         for t in texts:
             offsets.append(offsets[-1] + len(t) + 1)
         found: list[Found] = []
-        for m in self._finditer(idx, pattern, "\n".join(texts)):
+        for m in self._finditer(idx, pattern, (" " if spaced else "\n").join(texts)):
             first = _line_of(offsets, m.start())
             found.append((m, keep[first], keep[_line_of(offsets, max(m.start(), m.end() - 1))], m.start() - offsets[first]))
         return found
+
+    def _folded(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found]:
+        """The signature's regex ignoring case over the run and the lines around it, their line breaks kept,
+        then read as spaces: the message in another casing, or broken over two lines (tolerant.py reads what
+        no regex can)."""
+        sig = self.sigs[idx]
+        around = (max(sig.window_before, 1), max(sig.window_after, 1))
+        try:
+            pattern = compile_pattern(sig.regex, (*sig.flags, "IGNORECASE") if "IGNORECASE" not in sig.flags else sig.flags)
+            return self._search_region(idx, pattern, run, stream, win, around) or self._search_region(idx, pattern, run, stream, win, around, True)
+        except (TimeoutError, regex_error()):
+            return []
+
+    def tolerant(self) -> Tolerant:
+        """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
+        evidence budget."""
+        return Tolerant(self.sigs, self.evidence)
 
     def _disable(self, sig: Signature, why: str, warning: str) -> None:
         self.disabled[sig.id] = why

@@ -1,141 +1,174 @@
 """The tolerant reading: a signature's message found from whatever is left of it, where no regex matched.
 
-One mechanism for every shape people carry a message in (templates.py finds it): an issue title or a
-sentence that holds it, other casing or spacing, its prefix or suffix dropped, its second half on the next
-line, a message cut at a line's end or at the input's end, and a traceback whose message line is empty but
-whose innermost frame says where it was raised (``raised_at``). A reading counts only when what was read
-holds enough to tell the signature from every other:
+One mechanism for every shape people carry a message in: an issue title or a sentence that holds it, other
+casing or spacing, its fixed prefix or suffix dropped, its second half on the next line, a message cut at the
+input's end, a traceback whose message line is empty but whose innermost frame says where it was raised
+(``raised_at``). Its steps:
 
-- its words carry at least MIN_BITS of information (a generic prefix such as 'Check failed:', a status name
-  alone, a line ending in a common word carry too little);
-- the signatures whose templates hold the same words, once their context rules (``exclude_any`` /
-  ``require_any``) have been applied as to an exact match, are one message: a signature and the causes
-  behind it. Several messages: a near miss that names them (the full line would tell).
-
-A reading becomes a match with a ``cut`` record (rank.py lowers its confidence): what was read, the named
-values it could not read, what the message would say next.
+1. the templates (templates.py) are found as chains of their words (chains.py); a chain counts when it carries
+   at least MIN_BITS and no other word stands where its next or previous word should be on the same line;
+2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
+   case, over the lines around the chain (its window; the line breaks kept, then read as spaces), its fixed
+   prefix restored where the text dropped it: confirmed signatures are matches as good as exact ones, with
+   their captures (the ranking then chooses among them as among exact matches);
+3. where none is confirmed, a chain cut by the input's end, or one that read its template to the end, is a
+   finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one message (a
+   signature and the causes behind it) apart from every other: the signatures holding the same words, and the
+   signature's counter-examples (``lookalikes``), which say as much. Otherwise, a near miss naming them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
-from ..fieldmethods import FieldEq, FieldValue
+from ..fieldmethods import FieldValue
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
+from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
-from .templates import START_BITS, Chain, Recognizer, word_ends, words
+from .results import Miss, RawMatch
+from .templates import HEAD, START_BITS, index, message_span, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
 MAX_READINGS = 8  # per text: the strongest, apart
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
-FOLLOWING = 3  # lines after a reading its signature's regex is also run over
+BEFORE = 60  # lines kept before a finding (its traceback's user frame)
 
-
-@dataclass(slots=True, repr=False, eq=False)
-class Reading(FieldEq):
-    """One reading of a text: the signatures it may be (one message), where, what was read, what was not."""
-
-    sigs: list[Signature]
-    start: int  # character span in the text
-    end: int
-    read: str
-    expected_next: str | None
-    others: list[str] = field(default_factory=list)  # several messages: the full line would tell
-    captures: dict[str, str | None] = field(default_factory=dict)
-    evidence: list[str] = field(default_factory=list)
-    supported: bool = False
-
-    def record(self) -> dict[str, object]:
-        """The report's ``cut`` record."""
-        sig = self.sigs[0]
-        shown = " ".join(c.text for c in (*sig.explain, *sig.checks))  # the values a report would show
-        names = compile_pattern(sig.regex, sig.flags).groupindex
-        unread = [name for name in names if self.captures.get(name) is None and "{" + name in shown]
-        return {"read": self.read[-200:], "unread": unread, "expected_next": self.expected_next,
-                "could_also_be": list(self.others), "ask_full_line": True}
+Found = RawMatch | Miss
 
 
 class Tolerant:
-    """Reads texts against a base's templates and raising frames."""
+    """Reads lines against a base's templates and raising frames."""
 
     def __init__(self, sigs: Sequence[Signature], evidence: Evidence) -> None:
         self.sigs = list(sigs)
         self.evidence = evidence
-        self.rec = Recognizer([s.templates for s in self.sigs])
-        self._holding: dict[tuple[str, ...], frozenset[int]] = {}
+        self.rec = recognizer(tuple(self.sigs))
+        self._holding: dict[tuple[str, ...], tuple[int, ...]] = {}
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
                 path, _, function = where.partition(" ")
-                frames.setdefault((path.replace("\\", "/"), function), []).append(idx)
+                frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), []).append(idx)
         self.frames = frames
 
     # ------------------------------------------------------------------ messages
 
-    def read(self, text: str, context: str | None = None) -> list[Reading]:
-        """The readings of ``text`` (normalized lines), strongest first, apart from each other; ``context``: the
-        text the context rules look at (``text`` itself by default)."""
+    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: frozenset[int] = frozenset()) -> Iterator[Found]:
+        """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
+        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched."""
+        hi = len(lines) - 1 if hi is None else hi
+        text = "\n".join(lines[lo : hi + 1])
         tw = words(text)
         if not tw:
-            return []
+            return
         ends = word_ends(text, tw)
-        chains = [self._back(c, tw) for c in self.rec.chains(tw, ends)]
+        last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
         chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
         chains.sort(key=lambda c: (-c.bits, c.start))
-        taken: list[tuple[int, int]] = []
-        out: list[Reading] = []
+        spans: list[tuple[int, int]] = []
         for c in chains:
-            if any(c.start <= e and s <= c.end for s, e in taken):
+            if any(c.start <= e and s <= c.end for s, e in spans) or len(spans) >= MAX_READINGS:
                 continue
-            taken.append((c.start, c.end))
-            got = self._reading(c, text, tw, text if context is None else context)
-            if got is not None:
-                out.append(got)
-            if len(out) >= MAX_READINGS:
-                break
-        return out
+            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
+            if all(li in taken for li in range(where.li_s, where.li_e + 1)):
+                continue
+            got = list(self._reading(c, where, cut=self._cut(c, text, tw, last)))
+            if got:
+                spans.append((c.start, c.end))
+                yield from got
 
-    def _reading(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], context: str) -> Reading | None:
-        start, end = tw[c.start][1], tw[c.end][2]
-        read = text[start:end]
-        held = self.holding(self._words_of(c))
-        passing, evidence = [], {}
-        for idx in sorted(held):
-            sig = self.sigs[idx]
-            verdict = self.evidence.verdict(sig, direct_rnn(sig, read), context) if context_items(sig) else ([], False)
-            if not isinstance(verdict, str):
-                passing.append(sig)
-                evidence[sig.id] = verdict
-        lines = _lines_around(text, start, end)
-        tail = _lines_around(text[start:], 0, end - start)  # from the reading on: a title's '# ' left out
-        reads = {sig.id: _regex_reads(sig, lines) or _regex_reads(sig, tail) for sig in passing}
-        passing = [sig for sig in passing if reads[sig.id] is not None]
-        if not passing:
-            return None
+    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> bool:
+        """Whether the chain stops where the message was cut: at the input's end (in the value its template
+        expects next, at most), or before an ellipsis."""
+        if _ELLIPSIS.match(text, tw[c.end][2]):
+            return True
+        if last < 0:
+            return False
+        nxt = self.rec.next_word(c.tid, c.last)
+        return c.end == last or (nxt is not None and nxt[1] and not c.part and last - c.end <= MAX_VALUE)
+
+    def _reading(self, c: Chain, where: _Where, cut: bool) -> Iterator[Found]:
+        held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
+        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
+        if confirmed:
+            for i, (m, li_s, li_e) in confirmed:
+                yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
+            return
         tpl = self.rec.tpls[c.tid]
-        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w) if c.last + 1 < len(tpl) else ""
+        if not (cut or c.last == len(tpl) - 1):
+            return
+        sigs = [self.sigs[i] for i in held if not self._lookalike(self.sigs[i], c)]
+        if not sigs:
+            return
+        if len({root(s) for s in sigs}) > 1:
+            reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
+            for sig in sigs[:4]:
+                yield Miss(sig, "", where.li_s, reason)
+            return
+        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
-            nxt = tpl[c.last][len(c.part) :] + (" " + nxt if nxt else "")
-        roots = {root(s) for s in passing}
-        reading = Reading(passing, start, end, read, nxt or None)
-        if len(roots) > 1:
-            reading.others = [s.id for s in passing]
-            return reading
-        reading.captures = reads[passing[0].id] or {}
-        reading.evidence, reading.supported = evidence[passing[0].id]
-        return reading
+            nxt = (tpl[c.last][len(c.part) :] + " " + nxt).strip()
+        for sig in sigs:
+            record = _cut_record(sig, where.read, nxt or None)
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
 
-    def _back(self, c: Chain, tw: Sequence[tuple[str, int, int]]) -> Chain:
-        """The chain grown backwards over the template's words before it that the text has right before it
-        (a chain starts only at an informative word: 'cudnn rnn' before 'backward')."""
-        tpl = self.rec.tpls[c.tid]
-        while c.start > 0 and c.first > 0 and tpl[c.first - 1] and tw[c.start - 1][0] == tpl[c.first - 1]:
-            c.first, c.start = c.first - 1, c.start - 1
-            c.bits += self.rec.weight.get(tpl[c.first], 0.0)
-        return c
+    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
+        evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
+        before = list(where.lines[max(0, li_s - BEFORE) : li_e + 1])
+        if cut is not None:
+            cut["unread"] = [n for n in cut["unread"] if captures.get(n) is None]  # type: ignore[union-attr]
+        return RawMatch(sig, "", li_s, li_e, text[:4000], captures, "", list(evidence), supported, before, cut)
+
+    def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
+        if not context_items(sig):
+            return [], False
+        ctx = sig.context
+        lo, hi = max(0, where.li_s - ctx.lines_before), min(len(where.lines) - 1, where.li_e + ctx.lines_after)
+        return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+
+    def _context(self, sig: Signature, where: _Where) -> bool:
+        return not isinstance(self._verdict(sig, where), str)
+
+    def _confirm(self, idx: int, c: Chain, where: _Where) -> tuple[object, int, int] | None:
+        """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
+        that covers the reading (the line breaks kept, then read as spaces; its fixed prefix restored where
+        the text dropped it). Returns (match, first line, last line)."""
+        sig = self.sigs[idx]
+        try:
+            pattern = compile_pattern(sig.regex, _folded(sig.flags))
+        except regex_error():
+            return None
+        lo = max(0, where.li_s - max(sig.window_before, 1))
+        hi = min(len(where.lines) - 1, where.li_e + max(sig.window_after, 1))
+        text = "\n".join(where.lines[lo : hi + 1])
+        start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
+        end = start + len(where.read)
+        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+            got = _search(pattern, variant, start, end)
+            if got is not None:
+                first = lo + variant.count("\n", 0, got.start())
+                return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
+        return None
+
+    def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
+        """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
+        a message's first word and the text has no prefix of its own there."""
+        line_head = text[text.rfind("\n", 0, start) + 1 : start]
+        if c.first != 1 or _ENDS_IN_HEAD.search(line_head):
+            return []
+        own = (t[0] for i, t in enumerate(self.rec.tpls) if self.rec.owner[i] == idx)
+        return list(dict.fromkeys(h for h in own if h))
+
+    def _lookalike(self, sig: Signature, c: Chain) -> bool:
+        """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
+        the signature from that other message."""
+        read = self.rec.words_of(c)
+        return any(holds(read, look) for look in sig.lookalikes)
 
     def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
         """Whether the text has, on the same line, another word where the template's next word should be, or
@@ -145,49 +178,105 @@ class Tolerant:
         tpl = self.rec.tpls[c.tid]
         if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
             return True
-        if c.first > 0 and tpl[c.first - 1] and c.start > 0:
+        if c.first > 1 and tpl[c.first - 1] and c.start > 0:
             between = text[tw[c.start - 1][2] : tw[c.start][1]]
             return "\n" not in between and not _OPENING.search(between)
         return False
 
-    def _words_of(self, c: Chain) -> tuple[str, ...]:
-        """The words a chain read, in order (its cut last word as read)."""
-        tpl = self.rec.tpls[c.tid]
-        got = [w for w in tpl[c.first : c.last + 1] if w]
-        if c.part:
-            got[-1] = c.part
-        return tuple(got)
-
-    def holding(self, seq: tuple[str, ...]) -> frozenset[int]:
+    def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
         got = self._holding.get(seq)
         if got is None:
-            text = " ".join(seq)
-            tw = words(text)
+            tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
             chains = self.rec.chains(tw, frozenset({len(tw) - 1}))
-            got = frozenset(self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1)
+            need = self.rec.bits(seq[:-1]) + self.rec.weight.get(seq[-1], 0.0) * 0.5 - 1e-6  # every word read as one
+            got = tuple(sorted({self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need}))
             self._holding[seq] = got
         return got
 
     # ------------------------------------------------------------------ raising frames
 
-    def raised(self, lines: Sequence[str]) -> list[tuple[int, list[Signature], str]]:
-        """(line, signatures, frame text) for each traceback of ``lines`` whose innermost frame is where
+    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: frozenset[int]) -> Iterator[Found]:
+        """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose innermost frame is where
         signatures raise their error and whose message does not follow (it is empty, cut, or missing)."""
         if not self.frames:
-            return []
-        out = []
-        for li, line in enumerate(lines):
-            frame = _FRAME.search(line)
-            if frame is None:
+            return
+        for li in range(lo, hi + 1):
+            idxs = self._raising(lines[li])
+            if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
-            path = (frame.group("path") or frame.group("path2")).replace("\\", "/")
-            function = frame.group("func") or ""
-            idxs = [i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function.endswith(f)) for i in ids]
-            if idxs and _innermost(lines, li):
-                out.append((li, [self.sigs[i] for i in sorted(set(idxs))], line.strip()))
-        return out
+            sigs = [self.sigs[i] for i in idxs]
+            where = _Where(lines, li, lines[li], 0, len(lines[li]))
+            if len({root(s) for s in sigs}) > 1:
+                reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
+                for sig in sigs[:4]:
+                    yield Miss(sig, "", li, reason)
+                continue
+            for sig in sigs:
+                yield self._match(sig, where, li, li, lines[li].strip(), {}, _cut_record(sig, lines[li].strip(), None))
+
+    def _raising(self, line: str) -> list[int]:
+        frame = _FRAME.search(line)
+        if frame is None:
+            return []
+        path = (frame.group("path") or frame.group("path2")).replace("\\", "/")
+        function = frame.group("func") or ""
+        return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
+
+
+@lru_cache(maxsize=4)
+def recognizer(sigs: tuple[Signature, ...]) -> Recognizer:
+    """One recognizer per base (its index: templates.index, kept in the catalog cache)."""
+    return Recognizer(index(sigs))
+
+
+class _Where:
+    """A reading's place: the lines, the reading's first and last line, its column and text."""
+
+    __slots__ = ("col", "li_e", "li_s", "lines", "read")
+
+    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
+        self.lines = lines
+        self.li_s = lo + text.count("\n", 0, start)
+        self.li_e = lo + text.count("\n", 0, end)
+        self.col = start - (text.rfind("\n", 0, start) + 1)
+        self.read = text[start:end]
+
+
+def _folded(flags: Sequence[str]) -> tuple[str, ...]:
+    return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
+
+
+def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[str]:
+    """The text as it is, with its line breaks as spaces, and with each fixed prefix put back at ``start``
+    (the offsets after it shift: the caller's span then starts at the prefix)."""
+    yield text
+    if "\n" in text:
+        yield text.replace("\n", " ")
+    for head in heads:
+        yield text[:start] + head + text[start:]
+
+
+def _search(pattern: object, text: str, start: int, end: int) -> object | None:
+    """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None."""
+    try:
+        for m in pattern.finditer(text, timeout=0.5):  # type: ignore[attr-defined]
+            if m.start() < end and m.end() > start and m.end() > m.start():
+                return m
+            if m.start() >= end:
+                break
+    except (TimeoutError, regex_error()):
+        return None
+    return None
+
+
+def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
+    """The report's ``cut`` record: what was read, the named values a report shows that it could not read."""
+    shown = " ".join(c.text for c in (*sig.explain, *sig.checks))
+    names = compile_pattern(sig.regex, sig.flags).groupindex
+    return {"read": read[-200:], "unread": [n for n in names if "{" + n in shown], "expected_next": expected_next,
+            "could_also_be": [], "ask_full_line": True}
 
 
 # a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in f), a notebook's link
@@ -196,8 +285,10 @@ _FRAME = re.compile(
     r"""|\[\d+\]\((?:file|vscode[\w-]*):/*(?P<path2>[^)\s?]+\.py)\?line=\d+\)"""
 )
 # what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
-_EXCEPTION = re.compile(r"^\s*\w+(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 
 
 def _innermost(lines: Sequence[str], li: int) -> bool:
@@ -214,32 +305,6 @@ def _innermost(lines: Sequence[str], li: int) -> bool:
 def root(sig: Signature) -> str:
     """The message a signature reads: its own, or for a cause, the generic one it refines."""
     return sig.cause.of[0] if sig.cause is not None and sig.cause.of else sig.id
-
-
-def _lines_around(text: str, start: int, end: int, after: int = FOLLOWING) -> tuple[str, bool]:
-    """The lines a reading spans and the few after it (where the regex may look on), as one line, and
-    whether they reach the text's end (where a message may be cut)."""
-    lo = text.rfind("\n", 0, start) + 1
-    hi = end
-    for _ in range(after + 1):
-        hi = text.find("\n", hi + 1) if hi >= 0 else -1
-    return " ".join(text[lo : len(text) if hi < 0 else hi].split()), hi < 0 or not text[hi:].strip()
-
-
-
-def _regex_reads(sig: Signature, around: tuple[str, bool]) -> dict[str, str | None] | None:
-    """The signature's own regex, tolerant of case and spacing, over the reading's lines: its captures where
-    it matches (or reads up to the end: a cut message), None where it does not (the message differs where
-    the regex looks: a value, an op name, a word the template took for a value)."""
-    line, at_end = around
-    try:
-        pattern = compile_pattern(sig.regex, (*sig.flags, "IGNORECASE"))
-        m = pattern.search(line, partial=at_end, timeout=0.5)
-    except (TimeoutError, regex_error()):
-        return None
-    if m is None or m.end() == m.start() or (m.partial and m.end() != len(line)):
-        return None
-    return dict(m.groupdict())
 
 
 # --------------------------------------------------------------------------- shortest distinctive prefixes
@@ -260,24 +325,22 @@ class Prefix(FieldValue):
 
 
 def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "") -> Prefix | None:
-    """The shortest cut of the example's message (at a word's end) from which on every longer cut is read as
-    ``sig`` (or the one message it belongs to). None when the regex does not match the example."""
+    """The shortest cut of the example's message (at a word's end) from which on every longer cut, ending
+    the input, is read as ``sig`` (with the causes of its message at most). None when the regex does not
+    match the example."""
     from ..read.normalize import clean_text
 
     clean = clean_text(text)
-    try:
-        m = compile_pattern(sig.regex, sig.flags).search(clean, timeout=1.0)
-    except (TimeoutError, regex_error()):
+    span = message_span(compile_pattern(sig.regex, sig.flags), clean, sig.prefilter or (sig.signature,))
+    if span is None:
         return None
-    if m is None:
-        return None
-    start, end = m.start(), m.end()
-    line_start = clean.rfind("\n", 0, start) + 1
+    start, end = span
     message = clean[start:end]
     length: int | None = None
     for _w, _a, b in reversed(words(message)[:-1]):
-        got = reader.read(clean[line_start : start + b])
-        if not any(sig in r.sigs and not r.others for r in got):
+        lines = clean[: start + b].split("\n")
+        got = [f for f in reader.read(lines, len(lines) - 1) if isinstance(f, RawMatch)]
+        if not any(f.sig.id == sig.id for f in got) or len({root(f.sig) for f in got}) > 1:
             break
         length = b
     return Prefix(sig.id, name, message, length)
