@@ -18,7 +18,7 @@ Form = Callable[[str, int, int], "str | None"]
 
 _SUFFIX = re.compile(r"\s*(?:\[Op:[^\]]*\]|\{\{node [^}]*\}\}|\[\[\{\{node [^}]*\}\}\]\])\s*$")
 _EXCEPTION_LINE = re.compile(r"\s*(?:[\w.]*(?:Error|Exception)):")
-_FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \w+', re.M)
+_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+, in (\w+)', re.M)
 
 
 def message(pattern: object, clean: str, literals: tuple[str, ...]) -> tuple[int, int] | None:
@@ -43,7 +43,7 @@ def _line(text: str, start: int, end: int) -> tuple[str, str, str]:
 def title(text: str, start: int, end: int) -> str:
     """An issue title: '# ' and prose around the message, on a line of its own."""
     before, msg, after = _line(text, start, end)
-    return f"{before}\n# LSTM training on Colab: {msg} after upgrading, any idea?\n{after}"
+    return f"{before}\n# Training crashes on Colab: {msg} after upgrading, any idea?\n{after}"
 
 
 def lower(text: str, start: int, end: int) -> str:
@@ -88,12 +88,16 @@ def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:
     return [text[: start + m.end()] for m in re.finditer(r"\w+", msg) if shortest <= m.end() < len(msg)]
 
 
-def emptied(text: str, start: int, end: int) -> str | None:
-    """A traceback whose message line is emptied: the line of the message ends after its exception name (where
-    a traceback's frame comes before it)."""
+def emptied(text: str, start: int, end: int, raised_at: tuple[str, ...]) -> str | None:
+    """A traceback whose message line is emptied: the line of the message ends after its exception name, where
+    the traceback's innermost frame is one of the places the signature raises it (``raised_at``)."""
     line_start = text.rfind("\n", 0, start) + 1
     head = _EXCEPTION_LINE.match(text, line_start)
-    if head is None or head.end() > end or not _FRAME.search(text, 0, line_start):
+    frames = list(_FRAME.finditer(text, 0, line_start))
+    if head is None or head.end() > end or not frames:
+        return None
+    path, function = frames[-1].group(1).replace("\\", "/"), frames[-1].group(2)
+    if not any(path.endswith(p) and function == f for p, _, f in (w.partition(" ") for w in raised_at)):
         return None
     line_end = text.find("\n", end)
     return text[: head.end()] + (text[line_end:] if line_end >= 0 else "")

@@ -74,7 +74,7 @@ def _forms(sig: Signature, clean: str, start: int, end: int) -> Iterator[tuple[s
         for text in cuts(clean, at, at + len(p.message), p.length):
             yield "cut", text
     if sig.raised_at:
-        got = emptied(clean, start, end)
+        got = emptied(clean, start, end, sig.raised_at)
         if got is not None:
             yield "emptied", got
 

@@ -66,7 +66,7 @@ class Recognizer:
         waiting: dict[str, list[Chain]] = {}
         weight = self.weight
         for i, (word, _a, _b) in enumerate(text_words):
-            grown = []
+            grown = self._glued(word, i, waiting, done) if len(word) >= 2 * MIN_PART else []
             for c in waiting.pop(word, ()):
                 if self._reaches(c, i):
                     c.last, c.end, c.bits = self._next(c), i, c.bits + weight.get(word, 0.0)
@@ -82,6 +82,19 @@ class Recognizer:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
         return done
+
+    def _glued(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
+        """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over
+        both."""
+        grown: list[Chain] = []
+        for k in range(MIN_PART, len(word) - MIN_PART + 1):
+            for c in waiting.get(word[:k], ()):
+                nxt = self.next_word(c.tid, self._next(c))
+                if nxt is not None and not nxt[1] and self.tpls[c.tid][nxt[0]] == word[k:] and self._reaches(c, i):
+                    tpl = self.tpls[c.tid]
+                    bits = self.weight.get(tpl[nxt[0] - 1], 0.0) + self.weight.get(word[k:], 0.0)
+                    grown.append(Chain(c.tid, c.first, nxt[0], c.start, i, c.bits + bits))
+        return grown
 
     def _next(self, c: Chain) -> int:
         nxt = self.next_word(c.tid, c.last)

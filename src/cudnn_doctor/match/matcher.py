@@ -275,8 +275,10 @@ class Matcher:
             offsets.append(offsets[-1] + len(t) + 1)
         found: list[Found] = []
         for m in self._finditer(idx, pattern, (" " if spaced else "\n").join(texts)):
-            first = _line_of(offsets, m.start())
-            found.append((m, keep[first], keep[_line_of(offsets, max(m.start(), m.end() - 1))], m.start() - offsets[first]))
+            first, last = _line_of(offsets, m.start()), _line_of(offsets, max(m.start(), m.end() - 1))
+            if spaced and first == last:
+                continue  # not a message broken over lines: a line break its regex reads (a lookbehind) is gone
+            found.append((m, keep[first], keep[last], m.start() - offsets[first]))
         return found
 
     def _folded(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found]:

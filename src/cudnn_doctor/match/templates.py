@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 PH = ""  # a placeholder: the framework prints a value there
 MAX_SPAN = 600  # characters of a message a template is derived from
-MAX_TEMPLATES = 8
+MAX_TEMPLATES = 40
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
@@ -45,7 +45,8 @@ HEAD = re.compile(
 )
 # a traceback's own lines: frames, the source lines they show, its header (a cause's regex spans them)
 _FRAME = re.compile(
-    r"^\s*(?:File\s+\S|Traceback \(most recent call last\)|at [\w.$<>]+\(|frame #\d+:|\[bt\] \(\d+\)|\d+: \w|\[\d+\] \w)"
+    r"^\s*(?:File\s+\S|Traceback \(most recent call last\)|at [\w.$<>]+\(|frame #\d+:|\[bt\] \(\d+\)|\d+: \w|\[\d+\] \w)",
+    re.M,
 )
 
 Template = tuple[str, ...]  # (head, *words)

@@ -99,10 +99,10 @@ class Tolerant:
             for i, (m, li_s, li_e) in confirmed:
                 yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
             return
-        tpl = self.rec.tpls[c.tid]
-        if not (cut or c.last == len(tpl) - 1):
+        if not cut:
             return
-        sigs = [self.sigs[i] for i in held if not self._lookalike(self.sigs[i], c)]
+        tpl = self.rec.tpls[c.tid]
+        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where) and not self._lookalike(self.sigs[i], c)]
         if not sigs:
             return
         if len({root(s) for s in sigs}) > 1:
@@ -138,22 +138,48 @@ class Tolerant:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
         that covers the reading (the line breaks kept, then read as spaces; its fixed prefix restored where
         the text dropped it). Returns (match, first line, last line)."""
+        got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
+        if got is None:
+            return None
+        pattern, lo, text, start = got
+        end = start + len(where.read)
+        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+            got = _search(pattern, variant, start, end)
+            if got is not None and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
+                got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
+            if got is not None:
+                first = lo + variant.count("\n", 0, got.start())
+                return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
+        return None
+
+    def _reads_to_end(self, idx: int, c: Chain, where: _Where) -> bool:
+        """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
+        input's end, where the cut stops it (its fixed prefix restored where the text dropped it)."""
+        got = self._region(idx, where, 0)
+        if got is None:
+            return False
+        pattern, _lo, text, start = got
+        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+            try:
+                m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
+            except (TimeoutError, regex_error()):
+                return False
+            if m is not None and m.partial and m.start() <= start:
+                return True
+        return False
+
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
+        """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
+        signature's window before them (one line at least) and ``after`` lines after them. Returns (pattern,
+        first line, text, the reading's offset in it)."""
         sig = self.sigs[idx]
         try:
             pattern = compile_pattern(sig.regex, _folded(sig.flags))
         except regex_error():
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
-        hi = min(len(where.lines) - 1, where.li_e + max(sig.window_after, 1))
-        text = "\n".join(where.lines[lo : hi + 1])
-        start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        end = start + len(where.read)
-        for variant in _variants(text, start, self._heads(idx, c, text, start)):
-            got = _search(pattern, variant, start, end)
-            if got is not None:
-                first = lo + variant.count("\n", 0, got.start())
-                return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
-        return None
+        text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
+        return pattern, lo, text, sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
 
     def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
         """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
@@ -288,17 +314,22 @@ _FRAME = re.compile(
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
 _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 
 
 def _innermost(lines: Sequence[str], li: int) -> bool:
-    """Whether the frame at ``li`` is the last of its traceback and no message line with text follows it."""
-    for line in lines[li + 1 : li + 1 + MAX_FRAME_GAP]:
+    """Whether the frame at ``li`` is the last of its traceback, raises there (the source line it shows, if
+    any, raises or holds the message's text: not a call into native code, nor an assert, which is its own
+    message) and no message line with text follows it."""
+    for k, line in enumerate(lines[li + 1 : li + 1 + MAX_FRAME_GAP]):
         if _FRAME.search(line):
             return False
         m = _EXCEPTION.match(line)
         if m:
             return len(m.group("msg").strip()) < 3
+        if k == 0 and line.strip() and not _RAISING.match(line):
+            return False
     return True
 
 
