@@ -1,4 +1,4 @@
-"""How a log is cut into blocks: input._blocks (whole lines, one copy of each read) and reading._rechunk (the
+"""How a log is cut into blocks: input._blocks (whole lines, one copy of each read) and linemap.rechunk (the
 last lines of a block go on with the next). Both were rewritten to copy each byte once; each is checked here
 against the straightforward version it replaced, over random blocks and reads."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cudnn_doctor.match.reading import _rechunk
+from cudnn_doctor.read.linemap import rechunk as _rechunk
 from cudnn_doctor.read import sources as input_mod
 from cudnn_doctor.read.sources import Block, ReadStats
 

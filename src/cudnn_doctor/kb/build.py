@@ -48,7 +48,7 @@ KEY_OF = {
     "confused_with": "transition_graph",
 }
 FOLDED = ("explain_zh", "workarounds_zh", "official_doc_url", "official_doc_section")  # into explain, workarounds, references
-NOT_IN_RECORD = ("path", "builtin", "raw")
+NOT_IN_RECORD = ("path", "builtin", "raw", "lookalikes")  # lookalikes: derived (templates.lookalikes)
 DEFAULTS: dict[str, Any] = {"scope": "cudnn", "severity": "error", "priority": 50}
 
 

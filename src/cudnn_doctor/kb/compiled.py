@@ -30,7 +30,7 @@ _CACHE_FORMAT = 9
 _SHAPING_MODULES = (
     "kb/load", "kb/build", "kb/checks", "kb/compiled", "model", "kb/patterns", "env/detect", "rank/tracebacks",
     "kb/conditions", "kb/cache", "version", "rank/differential",
-    *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "templates")),
+    *(f"match/{m}" for m in ("__init__", "regexinfo", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "templates", "tolerant", "chains")),
 )
 
 

@@ -27,7 +27,7 @@ from .probes import Probes
 from .regexinfo import derive_literal, identifiers, line_local
 from .results import Miss, RawMatch
 from .ruleout import RuleOut
-from .tolerant import Tolerant
+from .tolerant import Tolerant, folded
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ class Window:
         self.seen: dict[tuple[int, int], set[int]] = scan["seen"]  # (line, column) -> signatures that had it
         self.missed: dict[int, int] = scan["missed"]
         self.framed: set[int] = scan["framed"]  # signatures whose first match got its traceback lines
+        self.taken: set[int] = set()  # lines an exact match covers
+        self.folded: list[tuple[int, list[Found], str, int]] = []  # matches of the folded retry, to be placed
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
@@ -108,6 +110,7 @@ class Matcher:
         self.tolerant()  # the templates' index
         for idx, sig in enumerate(self.sigs):
             compile_pattern(sig.regex, sig.flags)
+            compile_pattern(sig.regex, folded(sig.flags))  # the folded retry's, the tolerant confirmation's
             self._is_local(idx)
             for item in context_items(sig):
                 self.evidence.pattern(item)
@@ -172,6 +175,11 @@ class Matcher:
         for idx in sorted(cand):
             if self.sigs[idx].id not in self.disabled:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
+        for idx, found, stream, first in win.folded:  # only where no regex matched exactly (cuDNN Error: is
+            kept = [f for f in found if not win.taken.intersection(range(f[1], f[2] + 1))]  # CuPy's, error: PyTorch's)
+            if not kept:
+                yield None, self._miss(idx, win, first)
+            yield from self._matches(idx, kept, stream, win)
 
     def _candidates(self, win: Window, core_start: int, core_end: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits; probe lines go to the probes."""
@@ -219,12 +227,16 @@ class Matcher:
                 if found is None:
                     return
                 if not found and win.near_miss(idx):
-                    found = self._folded(idx, run, stream, win)  # the message in another casing or spacing
-                    if not found:
-                        lits = ", ".join(sig.prefilter[:2]) or "derived"
-                        reason = f"a line holds its literal ({lits}) but the full pattern did not match"
-                        yield None, Miss(sig, win.source, win.first_line + run[0], reason)
-                yield from self._matches(idx, found or [], stream, win)
+                    folded = self._folded(idx, run, stream, win)  # the message in another casing or spacing
+                    if folded:
+                        win.folded.append((idx, folded, stream, run[0]))
+                    else:
+                        yield None, self._miss(idx, win, run[0])
+                yield from self._matches(idx, found, stream, win)
+
+    def _miss(self, idx: int, win: Window, li: int) -> Miss:
+        lits = ", ".join(self.sigs[idx].prefilter[:2]) or "derived"
+        return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
 
     def _is_local(self, idx: int) -> bool:
         got = self._local.get(idx)
@@ -288,7 +300,7 @@ class Matcher:
         sig = self.sigs[idx]
         around = (max(sig.window_before, 1), max(sig.window_after, 1))
         try:
-            pattern = compile_pattern(sig.regex, (*sig.flags, "IGNORECASE") if "IGNORECASE" not in sig.flags else sig.flags)
+            pattern = compile_pattern(sig.regex, folded(sig.flags))
             return self._search_region(idx, pattern, run, stream, win, around) or self._search_region(idx, pattern, run, stream, win, around, True)
         except (TimeoutError, regex_error()):
             return []
@@ -318,6 +330,7 @@ class Matcher:
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, checked)
                 continue
+            win.taken.update(range(li_s, li_e + 1))
             text = m.group(0)
             if len(text) > MAX_MATCH_TEXT:
                 text = text[:MAX_MATCH_TEXT] + "..."

@@ -176,14 +176,27 @@ def lookalikes(sig: Signature, templates: Sequence[Template]) -> tuple[tuple[str
     from ..read.normalize import clean_text
 
     own = [{w for w in t[1:] if w} for t in templates]
+    try:
+        pattern = compile_pattern(sig.regex, sig.flags)
+    except regex_error():
+        pattern = None
     out: dict[tuple[str, ...], None] = {}
     for ex in sig.counter_examples:
         lines = clean_text(ex.text).split("\n")
         for i, line in enumerate(lines):
             got = {w for w, _, _ in words(line)}
+            if pattern is not None and _says(pattern, line):
+                continue  # its own message, ruled out by its context (a convolution's frame), not by its words
             if any(len(got & o) >= min(3, len(o)) for o in own):
                 out.setdefault(tuple(w for w, _, _ in words(" ".join(lines[i : i + 2]))))
     return tuple(out)
+
+
+def _says(pattern: Any, line: str) -> bool:
+    try:
+        return pattern.search(line, timeout=0.2) is not None
+    except (TimeoutError, regex_error()):
+        return False
 
 
 # --------------------------------------------------------------------------- the index of a base

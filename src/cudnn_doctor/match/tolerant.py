@@ -85,12 +85,14 @@ class Tolerant:
     def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> bool:
         """Whether the chain stops where the message was cut: at the input's end (in the value its template
         expects next, at most), or before an ellipsis."""
-        if _ELLIPSIS.match(text, tw[c.end][2]):
-            return True
+        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
+            return True  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
         if last < 0:
             return False
         nxt = self.rec.next_word(c.tid, c.last)
-        return c.end == last or (nxt is not None and nxt[1] and not c.part and last - c.end <= MAX_VALUE)
+        if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
+            return 0 <= last - c.end <= MAX_VALUE
+        return c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE)
 
     def _reading(self, c: Chain, where: _Where, cut: bool) -> Iterator[Found]:
         held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
@@ -105,7 +107,7 @@ class Tolerant:
         sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where) and not self._lookalike(self.sigs[i], c)]
         if not sigs:
             return
-        if len({root(s) for s in sigs}) > 1:
+        if len({root(s) for s in sigs}) > 1 and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
             reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
             for sig in sigs[:4]:
                 yield Miss(sig, "", where.li_s, reason)
@@ -174,7 +176,7 @@ class Tolerant:
         first line, text, the reading's offset in it)."""
         sig = self.sigs[idx]
         try:
-            pattern = compile_pattern(sig.regex, _folded(sig.flags))
+            pattern = compile_pattern(sig.regex, folded(sig.flags))
         except regex_error():
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
@@ -209,13 +211,25 @@ class Tolerant:
             return "\n" not in between and not _OPENING.search(between)
         return False
 
+    def _agree(self, seq: tuple[str, ...], idxs: set[int]) -> bool:
+        """Whether the templates of the signatures ``idxs`` that hold the words ``seq`` all go on with the same
+        word (a wrapper's and the generic's message, cut after what tells the status: the ranking chooses
+        among them as among exact matches), not each with its own (a status name cut before it is told)."""
+        tw = words(" ".join(w if w else "0" for w in seq))
+        after: set[str] = set()
+        for c in self.rec.chains(tw, frozenset({len(tw) - 1})):
+            if self.rec.owner[c.tid] in idxs and c.end == len(tw) - 1:
+                tpl, k = self.rec.tpls[c.tid], c.last + (0 if c.part else 1)
+                after.add(tpl[k] if k < len(tpl) else "\0")
+        return len(after - {"\0"}) <= 1
+
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
         got = self._holding.get(seq)
         if got is None:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
-            chains = self.rec.chains(tw, frozenset({len(tw) - 1}))
+            chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
             need = self.rec.bits(seq[:-1]) + self.rec.weight.get(seq[-1], 0.0) * 0.5 - 1e-6  # every word read as one
             got = tuple(sorted({self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need}))
             self._holding[seq] = got
@@ -244,8 +258,8 @@ class Tolerant:
 
     def _raising(self, line: str) -> list[int]:
         frame = _FRAME.search(line)
-        if frame is None:
-            return []
+        if frame is None or line[frame.end() :].strip():
+            return []  # no frame, or one quoted in prose ('... in _call after upgrading'): a frame is a line
         path = (frame.group("path") or frame.group("path2")).replace("\\", "/")
         function = frame.group("func") or ""
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
@@ -270,7 +284,8 @@ class _Where:
         self.read = text[start:end]
 
 
-def _folded(flags: Sequence[str]) -> tuple[str, ...]:
+def folded(flags: Sequence[str]) -> tuple[str, ...]:
+    """A signature's regex flags, IGNORECASE added (the folded retry and the tolerant reading's confirmation)."""
     return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
 
 
