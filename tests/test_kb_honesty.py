@@ -59,9 +59,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("framework", "onnxruntime/rnn-cudnn-failure"): _CENSUS,
     ("framework", "paddle/rnn-cudnn-status"): _CENSUS,
     ("framework", "jax/cuda-backend-version-check"): _CENSUS,
-    ("framework", "tensorflow/could-not-create-cudnn-handle"): _CENSUS,
-    ("framework", "tensorflow/cudnn-dlopen-failed"): _CENSUS,
-    ("framework", "tensorflow/cudnn-version-mismatch"): _CENSUS,
     # generic examples that show a cause's evidence: move the example to the cause, or make the cause stricter
     ("generic", "cudnn/rnn-status-execution-failed"): "pytorch-0.3-ctypes gets pytorch/cause-legacy-rnn-unchecked-device-dtype: "
     "a 0.3 frame (torch/nn/_functions/rnn.py) is where any 0.x failure passes, not evidence of a device/dtype mix-up",
@@ -106,8 +103,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "tensorflow/cause-gpu-held-by-another-process-rnn"): "add the counter-example (fail-to-find with ample memory)",
     ("cause", "paddle/cause-cudnn-version-mismatch-warning"): "its counter-example's status is read by "
     "cudnn/rnn-status-bad-param, which outranks its generics (paddle/rnn-cudnn-status): the class-3 ranking rule",
-    ("cause", "tensorflow/cause-pip-cudnn-not-on-loader-path"): "its counter-example is read by cudnn/library-not-found, "
-    "which outranks its generic (tensorflow/cudnn-dlopen-failed): the class-3 ranking rule",
     ("cause", "tensorflow/cause-masked-rnn-cudnn81-illegal-address"): "add the counter-example (copy failure without the "
     "illegal address)",
 }

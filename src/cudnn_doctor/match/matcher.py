@@ -56,7 +56,7 @@ class Window:
         self.seen: dict[tuple[int, int], set[int]] = scan["seen"]  # (line, column) -> signatures that had it
         self.missed: dict[int, int] = scan["missed"]
         self.framed: set[int] = scan["framed"]  # signatures whose first match got its traceback lines
-        self.taken: set[int] = set()  # lines an exact match covers
+        self.taken: set[int] = set()  # lines an exact match of a case-sensitive regex covers
         self.folded: list[tuple[int, list[Found], str, int]] = []  # matches of the folded retry, to be placed
 
     def near_miss(self, idx: int) -> bool:
@@ -175,11 +175,11 @@ class Matcher:
         for idx in sorted(cand):
             if self.sigs[idx].id not in self.disabled:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
-        for idx, found, stream, first in win.folded:  # only where no regex matched exactly (cuDNN Error: is
-            kept = [f for f in found if not win.taken.intersection(range(f[1], f[2] + 1))]  # CuPy's, error: PyTorch's)
+        for idx, found, stream, first in win.folded:  # only where no case-sensitive regex matched exactly
+            kept = [f for f in found if not win.taken.intersection(range(f[1], f[2] + 1))]  # (CuPy's cuDNN Error:)
             if not kept:
                 yield None, self._miss(idx, win, first)
-            yield from self._matches(idx, kept, stream, win)
+            yield from self._matches(idx, kept, stream, win, exact=False)
 
     def _candidates(self, win: Window, core_start: int, core_end: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits; probe lines go to the probes."""
@@ -316,7 +316,7 @@ class Matcher:
 
     # ------------------------------------------------------------------ matches and their context
 
-    def _matches(self, idx: int, found: list[Found], stream: str, win: Window) -> Yielded:
+    def _matches(self, idx: int, found: list[Found], stream: str, win: Window, exact: bool = True) -> Yielded:
         """A RawMatch for each new match whose context passes, a near miss for one it rules out."""
         sig = self.sigs[idx]
         for m, li_s, li_e, col in found:
@@ -330,7 +330,8 @@ class Matcher:
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, checked)
                 continue
-            win.taken.update(range(li_s, li_e + 1))
+            if exact and "IGNORECASE" not in sig.flags and "(?i" not in sig.regex:  # a wording told by its case
+                win.taken.update(range(li_s, li_e + 1))
             text = m.group(0)
             if len(text) > MAX_MATCH_TEXT:
                 text = text[:MAX_MATCH_TEXT] + "..."
