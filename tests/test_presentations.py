@@ -131,7 +131,7 @@ def _examples() -> list[tuple[str, str, str]]:
     return [(s.id, ex.name or str(i), ex.text) for s in SIGS for i, ex in enumerate(s.examples)]
 
 
-@pytest.mark.xfail(strict=True, reason="the rebuilt matcher (issue 27) misses 220 of 6972 presented cases that main's "
+@pytest.mark.xfail(strict=True, reason="the rebuilt matcher (issue 27) misses about 200 of ~7,000 presented cases that main's "
                    "cut reader read (cut points before a message's specific word, hard wraps inside a word, a few "
                    "wrapped lines): the tolerant reading must learn them (branch matcher's report lists the classes)")
 def test_every_example_in_every_presentation() -> None:
