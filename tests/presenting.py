@@ -8,6 +8,7 @@ line coloured as IPython colours it).
 from __future__ import annotations
 
 import html
+import re
 
 RED, RESET = "\x1b[91m", "\x1b[39m"
 
@@ -64,6 +65,21 @@ def notebook(text: str) -> str:
     return nbformat.writes(new_notebook(cells=[cell]))
 
 
+def terminal(text: str) -> str:
+    """Captured from a colour terminal (``script``, ``--color=always``, a CI log with colours kept): the
+    exception name red, numbers and quoted strings highlighted as rich's and IPython's highlighters do, so that
+    escape sequences sit inside the message."""
+    out = []
+    for line in text.split("\n"):
+        line = re.sub(r"\b(\d+(?:\.\d+)?)\b", "\x1b[1;36m\\1\x1b[0m", line)
+        line = re.sub(r"'([^'\n]{1,40})'", "\x1b[32m'\\1'\x1b[0m", line)
+        head, sep, rest = line.partition(": ")
+        if sep and head.replace(".", "").replace("_", "").isalnum() and head.endswith(("Error", "Exception")):
+            line = f"{RED}{head}{RESET}: {rest}"
+        out.append(line)
+    return "\n".join(out)
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -76,5 +92,6 @@ PRESENTATIONS = {
     "quoted": quoted,
     "html": html_escaped,
     "notebook": notebook,
+    "terminal": terminal,
     "ci": ci_prefixed,
 }

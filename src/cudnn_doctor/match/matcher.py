@@ -186,7 +186,11 @@ class Matcher:
         lines = win.lines
         cand: dict[int, list[int]] = {}
         by_literal = self.by_literal
-        for off, lits in self.prefilter.scan(lines.data, core_start, core_end).items():
+        hits = self.prefilter.scan(lines.data, core_start, core_end)
+        for off, more in self.prefilter.behind_escapes(lines.data, core_start, core_end).items():  # colour codes
+            have = hits.setdefault(off, [])
+            have += (lit for lit in more if lit not in have)
+        for off, lits in sorted(hits.items()):
             li = -1
             pidxs: tuple[int, ...] = ()
             for lit in lits:

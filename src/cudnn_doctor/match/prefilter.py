@@ -179,6 +179,27 @@ class Prefilter:
                 pos = -1 if le < 0 else find(raw, le)
         return {k: out[k] for k in sorted(out)}
 
+    def behind_escapes(self, data: bytes, start: int, end: int) -> dict[int, list[str]]:
+        """{line start offset: literals} for the lines of data[start:end] as normalization reads them: a colour
+        code inside a literal ('RuntimeError\\x1b[39m: CUDNN_...') hides it from the raw scan, so a region that
+        holds an escape is scanned once more with its escape sequences deleted (they hold no newline: the
+        n-th line of one is the n-th line of the other)."""
+        if data.find(b"\x1b", start, end) < 0:
+            return {}
+        region = data[start:end]
+        clean = _ESCAPES.sub(b"", region)
+        found = self.scan(clean)
+        if not found:
+            return {}
+        out: dict[int, list[str]] = {}
+        raw = done = 0
+        for at in sorted(found):
+            for _ in range(clean.count(b"\n", done, at)):
+                raw = region.index(b"\n", raw) + 1
+            done = at
+            out[start + raw] = found[at]
+        return out
+
     def literals_in(self, line_lower: bytes) -> list[str]:
         """The literals a (lower-cased) line holds: only those starting where the trie matches are tried."""
         out: list[str] = []
@@ -190,6 +211,10 @@ class Prefilter:
                     if lit not in out and line_lower.startswith(raw, p):
                         out.append(lit)
         return out
+
+
+# read/textsafe.ANSI over bytes (the escape sequences normalization deletes)
+_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 
 
 @lru_cache(maxsize=64)
