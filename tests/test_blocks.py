@@ -1,4 +1,4 @@
-"""How a log is cut into blocks: input._blocks (whole lines, one copy of each read) and reading._rechunk (the
+"""How a log is cut into blocks: input._blocks (whole lines, one copy of each read) and linemap.rechunk (the
 last lines of a block go on with the next). Both were rewritten to copy each byte once; each is checked here
 against the straightforward version it replaced, over random blocks and reads."""
 
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
-from cudnn_doctor.match.reading import _rechunk
+from cudnn_doctor.read.linemap import rechunk as _rechunk
 from cudnn_doctor.read import sources as input_mod
 from cudnn_doctor.read.sources import Block, ReadStats
 
@@ -107,21 +107,12 @@ def test_line_starts_found_by_jumps_as_by_walking(seed: int, monkeypatch: pytest
     starts = [0]
     for row in rows[:-1]:
         starts.append(starts[-1] + len(row) + 1)
-    jumps = {"n": 0}
-    real = lines_mod._jump_back
-
-    def counting(data: bytes, pos: int, n: int, step: int) -> tuple[int, int]:
-        jumps["n"] += 1
-        return real(data, pos, n, step)
-
-    monkeypatch.setattr(lines_mod, "_jump_back", counting)
     for _ in range(20):
-        lines = lines_mod._Lines(data, len(rows))
+        lines = lines_mod.Lines(data, len(rows))
         for li in rng.sample(range(len(rows)), min(len(rows), 40)):
             if rng.random() < 0.3:  # a line located from its offset first, as the prefilter's hits are
                 assert lines.line_at(starts[li]) == li
             assert lines.start(li) == starts[li], li
-    assert jumps["n"] > 0
 
 
 def _head_lines_reference(data: bytes, n: int) -> list[bytes]:
@@ -158,7 +149,8 @@ def test_block_tails_and_heads_as_lists_of_lines_gave(seed: int) -> None:
     """The lines a block carries into the next window (_tail_region, topped up from the tail before it when the
     block is short) and those it lends the window before (_head_region) are, joined, the lines the old
     line-list versions gave, over blocks of any length (one empty line, fewer lines than kept, long runs)."""
-    from cudnn_doctor.match.lines import _head_region, _tail_region
+    from cudnn_doctor.match.lines import head_region as _head_region
+    from cudnn_doctor.match.lines import tail_region as _tail_region
 
     rng = random.Random(seed)
     prev_ref: list[bytes] = []

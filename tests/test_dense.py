@@ -10,6 +10,7 @@ import pytest
 
 from cudnn_doctor import match as match_mod
 from cudnn_doctor.env.detect import DETECTORS, EnvironmentCollector
+from cudnn_doctor.match import probes as _probes_module  # noqa: F401 - match_mod.probes
 from cudnn_doctor.read.sources import text_source
 from cudnn_doctor.report import build_report
 from cudnn_doctor.scan import Options, diagnose_sources
@@ -53,7 +54,7 @@ def diagnose(text: str, catalog, monkeypatch, *, hyperscan: bool = True, memo: b
         if not hyperscan:
             m.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", "1")
         if not memo:  # every probe line goes to every probe of its literals, as before the shortcuts
-            m.setattr(match_mod.matcher, "PROBED_MEMO", 0)  # the module that reads it
+            m.setattr(match_mod.probes, "PROBED_MEMO", 0)  # the module that reads it
             m.setattr(EnvironmentCollector, "probes", _plain_probes)
         if block is not None:
             from cudnn_doctor.read import sources as input_mod
@@ -139,40 +140,3 @@ def _words_run(text: str, catalog, monkeypatch, within: int | None = None):  # t
         if within is not None:
             m.setattr(matcher, "COMMON_WITHIN", within)
         return diagnose(text, catalog, m), dropped
-
-
-def test_common_words_left_out_of_the_pass_change_nothing(catalog, monkeypatch) -> None:
-    """A log of several big windows whose first one holds a start-up banner the rest lacks: the words on most
-    lines of the first window are left out of the next windows' hyperscan pass, and the report is the one of
-    a pass that looks for every word."""
-    pytest.importorskip("hyperscan")
-    banner = "W tensorflow/core/common_runtime/x.cc:1] Could not find the op; kernels registered for this device"
-    lines = dense_log(lines=36000).splitlines()
-    text = "\n".join(line if i % 20 or i > 13000 else f"{banner}\n{line}" for i, line in enumerate(lines)) + "\n"
-    got, dropped = _words_run(text, catalog, monkeypatch)
-    every, none = _words_run(text, catalog, monkeypatch, within=0)
-    assert dropped and dropped[0] > 10 and none == [0]
-    assert got == every
-    assert {f["id"] for f in got["findings"]} >= {"pytorch/rnn-backward-in-eval-mode", "pytorch/rnn-hidden-size-mismatch"}
-
-
-def test_a_dropped_word_a_window_lacks_goes_back_into_the_pass(catalog) -> None:
-    from cudnn_doctor.match import Matcher, matcher
-    from cudnn_doctor.match.lines import _has_word, _Lines
-
-    m = Matcher(catalog)
-    m._confirm_all()
-    words = m._words
-    assert words and len(words) > 3
-    a, b, rare = words[0], words[1], words[2]
-    data = b"\n".join([a[0], b[0], b"x" * 40000, a[0], b[0]]) + b"\n"  # a and b at both ends, rare nowhere
-    m._drop_common({a: 5, b: 10, rare: 30000}, data, 0)
-    assert m._dropped == {a, b} and a not in m._next_prefilter.word_set and rare in m._next_prefilter.word_set
-    # a window without `a`: looked up with find (the pass did not look), and noted as missed
-    lines = _Lines(b"nothing here\n", 2)
-    lines.memo.update(present=set(), scanned=m._next_prefilter.word_set)
-    assert not _has_word(a[0], a[1], lines) and lines.memo["missed"] == {a}
-    m._restore_missed(lines.memo["missed"])
-    assert m._dropped == {b} and a in m._next_prefilter.word_set and m._restores == 1
-    m._restore_missed({b})
-    assert m._restores == matcher.MAX_RESTORES and not m._dropped and m._words == m._all_words

@@ -4,8 +4,8 @@
 - Negative logs hard-wrapped (as CI viewers and paste tools do) got an RNN-specific finding: a wrapped
   mxnet cudnnConvolutionForward 'Check failed:' was read as a cut-off tensorflow/cudnn-rnn-internal-check-failed
   (fixed on main by 5769836: a cut reading needs a code-like or RNN/cuDNN word; now a plain test), and a
-  wrapped Paddle conv2d CUDNN_STATUS_EXECUTION_FAILED is still read as a cut-off
-  tensorflow/cudnn-rnn-call-execution-failed (confidence 0.65; match/ and the signature: the matcher's).
+  wrapped Paddle conv2d CUDNN_STATUS_EXECUTION_FAILED was read as a cut-off
+  tensorflow/cudnn-rnn-call-execution-failed (fixed by the rebuilt matcher, issue 27; now a plain test too).
 - (not kept: its input was cut when stored) a notebook-JSON-looking paste of case 047 whose lines repeat
   hundreds of times took 19 s of CPU through diagnose + every renderer.
 """
@@ -23,9 +23,7 @@ FUZZ = Path(__file__).parent / "fixtures" / "fuzz"
 
 @pytest.mark.parametrize("name", [
     "conv-check-failed-wrapped.txt",
-    pytest.param("paddle-conv-execution-failed-wrapped.txt", marks=pytest.mark.xfail(
-        strict=True, reason="matcher: a wrapped CUDNN_STATUS_EXECUTION_FAILED of a Paddle conv is read as a cut-off "
-                            "tensorflow/cudnn-rnn-call-execution-failed")),
+    "paddle-conv-execution-failed-wrapped.txt",  # read as a cut TF RNN call before the rebuilt matcher (issue 27)
 ])
 def test_wrapped_negative_gets_no_rnn_finding(name: str) -> None:
     d = diagnose((FUZZ / name).read_text(encoding="utf-8"))

@@ -194,6 +194,13 @@ class Signature:
     raw: Mapping[str, Any] = field(compare=False, repr=False)
     cause: Cause | None = None
     differential: tuple[DifferentialEntry, ...] = ()
+    # the message's templates (match/templates.py): words, "" where a value goes; derived by kb/build.py from
+    # ``templates:`` (format strings), the regex and the signature's messages
+    templates: tuple[tuple[str, ...], ...] = ()
+    raised_at: tuple[str, ...] = ()  # 'FILE FUNCTION' where the framework raises it
+    # the words of counter-example lines that say what the templates say (match/templates.py): what a tolerant
+    # reading must say more than to be this signature
+    lookalikes: tuple[tuple[str, ...], ...] = ()
 
     def text(self, key: str, lang: str = "en") -> str:
         """A text field in ``lang`` ('zh' falls back to English per field; see ``localized``)."""

@@ -301,8 +301,9 @@ def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict
 
 def prefix_report(sigs: list[Signature], evidence: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     """For every signature, the shortest prefix of its message (over its examples) from which a cut message is
-    read as this signature alone (cut.py); a cut shorter than that is a near miss listing the candidates."""
-    from ..match.cut import shortest_prefixes
+    read as this signature alone (match/tolerant.py); a cut shorter than that is a near miss listing the
+    candidates."""
+    from ..match.tolerant import shortest_prefixes
 
     matcher = Matcher(Catalog(signatures=list(sigs), evidence=dict(evidence or {})))
     best: dict[str, tuple[int, str, int]] = {}

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import model
 from ..errors import SignatureError
+from ..match.templates import derive as derive_templates
+from ..match.templates import lookalikes
 from ..model import Case, DeadEnd, Example, GraphEdge, Reference, Signature, Workaround
 
 if TYPE_CHECKING:
@@ -48,7 +50,7 @@ KEY_OF = {
     "confused_with": "transition_graph",
 }
 FOLDED = ("explain_zh", "workarounds_zh", "official_doc_url", "official_doc_section")  # into explain, workarounds, references
-NOT_IN_RECORD = ("path", "builtin", "raw")
+NOT_IN_RECORD = ("path", "builtin", "raw", "lookalikes")  # lookalikes: derived (templates.lookalikes)
 _IGNORED = frozenset({*DEADENDS_COMPAT_FIELDS, *EDITOR_FIELDS})
 DEFAULTS: dict[str, Any] = {"scope": "cudnn", "severity": "error", "priority": 50}
 
@@ -61,13 +63,15 @@ def record_keys() -> frozenset[str]:
     return frozenset(fields | {*FOLDED, *READ_FROM_RAW})
 
 
-def build_signature(record: dict[str, Any], path: str | Path, builtin: bool) -> Signature:
-    """A Signature from a schema-valid record."""
+def build_signature(record: dict[str, Any], path: str | Path, builtin: bool, templated: Any = None) -> Signature:
+    """A Signature from a schema-valid record. Its message templates and lookalikes (match/templates.py) are
+    ``templated`` (``[templates, lookalikes]`` as plain lists: the catalog cache's, kept from a full record),
+    or derived here from the record (its examples and counter-examples)."""
     unknown = sorted(set(record) - record_keys() - _IGNORED)
     if unknown:  # the schema and the model disagree: a field added to one only
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
     before, after = _window(record)
-    return from_record(
+    sig = from_record(
         Signature,
         {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}},
         title=record.get("title") or record["signature"][:120],
@@ -83,7 +87,17 @@ def build_signature(record: dict[str, Any], path: str | Path, builtin: bool) -> 
         path=str(path),
         builtin=builtin,
         raw=record,
+        templates=_tuples(templated[0]) if templated else (),
+        lookalikes=_tuples(templated[1]) if templated else (),
     )
+    if templated is not None:
+        return sig
+    tpls = derive_templates(sig)
+    return dataclasses.replace(sig, templates=tpls, lookalikes=lookalikes(sig, tpls))
+
+
+def _tuples(items: Any) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(str(w) for w in item) for item in items)
 
 
 def _lists(record: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from ..model import Case, Signature
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}(?!\})")
 TEMPLATE_FIELDS = ("explain", "explain_zh", "checks", "derived", "root_cause", "root_cause_zh")
 # fields that quote logs or framework source verbatim (braces there are the framework's, not ours)
-_QUOTED_FIELDS = ("regex", "examples", "counter_examples", "id", "context", "prefilter", "signature", "wordings")
+_QUOTED_FIELDS = ("regex", "examples", "counter_examples", "id", "context", "prefilter", "signature", "wordings", "templates")
 
 
 def semantic_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> list[str]:

@@ -8,6 +8,10 @@ from the catalog (``derived``). A cached start parses that JSON and builds the m
 that shapes the entry: each signature file's path, size and mtime, the schema and evidence files,
 cudnn-doctor's version and code, the Python and `regex` versions.
 
+Each signature's message templates and lookalikes (match/templates.py) are derived from its full record when it
+is built (build.py: they need its examples and counter-examples) and kept in the entry (``derived.templates``), so
+a cached start builds them from plain lists, deriving nothing.
+
 Derived values: a part of the package that computes something from a whole catalog (e.g. the matcher's
 weights per message template) registers a function with ``register_derived(name, compute)``; ``derived(
 catalog, name)`` gives its JSON-able result, computed once per catalog and kept in the catalog's cache entry.
@@ -27,7 +31,14 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-_CACHE_FORMAT = 11
+_CACHE_FORMAT = 12
+# the code that shapes an entry: the records' model, and the values derived from them (match/: message templates
+# and lookalikes, the values the matcher derives from the patterns, the words' weights)
+_SHAPING_CODE = (
+    "kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "kb/patterns.py", "model.py", "read/normalize.py",
+    "data/logwords.json", "env/detect.py",
+    *(f"match/{m}.py" for m in ("__init__", "regexinfo", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "templates", "tolerant", "chains")),
+)
 _LEAN_OUT = ("examples", "counter_examples")
 
 
@@ -77,7 +88,7 @@ def _fingerprint(files: Sequence[str | Path], extra: Sequence[str | Path]) -> st
 
     here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the package
     parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:{regex_engine_file()}"]
-    code = [os.path.join(here, name) for name in ("kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "model.py")]
+    code = [os.path.join(here, name) for name in _SHAPING_CODE]
     for p in [*files, *extra, *code]:
         try:
             st = os.stat(p)
@@ -104,7 +115,8 @@ def _entry(catalog: Catalog) -> dict[str, Any]:
         "signatures": [[s.raw, s.path, s.builtin] for s in catalog.signatures],
         "evidence": {k: list(v) for k, v in catalog.evidence.items()},
         "warnings": list(catalog.warnings),
-        "derived": {},
+        # each signature's message templates and lookalikes, derived from its full record (build.py)
+        "derived": {"templates": {s.id: [s.templates, s.lookalikes] for s in catalog.signatures}},
     }
 
 
@@ -114,21 +126,14 @@ def _from_entry(entry: Any) -> Catalog | None:
     from .patterns import restore_derived
 
     try:
-        sigs = [build_signature(dict(record), path, builtin) for record, path, builtin in entry["signatures"]]
+        templated = entry["derived"]["templates"]
+        sigs = [build_signature(dict(r), path, builtin, templated[r["id"]]) for r, path, builtin in entry["signatures"]]
         evidence = {str(k): tuple(v) for k, v in entry["evidence"].items()}
         catalog = Catalog(signatures=sigs, evidence=evidence, warnings=[str(w) for w in entry["warnings"]])
-        _plain_types()
         restore_derived(entry["derived"]["patterns"])
     except Exception:  # damaged, or written by another version of build.py: read again
         return None
     return catalog
-
-
-def _plain_types() -> None:
-    from ..match.regexinfo import Confirm
-    from .patterns import register_plain
-
-    register_plain(Confirm)
 
 
 def _pattern_values(catalog: Catalog) -> dict[str, Any]:
@@ -138,7 +143,6 @@ def _pattern_values(catalog: Catalog) -> dict[str, Any]:
     from ..match import Matcher
     from .patterns import derived_values
 
-    _plain_types()
     Matcher(catalog, probes=EnvironmentCollector().probes()).warm()
     return derived_values()
 

@@ -123,13 +123,20 @@ def register_plain(cls: type) -> None:
     _PLAIN_TYPES[cls.__name__] = cls
 
 
+class JSONData(dict):  # type: ignore[type-arg]
+    """A derived value that is JSON data as it is (string keys, lists, numbers, strings): kept and restored
+    untagged, so that a big one (the matcher's index of message templates) decodes at the json module's speed."""
+
+
 _TAGS: tuple[tuple[type, str, Callable[[Any], Any]], ...] = (
+    (JSONData, "j", dict),
     (bytes, "b", lambda v: v.decode("latin-1")),
     (tuple, "t", lambda v: [_encode(x) for x in v]),
     (frozenset, "f", lambda v: [_encode(x) for x in v]),
     (dict, "d", lambda v: [[_encode(k), _encode(x)] for k, x in v.items()]),
 )
 _UNTAG: dict[str, Callable[[Any], Any]] = {
+    "j": lambda v: v,
     "b": lambda v: v.encode("latin-1"),
     "t": lambda v: tuple(_decode(x) for x in v),
     "f": lambda v: frozenset(_decode(x) for x in v),

@@ -1,8 +1,8 @@
 """The prefilter: one pass over a window for every signature's and probe's literals.
 
 A prefilter finds every line holding one of the signatures' literals (one combined scan; hyperscan when
-installed, else one trie-shaped alternation regex; ``bytes.find`` for a pasted traceback). Over a big window
-hyperscan also reports, in the same pass, which of the Confirm words (regexinfo.py) are present at all.
+installed, else one trie-shaped alternation regex; ``bytes.find`` for a pasted traceback). A speed mechanism
+(bench/: every kind of 1 GiB log); its equivalence test is tests/test_prefilter.py.
 """
 
 from __future__ import annotations
@@ -44,14 +44,14 @@ def _trie_pattern(words: tuple[bytes, ...]) -> bytes:
     return build(trie) if trie else rb"(?!x)x"
 
 
-def _as_bytes(text: str | bytes) -> bytes:
+def as_bytes(text: str | bytes) -> bytes:
     return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
 
 
-def _as_block(block: Block | bytes | str) -> Block:
+def as_block(block: Block | bytes | str) -> Block:
     if isinstance(block, Block):
         return block
-    data = _as_bytes(block)
+    data = as_bytes(block)
     return Block(data, data.count(b"\n") + 1)
 
 
@@ -65,12 +65,8 @@ class Prefilter:
     ``CUDNN_DOCTOR_NO_HYPERSCAN=1`` to force the pure-Python path (the benchmark compares both).
     """
 
-    def __init__(self, literals: Iterable[str], words: Iterable[tuple[bytes, bool]] = ()) -> None:
+    def __init__(self, literals: Iterable[str]) -> None:
         self.literals = sorted({lit.lower() for lit in literals if lit}, key=lambda s: (-len(s), s))
-        # confirmation words (match.Confirm), (word, ignore case): hyperscan reports whether each is in the
-        # scanned range at all (its first occurrence only), in the same pass as the literals
-        self.words = tuple(sorted(set(words)))
-        self.word_set = frozenset(self.words)
         self._bytes = [lit.encode("utf-8") for lit in self.literals]
         self._hs: Any = None
         self._re: Any = None
@@ -78,8 +74,6 @@ class Prefilter:
         self._by_head: dict[bytes, list[tuple[bytes, str]]] = {}
         self._short = False
         self._hs_tried = False
-        self._words_only: Prefilter | None = None
-        self._caseless: frozenset[bytes] | None = None
         if not self.literals:
             return
         words = tuple(self._bytes)
@@ -90,23 +84,21 @@ class Prefilter:
         self._short = any(len(raw) < 2 for raw in self._bytes)
 
     @staticmethod
-    def shared(literals: Iterable[str], words: Iterable[tuple[bytes, bool]] = ()) -> Prefilter:
+    def shared(literals: Iterable[str]) -> Prefilter:
         """One Prefilter per set of literals in a process (it keeps no state of a scan): the Matchers of
         many small logs (triage) share its compiled hyperscan database and trie."""
-        return _shared_prefilter(
-            tuple(sorted({lit.lower() for lit in literals if lit})), tuple(sorted(set(words))), _thread.get_ident()
-        )
+        return _shared_prefilter(tuple(sorted({lit.lower() for lit in literals if lit})), _thread.get_ident())
 
     def _load_hyperscan(self) -> Any:
         """The compiled hyperscan database, made on the first big scan: importing hyperscan and compiling
         (~20-50 ms) would cost a pasted traceback more than scanning it with ``bytes.find``."""
         if not self._hs_tried:
             self._hs_tried = True
-            if (self.literals or self.words) and not os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
+            if self.literals and not os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
                 try:
                     import hyperscan  # type: ignore[import-not-found]
 
-                    self._hs = _hyperscan_db(hyperscan, tuple(self._bytes), self.words)
+                    self._hs = _hyperscan_db(hyperscan, tuple(self._bytes))
                 except Exception:
                     self._hs = None
         return self._hs
@@ -120,76 +112,22 @@ class Prefilter:
         """{line start offset: literals on that line} for the lines of data[start:end] holding a literal.
 
         Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
-        return self.scan_words(data, start, end)[0]
-
-    def scan_words(
-        self, data: bytes | str, start: int = 0, end: int | None = None, firsts: dict[tuple[bytes, bool], int] | None = None
-    ) -> tuple[dict[int, list[str]], set[tuple[bytes, bool]] | None]:
-        """``scan``, and the confirmation words found in data[start:end] (None: not known, the scan did not
-        run on hyperscan; look them up). ``firsts``, where given, gets the offset where each word found first
-        ends (how common a word is: Matcher._drop_common)."""
-        data = _as_bytes(data)
+        data = as_bytes(data)
         end = len(data) if end is None else end
-        if (self._re is None and not self.words) or start >= end:
-            return {}, None
-
-        def chunk() -> bytes:
-            return data[start:end] if start or end != len(data) else data
-
-        if end - start <= SMALL_TEXT and self._hs is None and (self._re is None or not self._re.is_compiled):
-            return (self._scan_small(chunk().lower(), start) if self._re is not None else {}), None
+        if self._re is None or start >= end:
+            return {}
+        chunk = data[start:end] if start or end != len(data) else data
+        if end - start <= SMALL_TEXT and self._hs is None and not self._re.is_compiled:
+            return self._scan_small(chunk.lower(), start)
         if self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
-            present: set[tuple[bytes, bool]] = set()
-            n_lit, words = len(self.literals), self.words
 
             def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
-                if lit_id < n_lit:
-                    if start < to <= end:  # data[start - 1] is a newline: no literal starts before start
-                        found.append((to, lit_id))
-                else:
-                    word = words[lit_id - n_lit]
-                    present.add(word)
-                    if firsts is not None:
-                        firsts[word] = to
+                found.append((to, lit_id))
 
-            # the whole of data (the lines carried over from the blocks around too): the words are looked for
-            # wherever a match's window may reach; the literals only count in data[start:end]
-            self._hs.scan(data, match_event_handler=on_match)
-            return self._lines_of(data, 0, found), present
-        if self._re is None:
-            return {}, None
-        return self._scan_re(chunk(), start), None
-
-    def words_only(self) -> Prefilter:
-        """A prefilter of this one's words alone (made once): the pass over the clean pieces around matches,
-        where the literals would only cost a callback each."""
-        if self._words_only is None:
-            self._words_only = Prefilter.shared((), self.words)
-        return self._words_only
-
-    @property
-    def caseless(self) -> frozenset[bytes]:
-        """The words looked for ignoring case (what context literals are), made once."""
-        if self._caseless is None:
-            self._caseless = frozenset(word for word, icase in self.words if icase)
-        return self._caseless
-
-    def caseless_in(self, data: bytes) -> dict[bytes, int] | None:
-        """Those of ``caseless`` in ``data``, each with where its first occurrence starts (None: not known, no
-        hyperscan); each word is reported once, at its first occurrence (matches come in order of their end)."""
-        if self._load_hyperscan() is None:
-            return None
-        present: dict[bytes, int] = {}
-        words, n_lit = self.words, len(self.literals)
-
-        def on_match(word_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
-            if word_id >= n_lit and words[word_id - n_lit][1]:
-                word = words[word_id - n_lit][0]
-                present[word] = to - len(word)
-
-        self._hs.scan(data, match_event_handler=on_match)
-        return present
+            self._hs.scan(chunk, match_event_handler=on_match)
+            return self._lines_of(chunk, start, found)
+        return self._scan_re(chunk, start)
 
     def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
         """Group hyperscan's (end offset, literal id) hits by line."""
@@ -280,26 +218,23 @@ _ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1
 
 
 @lru_cache(maxsize=64)
-def _shared_prefilter(literals: tuple[str, ...], words: tuple[tuple[bytes, bool], ...], _thread_id: int) -> Prefilter:
+def _shared_prefilter(literals: tuple[str, ...], _thread_id: int) -> Prefilter:
     # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
-    return Prefilter(literals, words)
+    return Prefilter(literals)
 
 
-def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...], words: tuple[tuple[bytes, bool], ...]) -> Any:
-    """The hyperscan database for ``literals`` (every match, caseless) and ``words`` (the first match only,
-    caseless where asked), through the cache (cache.hyperscan_database). Compiling a thousand literals costs 20-30 ms
-    per process, and each retired probe (match.Matcher._retire) asks for a new set."""
+def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...]) -> Any:
+    """The hyperscan database for ``literals`` (every match, caseless), through the cache
+    (cache.hyperscan_database): compiling a thousand literals costs 20-30 ms per process."""
     from ..kb import cache
 
     # cache.digest: hashlib here would load OpenSSL, ~3 ms of every pasted traceback's start-up
-    digest = cache.digest(repr((literals, words)).encode())
+    digest = cache.digest(repr(literals).encode())
     key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {_HS_SPELLING} {digest}"
 
     def make() -> tuple[list[bytes], list[int], list[int]]:
-        single, caseless = hyperscan.HS_FLAG_SINGLEMATCH, hyperscan.HS_FLAG_CASELESS
-        expressions = [_hs_literal(lit) for lit in literals] + [_hs_literal(w) for w, _ in words]
-        flags = [caseless] * len(literals) + [single | (caseless if icase else 0) for _, icase in words]
-        return expressions, list(range(len(expressions))), flags
+        expressions = [hs_literal(lit) for lit in literals]
+        return expressions, list(range(len(expressions))), [hyperscan.HS_FLAG_CASELESS] * len(literals)
 
     return cache.hyperscan_database(hyperscan, key, make)
 
@@ -308,6 +243,6 @@ _HS_SPELLING = 1  # bump when _hs_literal or the flags above change: the cached 
 
 
 @lru_cache(maxsize=1 << 15)  # every prefilter (one more per retired probe) spells the same literals
-def _hs_literal(lit: bytes) -> bytes:
+def hs_literal(lit: bytes) -> bytes:
     """A hyperscan expression matching exactly ``lit`` (every byte that is not alphanumeric escaped)."""
     return b"".join(bytes([b]) if chr(b).isalnum() and b < 128 else b"\\x%02x" % b for b in lit)

@@ -1,5 +1,5 @@
-"""What a signature's regex says before it runs: its required literal, whether a match may span lines, and
-the words every match holds (Confirm).
+"""What a signature's regex says before it runs: its required literal, whether a match may span lines, the
+literal runs each alternative holds.
 
 Parsed once per pattern (``derived``: kept in the catalog cache), never per line. Conservative throughout:
 whatever the analysis does not understand counts as 'no literal' / 'may span lines' / 'no Confirm'.
@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ..fieldmethods import FieldValue
-from ..kb.patterns import LazyRe, derived
+from ..kb.patterns import derived
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -172,52 +170,6 @@ def _class_has_newline(items: list[Any]) -> bool:
     return has != negate
 
 
-@dataclass(frozen=True, repr=False, eq=False)  # no slots: pickled with the catalog cache, which 3.10 cannot do for frozen slots
-class Confirm(FieldValue):
-    r"""Words every match of a signature holds, checked in the raw bytes before a candidate line costs anything.
-
-    ``branches``: one tuple of words per top-level alternative of the regex; a candidate is kept when, for some
-    alternative, each of its words is on a line within the signature's window around the candidate (its own
-    line for a line-local regex). Words are ASCII ``\w`` runs of at least MIN_CONFIRM_WORD characters taken
-    from the regex's required literal runs, so colour codes (which sit between words) do not hide them."""
-
-    branches: tuple[tuple[bytes, ...], ...]
-    icase: bool
-
-
-MIN_CONFIRM_WORD = 5
-_WORD = LazyRe(rf"[A-Za-z0-9_]{{{MIN_CONFIRM_WORD},}}")
-
-
-def confirm_words(pattern: str, flags: Sequence[str] = (), prefilter: Sequence[str] = ()) -> Confirm | None:
-    return derived("confirm", (pattern, tuple(flags), tuple(prefilter)), _confirm_words)  # type: ignore[no-any-return]
-
-
-def _confirm_words(pattern: str, flags: tuple[str, ...], prefilter: tuple[str, ...]) -> Confirm | None:
-    """The Confirm of a regex, or None when some alternative has no word beyond what every prefilter literal
-    already holds (then the check could not drop a candidate), or when the standard parser cannot read it."""
-    parsed = _alternatives(pattern, flags)
-    if parsed is None:
-        return None
-    alternatives, icase_all = parsed
-    lits = [p.lower() for p in prefilter]
-    icase = icase_all
-    branches: list[tuple[bytes, ...]] = []
-    for alt in alternatives:
-        runs, alt_icase = _required_runs(alt, icase_all)
-        icase = icase or alt_icase
-        words = {w for run in runs for w in _WORD.findall(run)}
-        useful = sorted(
-            {w for w in words if not (lits and all(w.lower() in lit for lit in lits))}, key=lambda w: (-len(w), w)
-        )[:2]
-        if not useful:
-            return None
-        branches.append(tuple(w.encode("ascii") for w in useful))
-    if icase:
-        branches = [tuple(w.lower() for w in b) for b in branches]
-    return Confirm(tuple(branches), icase)
-
-
 def alternative_literals(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...] | None:
     """One literal per top-level alternative of ``pattern`` (its longest required literal run, ASCII, at least
     3 characters, lower-cased): every match holds one of them. None when an alternative has none."""
@@ -237,6 +189,24 @@ def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ..
     return tuple(dict.fromkeys(out))
 
 
+def identifiers(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...]:
+    """The mixed-case identifiers (a lower-case letter before an upper-case one, 5 characters at least) that
+    the required literal runs of a case-sensitive regex hold: 'CudnnRNN', 'OpKernel', 'RuntimeError'."""
+    return derived("identifiers", (pattern, tuple(flags)), _identifiers)  # type: ignore[no-any-return]
+
+
+def _identifiers(pattern: str, flags: tuple[str, ...]) -> tuple[str, ...]:
+    parsed = _alternatives(pattern, flags)
+    if parsed is None or parsed[1]:
+        return ()
+    words: dict[str, None] = {}
+    for alt in parsed[0]:
+        runs, icase = _required_runs(alt, False)
+        for run in () if icase else runs:
+            words.update(dict.fromkeys(w for w in re.findall(r"[A-Za-z0-9_]{5,}", run) if re.search(r"[a-z][A-Z]", w)))
+    return tuple(words)
+
+
 def alternative_runs(pattern: str, flags: Sequence[str] = ()) -> tuple[tuple[str, ...], ...] | None:
     """For each top-level alternative of ``pattern``, every literal run each of its matches holds (ASCII, or
     characters without case; lower-cased, longest first): a line where that alternative matches holds all of
@@ -249,31 +219,6 @@ def _alternative_runs(pattern: str, flags: tuple[str, ...]) -> tuple[tuple[str, 
     if runs is None:
         return None
     return tuple(tuple(sorted({r.lower() for r in alt}, key=lambda r: (-len(r), r))) for alt in runs)
-
-
-def alternative_heads(pattern: str, flags: Sequence[str] = ()) -> tuple[str | None, ...] | None:
-    """For each top-level alternative of ``pattern`` (alternative_runs' order), the lower-cased literal text
-    it starts with after a ``\\b`` (every match has it at a word start), or None where it does not start so.
-    None when the parser cannot read it."""
-    return derived("alternative_heads", (pattern, tuple(flags)), _alternative_heads)  # type: ignore[no-any-return]
-
-
-def _alternative_heads(pattern: str, flags: tuple[str, ...]) -> tuple[str | None, ...] | None:
-    parsed = _alternatives(pattern, flags)
-    if parsed is None:
-        return None
-    heads: list[str | None] = []
-    for items in parsed[0]:
-        head: list[str] = []
-        if items and str(items[0][0]) == "AT" and str(items[0][1]) == "AT_BOUNDARY":
-            for op, av in items[1:]:
-                if str(op) != "LITERAL":
-                    break
-                head.append(chr(av))
-        text = "".join(head).lower()
-        # \b before a word character: the character before the match is not one
-        heads.append(text if text and text[0].isascii() and (text[0].isalnum() or text[0] == "_") else None)
-    return tuple(heads)
 
 
 def _runs_per_alternative(pattern: str, flags: tuple[str, ...]) -> list[list[str]] | None:

@@ -1,7 +1,7 @@
 # expect: chainer/nstep-invalid-activation
 # F.n_step_rnn with an activation cuDNN's plain RNN cell does not have.
-import numpy as np
 import chainer.functions as F
+import numpy as np
 
 n_layers, units, size = 1, 8, 4
 hx = np.zeros((n_layers, 2, units), np.float32)

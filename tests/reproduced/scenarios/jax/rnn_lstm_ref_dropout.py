@@ -1,6 +1,5 @@
 # expect: jax/lstm-argument-check
 # The scan reference of the cuDNN LSTM (used to check it on CPU) cannot reproduce cuDNN's dropout mask.
-import jax
 import jax.numpy as jnp
 from jax.experimental import rnn
 

@@ -4,7 +4,7 @@ import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
-H, I, S, B = 8, 4, 5, 2
+H, IN, S, B = 8, 4, 5, 2
 inputs = ['X', 'W', 'R', 'B', 'sequence_lens']
 graph = helper.make_graph(
     [helper.make_node("LSTM", inputs, ["Y"], hidden_size=H)],
@@ -16,4 +16,4 @@ graph = helper.make_graph(
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
 G = 4
-sess.run(None, {"X": np.zeros((S, B, I), np.float32), "W": np.zeros((1, G * H, I), np.float32), "R": np.zeros((1, G * H, H), np.float32), "B": np.zeros((1, 2 * G * H), np.float32), "sequence_lens": np.array([5, 3, 2], np.int32)})
+sess.run(None, {"X": np.zeros((S, B, IN), np.float32), "W": np.zeros((1, G * H, IN), np.float32), "R": np.zeros((1, G * H, H), np.float32), "B": np.zeros((1, 2 * G * H), np.float32), "sequence_lens": np.array([5, 3, 2], np.int32)})

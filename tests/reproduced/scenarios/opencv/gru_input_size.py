@@ -1,7 +1,9 @@
 # expect: opencv/dnn-recurrent-layer-check
 # An ONNX GRU exported for 16 input features, fed a batch with 12 features: OpenCV's DNN GRU layer rejects the shape.
-import numpy as np, cv2
+import cv2
+import numpy as np
 from onnx import TensorProto, helper, numpy_helper
+
 hidden, size = 8, 16
 rng = np.random.default_rng(0)
 W = numpy_helper.from_array(rng.standard_normal((1, 3 * hidden, size)).astype(np.float32), "W")

@@ -1,7 +1,7 @@
 # expect: opencv/dnn-recurrent-layer-check
 # An ONNX LSTM exported for 16 input features, fed a batch with 12 features: OpenCV's DNN LSTM layer rejects the shape.
-import numpy as np
 import cv2
+import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 hidden, size = 8, 16

@@ -1,7 +1,9 @@
 # expect: opencv/dnn-onnx-rnn-node-unsupported
 # A plain ONNX RNN node (torch.nn.RNN exported): OpenCV DNN has no layer to import it.
-import numpy as np, cv2
+import cv2
+import numpy as np
 from onnx import TensorProto, helper, numpy_helper
+
 hidden, size = 8, 16
 rng = np.random.default_rng(0)
 W = numpy_helper.from_array(rng.standard_normal((1, hidden, size)).astype(np.float32), "W")

@@ -1,7 +1,6 @@
 # expect: paddle/rnn-kernel-check
 # The cudnn_lstm op (fluid.layers.lstm's kernel) on a CPU place (paddlepaddle 3.3.1, CPU).
 import paddle
-
 from paddle import _C_ops
 
 x = paddle.randn((10, 4, 16))

@@ -1,6 +1,5 @@
 # expect: pytorch/rnn-constructor-invalid-argument
 # The feature count came out as 0 (an empty column selection).
-import torch
 from torch import nn
 
 columns = []

@@ -1,5 +1,4 @@
 # expect: pytorch/rnn-constructor-invalid-argument
-import torch
 from torch import nn
 
 d_model = 256

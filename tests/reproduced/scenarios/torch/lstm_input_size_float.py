@@ -1,6 +1,5 @@
 # expect: pytorch/rnn-constructor-invalid-argument
 # input_size computed with true division.
-import torch
 from torch import nn
 
 features = 300

@@ -1,5 +1,4 @@
 # expect: pytorch/rnn-constructor-invalid-argument
-import torch
 from torch import nn
 
 lstm = nn.LSTM(32, 64, proj_size=64)

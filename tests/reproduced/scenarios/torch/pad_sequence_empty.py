@@ -1,6 +1,5 @@
 # expect: pytorch/pack-padded-invalid-lengths
 # A collate function called on an empty batch.
-import torch
 from torch.nn.utils.rnn import pad_sequence
 
 batch = []

@@ -1,6 +1,5 @@
 # expect: pytorch/pack-padded-invalid-lengths
 # A collate function passes the sample's missing field (None) instead of a list of tensors.
-import torch
 from torch.nn.utils.rnn import pad_sequence
 
 sample = {"tokens": None}

@@ -1,6 +1,5 @@
 # expect: pytorch/rnn-constructor-invalid-argument
 # batch_first read from the command line as a string.
-import torch
 from torch import nn
 
 args = {"batch_first": "True"}

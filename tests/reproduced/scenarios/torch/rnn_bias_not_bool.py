@@ -1,6 +1,5 @@
 # expect: pytorch/rnn-constructor-invalid-argument
 # A config file gave bias as 0/1 instead of a bool.
-import torch
 from torch import nn
 
 cfg = {"hidden": 64, "layers": 2, "bias": 1}

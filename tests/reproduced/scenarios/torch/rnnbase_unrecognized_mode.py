@@ -1,6 +1,5 @@
 # expect: pytorch/rnn-constructor-invalid-argument
 # A custom subclass passes its own mode name to RNNBase.
-import torch
 from torch import nn
 
 

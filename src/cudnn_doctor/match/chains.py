@@ -1,0 +1,187 @@
+"""Templates found in text as chains of their words (templates.py makes the templates and their index).
+
+A chain is a run of a template's words met in order in the text's words, whatever the case, spacing, line
+breaks, quoting or punctuation between them; a placeholder absorbs a value of up to MAX_VALUE words. A chain
+starts at an informative word (``starts``) and may stop early (a cut message) or start late (its prefix
+dropped); its last word may be cut where a line or the text ends. It weighs the information of its words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..fieldmethods import FieldEq
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_VALUE = 12  # words a placeholder absorbs at most
+MIN_PART = 3  # characters of a cut last word that count
+_CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
+
+Words = Sequence[tuple[str, int, int]]
+
+
+@dataclass(slots=True, repr=False, eq=False)
+class Chain(FieldEq):
+    """Template ``tid``'s words ``first``..``last`` (positions) found as text words ``start``..``end``."""
+
+    tid: int
+    first: int
+    last: int
+    start: int
+    end: int
+    bits: float
+    part: str = ""  # the cut word that ends it, read as the start of the template's next word
+
+
+class Recognizer:
+    """Finds chains of a base's templates (``index``: templates.index) in a text's words."""
+
+    def __init__(self, index: dict[str, Any]) -> None:
+        self.tpls: Sequence[Sequence[str]] = index["templates"]
+        self.owner: Sequence[int] = index["owner"]
+        self.weight: dict[str, float] = index["weight"]
+        self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
+
+    def bits(self, words: Sequence[str]) -> float:
+        return sum(self.weight.get(w, 0.0) for w in words if w)
+
+    def next_word(self, tid: int, pos: int) -> tuple[int, bool] | None:
+        """The position of the template's next word after ``pos`` and whether a value comes between."""
+        tpl = self.tpls[tid]
+        if pos + 1 < len(tpl) and tpl[pos + 1]:
+            return pos + 1, False
+        if pos + 2 < len(tpl):
+            return pos + 2, True
+        return None
+
+    def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
+        """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
+        words that end a line or the text (where a cut last word may be read)."""
+        done: list[Chain] = []
+        waiting: dict[str, list[Chain]] = {}
+        weight = self.weight
+        for i, (word, _a, _b) in enumerate(text_words):
+            grown = self._glued(word, i, waiting, done) if len(word) >= 2 * MIN_PART else []
+            for c in waiting.pop(word, ()):
+                if self._reaches(c, i):
+                    c.last, c.end, c.bits = self._next(c), i, c.bits + weight.get(word, 0.0)
+                    grown.append(c)
+                else:
+                    done.append(c)
+            grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self.starts.get(word, ())]
+            for c in grown:
+                self._wait(c, waiting, done)
+            if i in ends:
+                self._cut_words(word, i, waiting, done)
+            if i % 256 == 255:
+                _expire(waiting, i, done)
+        _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
+        return done
+
+    def _glued(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
+        """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over
+        both."""
+        grown: list[Chain] = []
+        for k in range(MIN_PART, len(word) - MIN_PART + 1):
+            for c in waiting.get(word[:k], ()):
+                nxt = self.next_word(c.tid, self._next(c))
+                if nxt is not None and not nxt[1] and self.tpls[c.tid][nxt[0]] == word[k:] and self._reaches(c, i):
+                    tpl = self.tpls[c.tid]
+                    bits = self.weight.get(tpl[nxt[0] - 1], 0.0) + self.weight.get(word[k:], 0.0)
+                    grown.append(Chain(c.tid, c.first, nxt[0], c.start, i, c.bits + bits))
+        return grown
+
+    def _next(self, c: Chain) -> int:
+        nxt = self.next_word(c.tid, c.last)
+        assert nxt is not None
+        return nxt[0]
+
+    def _reaches(self, c: Chain, i: int) -> bool:
+        nxt = self.next_word(c.tid, c.last)
+        return nxt is not None and (i - c.end == 1 or (nxt[1] and 1 <= i - c.end <= MAX_VALUE + 1))
+
+    def _wait(self, c: Chain, waiting: dict[str, list[Chain]], done: list[Chain]) -> None:
+        nxt = self.next_word(c.tid, c.last)
+        if nxt is None:
+            done.append(c)
+        else:
+            waiting.setdefault(self.tpls[c.tid][nxt[0]], []).append(c)
+
+    def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> None:
+        """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there."""
+        if len(word) < MIN_PART:
+            return
+        for expected, chains in list(waiting.items()):
+            if len(expected) > len(word) and expected.startswith(word):
+                for c in chains:
+                    if self._reaches(c, i):
+                        bits = c.bits + self.weight.get(expected, 0.0) * len(word) / len(expected)
+                        done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
+
+    def grow_back(self, c: Chain, text_words: Words) -> Chain:
+        """The chain grown backwards over the template's words before it that the text has right before it
+        (a chain starts only at an informative word: 'cudnn rnn' before 'backward')."""
+        tpl = self.tpls[c.tid]
+        while c.start > 0 and c.first > 1 and tpl[c.first - 1] and text_words[c.start - 1][0] == tpl[c.first - 1]:
+            c.first, c.start = c.first - 1, c.start - 1
+            c.bits += self.weight.get(tpl[c.first], 0.0)
+        return c
+
+    def words_of(self, c: Chain) -> tuple[str, ...]:
+        """The template's words (and placeholders) a chain read, in order (its cut last word as read)."""
+        got = list(self.tpls[c.tid][c.first : c.last + 1])
+        if c.part:
+            got[-1] = c.part
+        return tuple(got)
+
+
+def _expire(waiting: dict[str, list[Chain]], i: int, done: list[Chain]) -> None:
+    """Chains that can no longer grow (their next word is too far behind): done."""
+    for key in list(waiting):
+        keep = [c for c in waiting[key] if i - c.end <= MAX_VALUE + 1]
+        done += [c for c in waiting[key] if i - c.end > MAX_VALUE + 1]
+        if keep:
+            waiting[key] = keep
+        else:
+            del waiting[key]
+
+
+def word_ends(text: str, text_words: Words) -> frozenset[int]:
+    """The indexes of the words after which a line or the text ends, or an ellipsis follows."""
+    out = set()
+    for i, (_w, _a, b) in enumerate(text_words):
+        after = text[b : text_words[i + 1][1]] if i + 1 < len(text_words) else "\n"
+        if _CUT_MARK.search(after):
+            out.add(i)
+    return frozenset(out)
+
+
+def holds(pattern: Sequence[str], text_words: Sequence[str]) -> bool:
+    """Whether ``text_words`` hold the template words ``pattern`` in order (a placeholder: up to MAX_VALUE
+    words; consecutive words next to each other), anywhere: a counter-example that says what a reading says."""
+    first = [i for i, w in enumerate(text_words) if pattern and w == pattern[0]]
+    return any(_holds_at(pattern, text_words, i) for i in first)
+
+
+def _holds_at(pattern: Sequence[str], text_words: Sequence[str], i: int) -> bool:
+    pos = i
+    k = 1
+    while k < len(pattern):
+        if not pattern[k]:  # a value, then the next word within reach
+            if k + 1 >= len(pattern):
+                return True
+            nxt = pattern[k + 1]
+            hit = next((j for j in range(pos + 1, min(len(text_words), pos + 2 + MAX_VALUE)) if text_words[j].startswith(nxt)), None)
+            if hit is None:
+                return False
+            pos, k = hit, k + 2
+            continue
+        if pos + 1 >= len(text_words) or not text_words[pos + 1].startswith(pattern[k]):
+            return False
+        pos, k = pos + 1, k + 1
+    return True

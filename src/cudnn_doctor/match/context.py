@@ -1,0 +1,177 @@
+"""Context evidence around a match: a signature's ``exclude_any`` / ``require_any`` / ``support_any``.
+
+Each item is a regex, or an ``@set`` of the catalog's evidence file (``_evidence.yaml``), searched ignoring
+case. Every item's regex runs under the same CPU budget as a signature's: past it the item is skipped for the
+rest of the run, with one warning (a user's catastrophic pattern costs its budget once, not at every match).
+
+Around a big log's repeated warning the lines of a context are not all normalized: ruleout.py says on which
+raw lines an item may match at all, and only those are read (``Context.lines``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+
+from ..kb.patterns import Lazy, compile_pattern, regex_error
+from .regexinfo import alternative_literals, line_local
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+MATCH_TIMEOUT_S = 1.0
+# the CPU time one signature's regex, or one evidence item's, may spend over a whole run (all its searches;
+# CPU, not wall time, so that a busy machine does not drop one): past it, it is skipped with one warning
+SIGNATURE_BUDGET_S = 5.0
+NON_RNN = "@non_rnn"
+# An RNN API or op named inside the matched text: direct evidence that outweighs conv/batch-norm words nearby.
+DIRECT_RNN = Lazy(
+    r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b"
+    r"|\brnn-inl\.h\b|\bcurnn\.jl\b"
+)
+# what keeps a pattern from being searched on a subset of its lines: anchors and lookbehinds see the lines
+# around, a class is skipped first ('^' negating a class is no anchor)
+_CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
+_ANCHORED = ("^", "$", "\\A", "\\Z", "(?<")
+
+
+class Budget:
+    """The CPU seconds each pattern (by key) has spent; one search's timeout never runs past its budget."""
+
+    def __init__(self, budget: float, timeout: float) -> None:
+        self.budget = budget
+        self.timeout = timeout
+        self.spent: dict[Any, float] = {}
+
+    def search(self, key: Any, run: Any) -> Any:
+        """``run(timeout)`` charged to ``key``; raises TimeoutError when the budget is spent."""
+        left = self.budget - self.spent.get(key, 0.0)
+        if left <= 0:
+            raise TimeoutError
+        started = time.thread_time()
+        try:
+            return run(min(self.timeout, left))
+        finally:
+            self.spent[key] = self.spent.get(key, 0.0) + time.thread_time() - started
+
+
+class Evidence:
+    """Finds context evidence: the items' patterns, compiled once, each searched under its CPU budget."""
+
+    def __init__(self, sets: Mapping[str, Sequence[str]], timeout: float = MATCH_TIMEOUT_S, warnings: list[str] | None = None) -> None:
+        self.sets = sets
+        self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
+        self.patterns: dict[str, Any] = {}
+        self.disabled: set[str] = set()
+        self.warnings: list[str] = [] if warnings is None else warnings
+
+    def source(self, item: str) -> str:
+        """The regex of an item: an ``@set`` is the alternation of its entries."""
+        if item.startswith("@"):
+            parts = self.sets.get(item[1:], ())
+            return "|".join(f"(?:{p})" for p in parts) or r"(?!x)x"
+        return item
+
+    def parts(self, item: str) -> tuple[str, ...]:
+        return tuple(self.sets.get(item[1:], ())) if item.startswith("@") else (item,)
+
+    def pattern(self, item: str) -> Any:
+        got = self.patterns.get(item)
+        if got is None:
+            got = self.patterns[item] = compile_pattern(self.source(item), ("IGNORECASE",))
+        return got
+
+    def search(self, item: str, text: str) -> Any:
+        """The first match of ``item`` in ``text``, or None (also once the item is skipped)."""
+        if item in self.disabled or not text:
+            return None
+        try:
+            pattern = self.pattern(item)
+            return self.budget.search(item, lambda timeout: pattern.search(text, timeout=timeout))
+        except TimeoutError:
+            self._skip(item, f"its regex took longer than its {self.budget.budget:g}s budget")
+        except regex_error() as exc:
+            self._skip(item, str(exc))
+        return None
+
+    def _skip(self, item: str, why: str) -> None:
+        self.disabled.add(item)
+        where = "_evidence.yaml" if item.startswith("@") else "a signature's context"
+        self.warnings.append(f"context evidence {item[:80]!r} ({where}) skipped for the rest of this run: {why}")
+
+    def find(self, items: Sequence[str], text: str | Callable[[str], str]) -> str | None:
+        """The text of the first item (in order) found anywhere in ``text`` (or in ``text(item)``: the text
+        that item may match in), or None."""
+        for item in items:
+            m = self.search(item, text if isinstance(text, str) else text(item))
+            if m is not None:
+                return m.group(0)[:120]  # type: ignore[no-any-return]
+        return None
+
+    def literals(self, item: str) -> tuple[bytes, ...] | None:
+        """Lower-cased literals such that every match of ``item`` holds one (None: cannot be said)."""
+        return _literals(self.parts(item))
+
+    def linewise(self, item: str) -> bool:
+        """Whether each match of ``item`` lies on one line that holds one of its literals, and searching a
+        subset of the lines finds what searching all of them finds (no anchor, no lookaround)."""
+        return _linewise(self.parts(item))
+
+    def verdict(self, sig: Any, direct: bool, text: str | Callable[[str], str]) -> tuple[list[str], bool] | str:
+        """(evidence, supported) of a match whose context ``text`` passes ``exclude_any`` / ``require_any``;
+        else the near-miss reason. ``direct``: the matched text names a cuDNN RNN call (``direct_rnn``)."""
+        ctx = sig.context
+        exclude = ctx.exclude_any
+        if direct:
+            # the matched text itself names a cuDNN RNN call or op: a convolution nearby (a CRNN) does not
+            # make it a convolution error
+            exclude = tuple(e for e in exclude if e != NON_RNN)
+        if exclude:
+            bad = self.find(exclude, text)
+            if bad is not None:
+                return f"matched, but excluded by context {bad!r} nearby"
+        evidence: list[str] = []
+        if ctx.require_any:
+            good = self.find(ctx.require_any, text)
+            if good is None:
+                return f"matched, but no required evidence ({', '.join(ctx.require_any)}) within the lines around it"
+            evidence.append(good)
+        extra = self.find(ctx.support_any, text) if ctx.support_any else None
+        if extra is not None:
+            evidence.append(extra)
+        return evidence, extra is not None
+
+
+@lru_cache(maxsize=4096)
+def _literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
+    out: list[bytes] = []
+    for part in parts:
+        lits = alternative_literals(part, ("IGNORECASE",))
+        if not lits:
+            return None
+        out += (x.lower().encode() for x in lits)
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=4096)
+def _linewise(parts: tuple[str, ...]) -> bool:
+    for part in parts:
+        bare = _CLASS.sub("", part)
+        if any(a in bare for a in _ANCHORED) or not line_local(part, ("IGNORECASE",)):
+            return False
+    lits = _literals(parts)
+    return lits is not None and not any(b"\n" in lit for lit in lits)
+
+
+def direct_rnn(sig: Any, matched: str) -> bool:
+    """Whether a match's text names a cuDNN RNN call or op where its signature excludes ``@non_rnn``."""
+    return NON_RNN in sig.context.exclude_any and DIRECT_RNN.search(matched) is not None
+
+
+def context_items(sig: Any) -> tuple[str, ...]:
+    """Every item of a signature's context, in the order the checks look at them."""
+    ctx = sig.context
+    return (*ctx.exclude_any, *ctx.require_any, *ctx.support_any)

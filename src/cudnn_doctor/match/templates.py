@@ -1,0 +1,254 @@
+"""Message templates: a signature's message as the words the framework prints, and where it begins.
+
+A template is ``(head, word, word, ...)``: the message's words (lower case) with placeholders ("") where the
+framework prints a value, and ``head``, the fixed prefix the message is printed with (``RuntimeError: ``,
+``CuDNNError: ``, ``Check failed: ``; "" for none), kept apart because people drop it. Templates are written
+in a signature (``templates:``, the source's format strings) or derived from the signature's regex run on its
+canonical message, its ``wordings`` and its examples: the words of the *message* the regex matched (not the
+traceback frames a cause's regex also spans), a word being a value where the regex still matches with it
+replaced.
+
+Words weigh the information they carry: -log2 of how often they are met over the templates of the whole base
+and a body of ordinary log text (data/logwords.json), so that 'error' or 'cudnn' tells little and
+'ThenRnnForward' much. ``index`` is all of it as plain JSON-able data, made once per base (``derived``: kept in
+the catalog cache).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+
+from ..kb.patterns import JSONData, compile_pattern, derived, regex_error
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..model import Signature
+
+PH = ""  # a placeholder: the framework prints a value there
+MAX_SPAN = 600  # characters of a message a template is derived from
+MAX_TEMPLATES = 40
+START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
+_WORD = re.compile(r"[A-Za-z0-9]+")
+# printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
+_FORMAT = re.compile(
+    r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
+)
+# the fixed prefix a message is printed with: exception names, a status tag, a CHECK
+HEAD = re.compile(
+    r"(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|Check failed|cuDNN error"
+    r"|CUDNN_STATUS_[A-Z_]+)\s*:\s*)+"
+)
+# a traceback's own lines: frames, the source lines they show, its header (a cause's regex spans them)
+_FRAME = re.compile(
+    r"^\s*(?:File\s+\S|Traceback \(most recent call last\)|at [\w.$<>]+\(|frame #\d+:|\[bt\] \(\d+\)|\d+: \w|\[\d+\] \w)",
+    re.M,
+)
+
+Template = tuple[str, ...]  # (head, *words)
+
+
+def words(text: str) -> list[tuple[str, int, int]]:
+    """The words of ``text`` (runs of ASCII letters and digits), lower-cased, with their spans."""
+    return [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def _squeeze(items: Iterable[str]) -> tuple[str, ...]:
+    """Consecutive placeholders as one; none at either end."""
+    out: list[str] = []
+    for item in items:
+        if item or (out and out[-1]):
+            out.append(item)
+    while out and not out[-1]:
+        out.pop()
+    return tuple(out)
+
+
+def from_format(fmt: str) -> Template:
+    """A template from a format string (``Expected hidden size {}, got {}``, ``%s: %d``)."""
+    head = HEAD.match(fmt)
+    body = fmt[head.end() :] if head else fmt
+    parts = _FORMAT.sub(" \0 ", body).split(" ")
+    return (head.group(0) if head else "", *_squeeze(PH if p == "\0" else w for p in parts for w in ([p] if p == "\0" else [x for x, _, _ in words(p)])))
+
+
+def message_span(pattern: Any, clean: str, literals: Sequence[str] = ()) -> tuple[int, int] | None:
+    """Where the message is in ``clean`` (normalized text): the part of the regex's first match on the lines
+    that carry the message (those holding one of ``literals``, and the lines next to them that are not a
+    traceback's frames), or None when the regex does not match."""
+    try:
+        m = pattern.search(clean, timeout=1.0)
+    except (TimeoutError, regex_error()):
+        return None
+    if m is None or m.end() <= m.start():
+        return None
+    start, end = m.start(), m.end()
+    lines = _lines_of(clean, start, end)
+    frames = _frame_lines(clean, lines)
+    lows = [lit.lower() for lit in literals]
+    key = [i for i, (a, b) in enumerate(lines) if i not in frames and any(lit in clean[a:b].lower() for lit in lows)]
+    if not key:
+        key = [i for i in range(len(lines)) if i not in frames] or [0]
+    lo = hi = key[0]
+    while lo > 0 and lo - 1 not in frames:
+        lo -= 1
+    while hi + 1 < len(lines) and hi + 1 not in frames:
+        hi += 1
+    return max(start, lines[lo][0]), min(end, lines[hi][1])
+
+
+def _lines_of(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The (start, end) of each line of ``text`` that [start, end) touches."""
+    out = []
+    pos = text.rfind("\n", 0, start) + 1
+    while pos <= end:
+        nl = text.find("\n", pos)
+        stop = len(text) if nl < 0 else nl
+        out.append((pos, stop))
+        if nl < 0 or nl >= end:
+            break
+        pos = nl + 1
+    return out
+
+
+def _frame_lines(text: str, lines: list[tuple[int, int]]) -> set[int]:
+    """The indexes of ``lines`` that are a traceback's: frames, and the source line right after a frame."""
+    out: set[int] = set()
+    for i, (a, b) in enumerate(lines):
+        if _FRAME.match(text, a, b) or (i - 1 in out and text[a:b].startswith((" ", "\t")) and _FRAME.match(text, *lines[i - 1])):
+            out.add(i)
+    return out
+
+
+def from_text(pattern: Any, text: str, literals: Sequence[str] = ()) -> Template | None:
+    """A template from a text the regex matches: the words of its message, each a placeholder where the regex
+    still matches with it replaced (a value), else a word; its fixed prefix apart."""
+    from ..read.normalize import clean_text
+
+    clean = clean_text(text)
+    span = message_span(pattern, clean, literals)
+    if span is None:
+        return None
+    start, end = span[0], min(span[1], span[0] + MAX_SPAN)
+    head = HEAD.match(clean, start, end)
+    body = head.end() if head else start
+    out = [PH if _still_matches(pattern, clean, a + body, b + body) else word for word, a, b in words(clean[body:end])]
+    return (head.group(0) if head else "", *_squeeze(out))
+
+
+def _still_matches(pattern: Any, clean: str, a: int, b: int) -> bool:
+    """Whether the regex still matches ``clean`` where the word at [a, b) is replaced (another value)."""
+    word = clean[a:b]
+    other = "".join(str((int(c) + 1) % 10) if c.isdigit() else ("q" if c.lower() != "q" else "z") for c in word)
+    try:
+        m = pattern.search(clean[:a] + other + clean[b:], timeout=0.2)
+    except (TimeoutError, regex_error()):
+        return False
+    return m is not None and m.start() <= a and m.end() >= b
+
+
+def derive(sig: Signature) -> tuple[Template, ...]:
+    """The signature's templates: those written (``templates:``), then those derived from its canonical
+    message, its wordings and its examples, distinct, at most MAX_TEMPLATES."""
+    got: dict[Template, None] = {}
+    for fmt in sig.raw.get("templates") or ():
+        got.setdefault(from_format(fmt))
+    try:
+        pattern = compile_pattern(sig.regex, sig.flags)
+    except regex_error():
+        return tuple(got)
+    literals = sig.prefilter or (sig.signature,)
+    texts = [sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ()), *(e.text for e in sig.examples)]
+    for text in texts:
+        tpl = from_text(pattern, text, literals)
+        if tpl and any(tpl[1:]):
+            got.setdefault(tpl)
+    return tuple(t for t in got if len(t) > 1)[:MAX_TEMPLATES]
+
+
+def lookalikes(sig: Signature, templates: Sequence[Template]) -> tuple[tuple[str, ...], ...]:
+    """The words of the signature's counter-examples where they say what its templates say (a line holding
+    three of a template's words, with the line after it): another message a reading must tell it from."""
+    from ..read.normalize import clean_text
+
+    own = [{w for w in t[1:] if w} for t in templates]
+    try:
+        pattern = compile_pattern(sig.regex, sig.flags)
+    except regex_error():
+        pattern = None
+    out: dict[tuple[str, ...], None] = {}
+    for ex in sig.counter_examples:
+        lines = clean_text(ex.text).split("\n")
+        for i, line in enumerate(lines):
+            got = {w for w, _, _ in words(line)}
+            if pattern is not None and _says(pattern, line):
+                continue  # its own message, ruled out by its context (a convolution's frame), not by its words
+            if any(len(got & o) >= min(3, len(o)) for o in own):
+                out.setdefault(tuple(w for w, _, _ in words(" ".join(lines[i : i + 2]))))
+    return tuple(out)
+
+
+def _says(pattern: Any, line: str) -> bool:
+    try:
+        return pattern.search(line, timeout=0.2) is not None
+    except (TimeoutError, regex_error()):
+        return False
+
+
+# --------------------------------------------------------------------------- the index of a base
+
+
+def log_words() -> tuple[int, dict[str, int]]:
+    """(lines, {word: lines holding it}) of a body of ordinary log text (bench/logwords.py made it)."""
+    import json
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "logwords.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return int(data["lines"]), dict(data["df"])
+    except (OSError, ValueError, KeyError):
+        return 0, {}
+
+
+def weights(templates: Sequence[Sequence[Template]]) -> dict[str, float]:
+    """The information of each word of the templates (``templates``: each signature's): -log2 of how often
+    it is met, over the signatures and the lines of ordinary log text. A number is one bit."""
+    lines, in_logs = log_words()
+    df: dict[str, int] = {}
+    for tpls in templates:
+        for word in {w for t in tpls for w in t[1:] if w}:
+            df[word] = df.get(word, 0) + 1
+    total = len(templates) + lines + 1
+    return {w: 1.0 if w.isdigit() else math.log2(total / (n + in_logs.get(w, 0) + 1)) for w, n in df.items()}
+
+
+def index(sigs: Sequence[Signature]) -> dict[str, Any]:
+    """Every template of a base with its owner, the words' weights and the words a chain may start at: plain
+    data, made once per base and kept in the catalog cache (``derived``)."""
+    from ..kb import cache
+
+    templates = [list(s.templates) for s in sigs]
+    key = cache.digest(repr(templates).encode("utf-8", "surrogatepass"))
+    return derived("match.templates.index", (key,), lambda _key: _index(templates))  # type: ignore[no-any-return]
+
+
+def _index(templates: list[list[Template]]) -> dict[str, Any]:
+    weight = weights(templates)
+    owner: list[int] = []
+    tpls: list[Template] = []
+    for sidx, own in enumerate(templates):
+        for tpl in own:
+            owner.append(sidx)
+            tpls.append(tuple(tpl))
+    starts: dict[str, list[tuple[int, int]]] = {}
+    for tid, tpl in enumerate(tpls):
+        for pos in range(1, len(tpl)):
+            if tpl[pos] and weight.get(tpl[pos], 0.0) >= START_BITS:
+                starts.setdefault(tpl[pos], []).append((tid, pos))
+    # JSON data as it is (lists for tuples): the catalog cache restores it without decoding each item
+    return JSONData(weight=weight, owner=owner, templates=[list(t) for t in tpls], starts={w: [list(p) for p in v] for w, v in starts.items()})

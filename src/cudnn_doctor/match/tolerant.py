@@ -1,0 +1,404 @@
+"""The tolerant reading: a signature's message found from whatever is left of it, where no regex matched.
+
+One mechanism for every shape people carry a message in: an issue title or a sentence that holds it, other
+casing or spacing, its fixed prefix or suffix dropped, its second half on the next line, a message cut at the
+input's end, a traceback whose message line is empty but whose innermost frame says where it was raised
+(``raised_at``). Its steps:
+
+1. the templates (templates.py) are found as chains of their words (chains.py); a chain counts when it carries
+   at least MIN_BITS and no other word stands where its next or previous word should be on the same line;
+2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
+   case, over the lines around the chain (its window; the line breaks kept, then read as spaces), its fixed
+   prefix restored where the text dropped it: confirmed signatures are matches as good as exact ones, with
+   their captures (the ranking then chooses among them as among exact matches);
+3. where none is confirmed, a chain cut by the input's end, or one that read its template to the end, is a
+   finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one message (a
+   signature and the causes behind it) apart from every other: the signatures holding the same words, and the
+   signature's counter-examples (``lookalikes``), which say as much. Otherwise, a near miss naming them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..fieldmethods import FieldValue
+from ..kb.patterns import compile_pattern, regex_error
+from ..model import Signature
+from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
+from .context import Evidence, context_items, direct_rnn
+from .results import Miss, RawMatch
+from .templates import HEAD, START_BITS, index, message_span, words
+
+MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
+MAX_READINGS = 8  # per text: the strongest, apart
+MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
+BEFORE = 60  # lines kept before a finding (its traceback's user frame)
+
+Found = RawMatch | Miss
+
+
+class Tolerant:
+    """Reads lines against a base's templates and raising frames."""
+
+    def __init__(self, sigs: Sequence[Signature], evidence: Evidence) -> None:
+        self.sigs = list(sigs)
+        self.evidence = evidence
+        self.rec = recognizer(tuple(self.sigs))
+        self._holding: dict[tuple[str, ...], tuple[int, ...]] = {}
+        frames: dict[tuple[str, str], list[int]] = {}
+        for idx, sig in enumerate(self.sigs):
+            for where in sig.raised_at:
+                path, _, function = where.partition(" ")
+                frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), []).append(idx)
+        self.frames = frames
+
+    # ------------------------------------------------------------------ messages
+
+    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: frozenset[int] = frozenset()) -> Iterator[Found]:
+        """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
+        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched."""
+        hi = len(lines) - 1 if hi is None else hi
+        text = "\n".join(lines[lo : hi + 1])
+        tw = words(text)
+        if not tw:
+            return
+        ends = word_ends(text, tw)
+        last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
+        chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
+        chains.sort(key=lambda c: (-c.bits, c.start))
+        spans: list[tuple[int, int]] = []
+        for c in chains:
+            if any(c.start <= e and s <= c.end for s, e in spans) or len(spans) >= MAX_READINGS:
+                continue
+            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
+            if all(li in taken for li in range(where.li_s, where.li_e + 1)):
+                continue
+            got = list(self._reading(c, where, cut=self._cut(c, text, tw, last)))
+            if got:
+                spans.append((c.start, c.end))
+                yield from got
+
+    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> bool:
+        """Whether the chain stops where the message was cut: at the input's end (in the value its template
+        expects next, at most), or before an ellipsis."""
+        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
+            return True  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
+        if last < 0:
+            return False
+        nxt = self.rec.next_word(c.tid, c.last)
+        if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
+            return 0 <= last - c.end <= MAX_VALUE
+        return c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE)
+
+    def _reading(self, c: Chain, where: _Where, cut: bool) -> Iterator[Found]:
+        held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
+        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
+        if confirmed:
+            for i, (m, li_s, li_e) in confirmed:
+                yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
+            return
+        if not cut:
+            return
+        tpl = self.rec.tpls[c.tid]
+        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where) and not self._lookalike(self.sigs[i], c)]
+        if not sigs:
+            return
+        if len({root(s) for s in sigs}) > 1 and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
+            reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
+            for sig in sigs[:4]:
+                yield Miss(sig, "", where.li_s, reason)
+            return
+        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w)
+        if c.part:
+            nxt = (tpl[c.last][len(c.part) :] + " " + nxt).strip()
+        for sig in sigs:
+            record = _cut_record(sig, where.read, nxt or None)
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
+
+    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
+        evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
+        before = list(where.lines[max(0, li_s - BEFORE) : li_e + 1])
+        if cut is not None:
+            cut["unread"] = [n for n in cut["unread"] if captures.get(n) is None]  # type: ignore[union-attr]
+        return RawMatch(sig, "", li_s, li_e, text[:4000], captures, "", list(evidence), supported, before, cut)
+
+    def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
+        if not context_items(sig):
+            return [], False
+        ctx = sig.context
+        lo, hi = max(0, where.li_s - ctx.lines_before), min(len(where.lines) - 1, where.li_e + ctx.lines_after)
+        return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+
+    def _context(self, sig: Signature, where: _Where) -> bool:
+        return not isinstance(self._verdict(sig, where), str)
+
+    def _confirm(self, idx: int, c: Chain, where: _Where) -> tuple[object, int, int] | None:
+        """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
+        that covers the reading (the line breaks kept, then read as spaces; its fixed prefix restored where
+        the text dropped it). Returns (match, first line, last line)."""
+        got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
+        if got is None:
+            return None
+        pattern, lo, text, start = got
+        end = start + len(where.read)
+        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+            got = _search(pattern, variant, start, end)
+            if got is not None and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
+                got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
+            if got is not None:
+                first = lo + variant.count("\n", 0, got.start())
+                return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
+        return None
+
+    def _reads_to_end(self, idx: int, c: Chain, where: _Where) -> bool:
+        """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
+        input's end, where the cut stops it (its fixed prefix restored where the text dropped it)."""
+        got = self._region(idx, where, 0)
+        if got is None:
+            return False
+        pattern, _lo, text, start = got
+        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+            try:
+                m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
+            except (TimeoutError, regex_error()):
+                return False
+            if m is not None and m.partial and m.start() <= start:
+                return True
+        return False
+
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
+        """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
+        signature's window before them (one line at least) and ``after`` lines after them. Returns (pattern,
+        first line, text, the reading's offset in it)."""
+        sig = self.sigs[idx]
+        try:
+            pattern = compile_pattern(sig.regex, folded(sig.flags))
+        except regex_error():
+            return None
+        lo = max(0, where.li_s - max(sig.window_before, 1))
+        text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
+        return pattern, lo, text, sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
+
+    def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
+        """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
+        a message's first word and the text has no prefix of its own there."""
+        line_head = text[text.rfind("\n", 0, start) + 1 : start]
+        if c.first != 1 or _ENDS_IN_HEAD.search(line_head):
+            return []
+        own = (t[0] for i, t in enumerate(self.rec.tpls) if self.rec.owner[i] == idx)
+        return list(dict.fromkeys(h for h in own if h))
+
+    def _lookalike(self, sig: Signature, c: Chain) -> bool:
+        """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
+        the signature from that other message."""
+        read = self.rec.words_of(c)
+        return any(holds(read, look) for look in sig.lookalikes)
+
+    def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
+        """Whether the text has, on the same line, another word where the template's next word should be, or
+        where its word before should be: another message that shares words with this one ('... while
+        checking arguments for addmm', 'FlashRNN backward can only be called'), not a cut one (a cut stops at
+        a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
+        tpl = self.rec.tpls[c.tid]
+        if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
+            return True
+        if c.first > 1 and tpl[c.first - 1] and c.start > 0:
+            between = text[tw[c.start - 1][2] : tw[c.start][1]]
+            return "\n" not in between and not _OPENING.search(between)
+        return False
+
+    def _agree(self, seq: tuple[str, ...], idxs: set[int]) -> bool:
+        """Whether the templates of the signatures ``idxs`` that hold the words ``seq`` all go on with the same
+        word (a wrapper's and the generic's message, cut after what tells the status: the ranking chooses
+        among them as among exact matches), not each with its own (a status name cut before it is told)."""
+        tw = words(" ".join(w if w else "0" for w in seq))
+        after: set[str] = set()
+        for c in self.rec.chains(tw, frozenset({len(tw) - 1})):
+            if self.rec.owner[c.tid] in idxs and c.end == len(tw) - 1:
+                tpl, k = self.rec.tpls[c.tid], c.last + (0 if c.part else 1)
+                after.add(tpl[k] if k < len(tpl) else "\0")
+        return len(after - {"\0"}) <= 1
+
+    def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
+        """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
+        got = self._holding.get(seq)
+        if got is None:
+            tw = words(" ".join(w if w else "0" for w in seq))
+            first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
+            chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
+            need = self.rec.bits(seq[:-1]) + self.rec.weight.get(seq[-1], 0.0) * 0.5 - 1e-6  # every word read as one
+            got = tuple(sorted({self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need}))
+            self._holding[seq] = got
+        return got
+
+    # ------------------------------------------------------------------ raising frames
+
+    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: frozenset[int]) -> Iterator[Found]:
+        """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose innermost frame is where
+        signatures raise their error and whose message does not follow (it is empty, cut, or missing)."""
+        if not self.frames:
+            return
+        for li in range(lo, hi + 1):
+            idxs = self._raising(lines[li])
+            if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
+                continue
+            sigs = [self.sigs[i] for i in idxs]
+            where = _Where(lines, li, lines[li], 0, len(lines[li]))
+            if len({root(s) for s in sigs}) > 1:
+                reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
+                for sig in sigs[:4]:
+                    yield Miss(sig, "", li, reason)
+                continue
+            for sig in sigs:
+                yield self._match(sig, where, li, li, lines[li].strip(), {}, _cut_record(sig, lines[li].strip(), None))
+
+    def _raising(self, line: str) -> list[int]:
+        frame = _FRAME.search(line)
+        if frame is None or line[frame.end() :].strip():
+            return []  # no frame, or one quoted in prose ('... in _call after upgrading'): a frame is a line
+        path = (frame.group("path") or frame.group("path2")).replace("\\", "/")
+        function = frame.group("func") or ""
+        return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
+
+
+@lru_cache(maxsize=4)
+def recognizer(sigs: tuple[Signature, ...]) -> Recognizer:
+    """One recognizer per base (its index: templates.index, kept in the catalog cache)."""
+    return Recognizer(index(sigs))
+
+
+class _Where:
+    """A reading's place: the lines, the reading's first and last line, its column and text."""
+
+    __slots__ = ("col", "li_e", "li_s", "lines", "read")
+
+    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
+        self.lines = lines
+        self.li_s = lo + text.count("\n", 0, start)
+        self.li_e = lo + text.count("\n", 0, end)
+        self.col = start - (text.rfind("\n", 0, start) + 1)
+        self.read = text[start:end]
+
+
+def folded(flags: Sequence[str]) -> tuple[str, ...]:
+    """A signature's regex flags, IGNORECASE added (the folded retry and the tolerant reading's confirmation)."""
+    return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
+
+
+def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[str]:
+    """The text as it is, with its line breaks as spaces, and with each fixed prefix put back at ``start``
+    (the offsets after it shift: the caller's span then starts at the prefix)."""
+    yield text
+    if "\n" in text:
+        yield text.replace("\n", " ")
+    for head in heads:
+        yield text[:start] + head + text[start:]
+
+
+def _search(pattern: object, text: str, start: int, end: int) -> object | None:
+    """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None."""
+    try:
+        for m in pattern.finditer(text, timeout=0.5):  # type: ignore[attr-defined]
+            if m.start() < end and m.end() > start and m.end() > m.start():
+                return m
+            if m.start() >= end:
+                break
+    except (TimeoutError, regex_error()):
+        return None
+    return None
+
+
+def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
+    """The report's ``cut`` record: what was read, the named values a report shows that it could not read."""
+    shown = " ".join(c.text for c in (*sig.explain, *sig.checks))
+    names = compile_pattern(sig.regex, sig.flags).groupindex
+    return {"read": read[-200:], "unread": [n for n in names if "{" + n in shown], "expected_next": expected_next,
+            "could_also_be": [], "ask_full_line": True}
+
+
+# a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in f), a notebook's link
+_FRAME = re.compile(
+    r"""File\s+"?(?P<path>[^",\n]+?\.py)"?(?:,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)?(?P<func>\w+)"""
+    r"""|\[\d+\]\((?:file|vscode[\w-]*):/*(?P<path2>[^)\s?]+\.py)\?line=\d+\)"""
+)
+# what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
+_OPENING = re.compile(r"[:\"'`#>\-\u2014]")
+_EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
+_ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
+
+
+def _innermost(lines: Sequence[str], li: int) -> bool:
+    """Whether the frame at ``li`` is the last of its traceback, raises there (the source line it shows, if
+    any, raises or holds the message's text: not a call into native code, nor an assert, which is its own
+    message) and no message line with text follows it."""
+    for k, line in enumerate(lines[li + 1 : li + 1 + MAX_FRAME_GAP]):
+        if _FRAME.search(line):
+            return False
+        m = _EXCEPTION.match(line)
+        if m:
+            return len(m.group("msg").strip()) < 3
+        if k == 0 and line.strip() and not _RAISING.match(line):
+            return False
+    return True
+
+
+def root(sig: Signature) -> str:
+    """The message a signature reads: its own, or for a cause, the generic one it refines."""
+    return sig.cause.of[0] if sig.cause is not None and sig.cause.of else sig.id
+
+
+# --------------------------------------------------------------------------- shortest distinctive prefixes
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class Prefix(FieldValue):
+    """The shortest distinctive prefix of one example's message (cut at a word's end), or why there is none."""
+
+    sig_id: str
+    example: str
+    message: str
+    length: int | None  # None: only the whole message tells it apart
+
+    @property
+    def text(self) -> str:
+        return self.message[: self.length] if self.length is not None else self.message
+
+
+def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "") -> Prefix | None:
+    """The shortest cut of the example's message (at a word's end) from which on every longer cut, ending
+    the input, is read as ``sig`` (with the causes of its message at most). None when the regex does not
+    match the example."""
+    from ..read.normalize import clean_text
+
+    clean = clean_text(text)
+    span = message_span(compile_pattern(sig.regex, sig.flags), clean, sig.prefilter or (sig.signature,))
+    if span is None:
+        return None
+    start, end = span
+    message = clean[start:end]
+    length: int | None = None
+    for _w, _a, b in reversed(words(message)[:-1]):
+        lines = clean[: start + b].split("\n")
+        got = [f for f in reader.read(lines, len(lines) - 1) if isinstance(f, RawMatch)]
+        if not any(f.sig.id == sig.id for f in got) or len({root(f.sig) for f in got}) > 1:
+            break
+        length = b
+    return Prefix(sig.id, name, message, length)
+
+
+def shortest_prefixes(sigs: Sequence[Signature], evidence: Evidence) -> list[Prefix]:
+    """The shortest distinctive prefix of every example's message."""
+    reader = Tolerant(sigs, evidence)
+    out: list[Prefix] = []
+    for sig in sigs:
+        for i, ex in enumerate(sig.examples):
+            p = shortest_prefix(reader, sig, ex.text, ex.name or f"example {i + 1}")
+            if p is not None:
+                out.append(p)
+    return out

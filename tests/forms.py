@@ -1,0 +1,103 @@
+"""The forms a user carries a message in (issue 27), applied to an example's message in place: the rest of the
+example (its traceback, its evidence lines) stays as it is.
+
+The message is what the signature's regex matched on the lines that carry it (not the traceback frames a
+cause's regex also spans: templates.message_span), with the fixed prefix it is printed with on its line
+(``RuntimeError: cuDNN error: ``). Each form takes (clean text, message start, message end) and gives the text
+in that form, or None where the form does not apply (no prefix to drop, a one-word message to split).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from cudnn_doctor.match.templates import HEAD, message_span
+
+Form = Callable[[str, int, int], "str | None"]
+
+_SUFFIX = re.compile(r"\s*(?:\[Op:[^\]]*\]|\{\{node [^}]*\}\}|\[\[\{\{node [^}]*\}\}\]\])\s*$")
+_EXCEPTION_LINE = re.compile(r"\s*(?:[\w.]*(?:Error|Exception)):")
+_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+, in (\w+)', re.M)
+
+
+def message(pattern: object, clean: str, literals: tuple[str, ...]) -> tuple[int, int] | None:
+    """(start, end) of the example's message: its span, from its line's start where only a fixed prefix
+    comes before it there."""
+    span = message_span(pattern, clean, literals)
+    if span is None:
+        return None
+    start, end = span
+    line_start = clean.rfind("\n", 0, start) + 1
+    head = HEAD.match(clean, line_start)
+    if head is not None and head.end() >= start:
+        start = line_start
+    return start, end
+
+
+def _line(text: str, start: int, end: int) -> tuple[str, str, str]:
+    """(before, message, after) with the message on one line (its line breaks as spaces)."""
+    return text[:start], " ".join(text[start:end].split()), text[end:]
+
+
+def title(text: str, start: int, end: int) -> str:
+    """An issue title: '# ' and prose around the message, on a line of its own."""
+    before, msg, after = _line(text, start, end)
+    return f"{before}\n# Training crashes on Colab: {msg} after upgrading, any idea?\n{after}"
+
+
+def lower(text: str, start: int, end: int) -> str:
+    return text[:start] + text[start:end].lower() + text[end:]
+
+
+def upper(text: str, start: int, end: int) -> str:
+    return text[:start] + text[start:end].upper() + text[end:]
+
+
+def capitalized(text: str, start: int, end: int) -> str:
+    """Another capitalisation: each word with a capital first letter, the rest lower case."""
+    return text[:start] + re.sub(r"[A-Za-z]+", lambda m: m.group(0).capitalize(), text[start:end]) + text[end:]
+
+
+def bare(text: str, start: int, end: int) -> str | None:
+    """The message without its fixed prefix (RuntimeError:, InternalError:, UNKNOWN:) and suffix ([Op:...],
+    {{node ...}})."""
+    before, msg, after = _line(text, start, end)
+    head = HEAD.match(msg)
+    got = _SUFFIX.sub("", msg[head.end() :] if head else msg)
+    return None if got == msg or len(got) < 8 else before + got + after
+
+
+def split(text: str, start: int, end: int) -> str | None:
+    """The message's second half on the next line."""
+    before, msg, after = _line(text, start, end)
+    spaces = [m.start() for m in re.finditer(" ", msg)]
+    if not spaces:
+        return None
+    mid = spaces[len(spaces) // 2]
+    return before + msg[:mid] + "\n" + msg[mid + 1 :] + after
+
+
+FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split}
+
+
+def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:
+    """The text cut at every word boundary of the message from ``shortest`` characters on (the input ends
+    there)."""
+    msg = text[start:end]
+    return [text[: start + m.end()] for m in re.finditer(r"\w+", msg) if shortest <= m.end() < len(msg)]
+
+
+def emptied(text: str, start: int, end: int, raised_at: tuple[str, ...]) -> str | None:
+    """A traceback whose message line is emptied: the line of the message ends after its exception name, where
+    the traceback's innermost frame is one of the places the signature raises it (``raised_at``)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = _EXCEPTION_LINE.match(text, line_start)
+    frames = list(_FRAME.finditer(text, 0, line_start))
+    if head is None or head.end() > end or not frames:
+        return None
+    path, function = frames[-1].group(1).replace("\\", "/"), frames[-1].group(2)
+    if not any(path.endswith(p) and function == f for p, _, f in (w.partition(" ") for w in raised_at)):
+        return None
+    line_end = text.find("\n", end)
+    return text[: head.end()] + (text[line_end:] if line_end >= 0 else "")

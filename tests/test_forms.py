@@ -1,0 +1,134 @@
+"""Every example of every signature in the forms people carry a message in (issue 27), the tolerant reading's
+proof over the whole base: as an issue title, lower- and upper-cased, without its fixed prefix and suffix,
+with its second half on the next line, cut at every word boundary from the signature's shortest distinctive
+prefix on, and (for signatures that name where they are raised) as a traceback with its message line
+emptied. Each must give the example's top finding. Counter-examples stay unmatched in every form.
+
+The whole base is ``@pytest.mark.exhaustive`` (.ci/run); the default run takes a sample of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cudnn_doctor import diagnose
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.kb.patterns import compile_pattern
+from cudnn_doctor.match import Matcher
+from cudnn_doctor.match.tolerant import Tolerant, shortest_prefix
+from cudnn_doctor.model import Signature
+from cudnn_doctor.read.normalize import clean_text
+from forms import FORMS, cuts, emptied, message  # tests/ is on sys.path (rootdir-based imports)
+from test_census import COVERED, render
+
+CATALOG = load_catalog(use_cache=False, use_env=False)
+READER = Tolerant(CATALOG.signatures, Matcher(CATALOG).evidence)
+SAMPLE = 15  # the default run: every SAMPLE-th example
+# the share of cases a form may still miss (issue 27's goal is none): a ratchet at what the mechanism gives.
+# The whole base (the exhaustive run) measured title 72/1715, lower 36/1715, upper 9/1715, capitalized 14/1715,
+# bare 96/795, split 157/1695, cut 98/7793, emptied 16/64; the sample (every 15th example) title 4/115, lower
+# 3/115, bare 9/52, split 10/115, cut 10/514. Most misses are a cause or a framework's wrapper losing to its
+# generic where the form drops the evidence or the wording that told them apart. Lower these as classes are fixed
+MISS_RATE = {"title": 0.042, "lower": 0.021, "upper": 0.005, "capitalized": 0.008, "bare": 0.16, "split": 0.093, "cut": 0.018, "emptied": 0.24}
+
+
+def _top(text: str) -> str | None:
+    d = diagnose(text, catalog=CATALOG)
+    return d.findings[0].id if d.findings else None
+
+
+def _ids(text: str) -> set[str]:
+    d = diagnose(text, catalog=CATALOG)
+    return {f.id for f in d.findings} | {r for f in d.findings for r in f.related}
+
+
+def _texts() -> Iterator[tuple[Signature, str, str]]:
+    """(signature, name, text) of every example of the base, then of every census entry (rendered)."""
+    for sig in CATALOG.signatures:
+        for i, ex in enumerate(sig.examples):
+            yield sig, ex.name or str(i), ex.text
+    for name, entry in COVERED:
+        sig = CATALOG.get(entry["signature"])
+        if sig is not None:
+            yield sig, f"census {name}", render(entry)
+
+
+def _cases(every: int) -> Iterator[tuple[Signature, str, str, int, int]]:
+    """(signature, example name, clean text, message start, end) of every ``every``-th example."""
+    for n, (sig, name, text) in enumerate(_texts()):
+        if n % every:
+            continue
+        clean = clean_text(text)
+        got = message(compile_pattern(sig.regex, sig.flags), clean, sig.prefilter or (sig.signature,))
+        if got is not None:
+            yield sig, name, clean, *got
+
+
+def _forms(sig: Signature, clean: str, start: int, end: int) -> Iterator[tuple[str, str]]:
+    for how, form in FORMS.items():
+        got = form(clean, start, end)
+        if got is not None:
+            yield how, got
+    p = shortest_prefix(READER, sig, clean)
+    if p is not None and p.length is not None:
+        at = clean.find(p.message)
+        for text in cuts(clean, at, at + len(p.message), p.length):
+            yield "cut", text
+    if sig.raised_at:
+        got = emptied(clean, start, end, sig.raised_at)
+        if got is not None:
+            yield "emptied", got
+
+
+def _run(every: int) -> tuple[dict[str, list[int]], list[str]]:
+    counts: dict[str, list[int]] = {}
+    misses: list[str] = []
+    for sig, name, clean, start, end in _cases(every):
+        base = _top(clean)
+        for how, text in _forms(sig, clean, start, end):
+            got = _top(text)
+            tally = counts.setdefault(how, [0, 0])
+            tally[0] += 1
+            if got != base:
+                tally[1] += 1
+                misses.append(f"{sig.id} [{name}] {how}: {got} instead of {base}")
+    return counts, misses
+
+
+def _check(every: int) -> None:
+    counts, misses = _run(every)
+    report = "\n".join(misses[:80])
+    for how, (cases, missed) in counts.items():
+        assert missed <= MISS_RATE[how] * cases + 1, f"{how}: {missed} of {cases} miss\n{report}"
+
+
+def test_a_sample_of_the_examples_in_every_form() -> None:
+    _check(SAMPLE)
+
+
+@pytest.mark.exhaustive
+def test_every_example_in_every_form() -> None:
+    _check(1)
+
+
+def _counter_forms(text: str) -> Iterator[str]:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    yield text
+    yield text.lower()
+    yield text.upper()
+    yield f"# LSTM training: {first} after upgrading\n"
+    yield text.strip()[: len(text.strip()) // 2]  # cut half-way
+
+
+@pytest.mark.exhaustive
+def test_every_counter_example_stays_unmatched_in_every_form() -> None:
+    failures = [
+        f"{sig.id} [{ex.name}]"
+        for sig in CATALOG.signatures
+        for ex in sig.counter_examples
+        for text in _counter_forms(ex.text)
+        if sig.id in _ids(text)
+    ]
+    assert failures == []

@@ -1,0 +1,86 @@
+"""The matcher's CPU budgets and its speed mechanisms' equivalence with the plain way (issue 27, issue 30).
+
+- A user ``_evidence.yaml`` regex has the same per-signature CPU budget as a signature's regex: one that
+  backtracks forever costs its budget once, with one warning, not a timeout and a warning at every match.
+- ruleout.py (the context items' literals, one hyperscan pass per piece of lines) gives the context checks'
+  results the plain search of every line gives, with and without hyperscan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.kb.load import Catalog
+from cudnn_doctor.match import Matcher, context
+from cudnn_doctor.model import Context
+
+
+def _slow_evidence_catalog() -> Catalog:
+    sig = load_catalog().get("pytorch/rnn-backward-in-eval-mode")
+    assert sig is not None
+    slow = dataclasses.replace(sig, context=Context(require_any=("@slow",), lines_before=5, lines_after=0))
+    return Catalog(signatures=[slow], evidence={"slow": ("(a|aa)+$",)})
+
+
+def test_a_catastrophic_evidence_regex_costs_its_budget_once_with_one_warning() -> None:
+    catalog = _slow_evidence_catalog()
+    block = "a" * 40 + "!\nRuntimeError: cudnn RNN backward can only be called in training mode\n"
+    matcher = Matcher(catalog, timeout=0.2)
+    started = time.thread_time()
+    matcher.scan_text(block * 20)
+    spent = time.thread_time() - started
+    about = [w for w in matcher.warnings if "@slow" in w]
+    assert len(about) == 1, matcher.warnings
+    assert "_evidence.yaml" in about[0] and "skipped for the rest of this run" in about[0]
+    assert spent < 5.0  # one search of about 1 s, not 20 (each of them a timeout before)
+
+
+def test_the_evidence_budget_is_the_signatures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context, "SIGNATURE_BUDGET_S", 0.3)
+    evidence = context.Evidence({"slow": ("(a|aa)+$",)}, timeout=0.2)
+    assert evidence.budget.budget == 0.3
+    for _ in range(5):
+        assert evidence.search("@slow", "a" * 30 + "!") is None
+    assert len(evidence.warnings) == 1 and evidence.budget.spent["@slow"] < 2.5
+
+
+def _verdicts(text: str, no_hyperscan: bool, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, str]]:
+    with monkeypatch.context() as m:
+        if no_hyperscan:
+            m.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", "1")
+        matches, misses = Matcher(load_catalog()).scan_text(text)
+    return sorted([(x.sig.id, x.line, "|".join(x.evidence)) for x in matches] + [(x.sig.id, x.line, x.reason) for x in misses])
+
+
+def _plain(text: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int, str]]:
+    """The same with every context item searched in every line around the match (no rule-out)."""
+    with monkeypatch.context() as m:
+        m.setattr(context, "_literals", lambda parts: None)  # no item has literals: nothing is ruled out
+        m.setattr(context, "_linewise", lambda parts: False)
+        return _verdicts(text, True, monkeypatch)
+
+
+def test_ruling_context_lines_out_changes_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    warning = (
+        "/usr/lib/python3/dist-packages/torch/nn/modules/rnn.py:879: UserWarning: RNN module weights are not part of "
+        "single contiguous chunk of memory. This means they need to be compacted at every call, possibly greatly "
+        "increasing memory usage. To compact weights again call flatten_parameters()."
+    )
+    noise = [f"\x1b[32mEpoch {i}\x1b[0m step {i * 7} loss=0.{i:03d} torch cuda" for i in range(90)]
+    lines = []
+    for k in range(40):
+        lines += noise[k % 7 : k % 7 + 12]
+        lines.append(warning)
+        if k % 5 == 0:
+            lines.append("model = nn.DataParallel(model)  # parallel/data_parallel.py")
+        if k % 9 == 0:
+            lines.append("Applying weight drop of 0.5 to weight_hh_l0")
+    text = "\n".join(lines) * 30  # a window past the paste size: hyperscan's pass where it is installed
+    plain = _plain(text, monkeypatch)
+    assert any(sid == "pytorch/cause-dataparallel-replica-weights-not-flat" for sid, _, _ in plain)
+    assert _verdicts(text, False, monkeypatch) == plain
+    assert _verdicts(text, True, monkeypatch) == plain
