@@ -1,10 +1,16 @@
 """Add `raised_at:` to signatures from the census's `where` (Python places raising an exception)."""
-import re, glob, yaml, collections
+import collections
+import glob
+import re
+
+import yaml
+
 # framework helpers that raise for every op or layer, not only on the RNN path the census reads
 GENERIC = ("op_def_library.py", "input_spec.py", "utils/argument.py", "interpreters/mlir.py")
 places = collections.defaultdict(list)
 for p in sorted(glob.glob('docs/census/*.yaml')):
-    d = yaml.safe_load(open(p))
+    with open(p, encoding='utf-8') as fh:
+        d = yaml.safe_load(fh)
     for e in d.get('entries') or []:
         sig, where, raised = e.get('signature'), e.get('where', ''), str(e.get('raised_as', ''))
         if not sig or 'Warning' in raised or 'log line' in raised or not raised or 'Assertion' in raised:
@@ -24,7 +30,8 @@ places = {sig: [p for p in ps if len(owners[p]) == 1] for sig, ps in places.item
 n = 0
 for sig, ps in sorted(places.items()):
     f = f'signatures/{sig}.yaml'
-    text = open(f).read()
+    with open(f, encoding='utf-8') as fh:
+        text = fh.read()
     y = yaml.safe_load(text)
     have = list(y.get('raised_at') or [])
     new = list(dict.fromkeys(have + ps))
@@ -38,7 +45,8 @@ for sig, ps in sorted(places.items()):
         nxt = re.compile(r'^[a-z_]+:', re.M).search(text, m.end())
         text = text[:nxt.start()] + line + text[nxt.start():]
     assert yaml.safe_load(text)['raised_at'] == new
-    open(f, 'w').write(text)
+    with open(f, 'w', encoding='utf-8') as fh:
+        fh.write(text)
     n += 1
     print(sig, new)
 print(n)

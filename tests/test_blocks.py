@@ -10,8 +10,8 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
-from cudnn_doctor.read.linemap import rechunk as _rechunk
 from cudnn_doctor.read import sources as input_mod
+from cudnn_doctor.read.linemap import rechunk as _rechunk
 from cudnn_doctor.read.sources import Block, ReadStats
 
 
