@@ -6,6 +6,9 @@
   (fixed on main by 5769836: a cut reading needs a code-like or RNN/cuDNN word; now a plain test), and a
   wrapped Paddle conv2d CUDNN_STATUS_EXECUTION_FAILED is still read as a cut-off
   tensorflow/cudnn-rnn-call-execution-failed (confidence 0.65; match/ and the signature: the matcher's).
+- The same Paddle conv status cut at the end of the input (the 2026-12-02 run: corpus negatives 133/134 cut):
+  cut after 'conv_cudnn_op.cu' it was read as TF's RNN call (fixed: a cut reading that names another op is no
+  RNN-scope reading), cut inside the path it still is (the matcher's).
 - (not kept: its input was cut when stored) a notebook-JSON-looking paste of case 047 whose lines repeat
   hundreds of times took 19 s of CPU through diagnose + every renderer.
 """
@@ -23,6 +26,9 @@ FUZZ = Path(__file__).parent / "fixtures" / "fuzz"
 
 @pytest.mark.parametrize("name", [
     "conv-check-failed-wrapped.txt",
+    "paddle-conv-execution-failed-cut-at-conv-file.txt",  # a cut reading that names conv_cudnn_op.cu is no RNN call's
+    pytest.param("paddle-conv-execution-failed-cut-in-path.txt", marks=pytest.mark.xfail(
+        strict=True, reason="matcher: cut at '.../operators/co', the status and '(at' are read as TF's RNN call")),
     pytest.param("paddle-conv-execution-failed-wrapped.txt", marks=pytest.mark.xfail(
         strict=True, reason="matcher: a wrapped CUDNN_STATUS_EXECUTION_FAILED of a Paddle conv is read as a cut-off "
                             "tensorflow/cudnn-rnn-call-execution-failed")),

@@ -326,6 +326,8 @@ def context_check(evidence: Any, context: str) -> Callable[[CutRead], bool]:
     def keep(read: CutRead) -> bool:
         ctx = read.sig.context
         try:
+            if read.sig.scope == "rnn" and DIRECT_RNN.search(read.text) is None and evidence.find(("@non_rnn",), read.text):
+                return False  # what it read names another op ('... (at .../conv_cudnn_op.cu'): not this RNN message
             if ctx.exclude_any and evidence.find(ctx.exclude_any, context) is not None:
                 return "@non_rnn" in ctx.exclude_any and DIRECT_RNN.search(read.text) is not None and evidence.find(
                     tuple(e for e in ctx.exclude_any if e != "@non_rnn"), context) is None
