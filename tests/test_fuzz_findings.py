@@ -6,6 +6,9 @@
   (fixed on main by 5769836: a cut reading needs a code-like or RNN/cuDNN word; now a plain test), and a
   wrapped Paddle conv2d CUDNN_STATUS_EXECUTION_FAILED was read as a cut-off
   tensorflow/cudnn-rnn-call-execution-failed (fixed by the rebuilt matcher, issue 27; now a plain test too).
+- The same Paddle conv status cut at the end of the input (the 2026-12-02 run: corpus negatives 133/134 cut):
+  cut after 'conv_cudnn_op.cu' or inside the path it was read as TF's RNN call (main's cut reader: fixed after
+  'conv_cudnn_op.cu' only; the rebuilt matcher's tolerant reading reads neither as TF's RNN call).
 - (not kept: its input was cut when stored) a notebook-JSON-looking paste of case 047 whose lines repeat
   hundreds of times took 19 s of CPU through diagnose + every renderer.
 """
@@ -23,6 +26,8 @@ FUZZ = Path(__file__).parent / "fixtures" / "fuzz"
 
 @pytest.mark.parametrize("name", [
     "conv-check-failed-wrapped.txt",
+    "paddle-conv-execution-failed-cut-at-conv-file.txt",  # a cut reading that names conv_cudnn_op.cu is no RNN call's
+    "paddle-conv-execution-failed-cut-in-path.txt",  # cut at '.../operators/co'
     "paddle-conv-execution-failed-wrapped.txt",  # read as a cut TF RNN call before the rebuilt matcher (issue 27)
 ])
 def test_wrapped_negative_gets_no_rnn_finding(name: str) -> None:
