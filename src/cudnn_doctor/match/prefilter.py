@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from ..kb.patterns import LazyRe
 from ..read.sources import Block
+from ..read.textsafe import NORMALIZE_DELETES_BYTES
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
@@ -213,8 +214,16 @@ class Prefilter:
         return out
 
 
-# read/textsafe.ANSI over bytes (the escape sequences normalization deletes)
-_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+def _escapes_on_one_line() -> bytes:
+    """What normalization deletes from inside a line (read.textsafe), never across one: an unterminated OSC
+    stops at the line's end, so the n-th line of a region with these deleted is still its n-th line."""
+    source = NORMALIZE_DELETES_BYTES.pattern
+    one_line = source.replace(rb"[^\x07\x1b]", rb"[^\x07\x1b\n]")
+    assert one_line != source, "read.textsafe.ANSI's OSC form changed"
+    return one_line
+
+
+_ESCAPES = LazyRe(_escapes_on_one_line)
 
 
 @lru_cache(maxsize=64)
