@@ -7,6 +7,7 @@ import contextlib
 import io
 import os
 import sys
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -63,3 +64,18 @@ def invoke(args: Sequence[str], input: str | bytes | None = None, env: Mapping[s
                 stream.flush()
                 stream.detach()
     return Result(code, out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace"))
+
+
+def read_pty(fd: int, timeout: float = 60.0) -> bytes:
+    """Everything a child writes to its pseudo-terminal until it closes it (or ``timeout`` seconds pass)."""
+    out = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # Linux: EIO once the child side is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from clirunner import invoke
+from clirunner import invoke, read_pty
 
 ROOT = Path(__file__).resolve().parents[1]
 HIDDEN = "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]\n"
@@ -124,15 +124,7 @@ def test_progress_bar_on_a_terminal_after_the_delay(tmp_path: Path) -> None:
     pid, fd = pty.fork()
     if pid == 0:  # the child: stderr (and stdout) a terminal
         os.execve(sys.executable, [sys.executable, "-m", "cudnn_doctor", "triage", "-j", "1", str(logs)], env)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
+    seen = read_pty(fd)
     os.waitpid(pid, 0)
     assert b"triage" in seen and b"logs" in seen and (b"-:--:--" in seen or b"0:00:0" in seen), seen[-2000:]
     piped = cli("triage", "-j", "1", str(logs), env={"CUDNN_DOCTOR_PROGRESS_DELAY": "0"})

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import pytest
 
-from clirunner import invoke
+from clirunner import invoke, read_pty
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"
@@ -30,16 +29,7 @@ def test_paste_ends_with_two_empty_lines_on_a_terminal() -> None:
         os.environ["NO_COLOR"] = "1"
         os.execv(sys.executable, [sys.executable, "-m", "cudnn_doctor", "diagnose", "--format", "json"])
     os.write(fd, TRACEBACK.encode() + b"\n\n")
-    out = b""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
+    out = read_pty(fd)
     _, status = os.waitpid(pid, 0)
     text = out.decode(errors="replace")
     assert "Ctrl-D" in text and "two empty lines" in text
