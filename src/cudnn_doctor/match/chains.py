@@ -11,12 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from ..fieldmethods import FieldEq
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 MAX_VALUE = 12  # words a placeholder absorbs at most
 MIN_PART = 3  # characters of a cut last word that count
@@ -25,8 +20,8 @@ _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 Words = Sequence[tuple[str, int, int]]
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Chain(FieldEq):
+@dataclass(slots=True)
+class Chain:
     """Template ``tid``'s words ``first``..``last`` (positions) found as text words ``start``..``end``."""
 
     tid: int

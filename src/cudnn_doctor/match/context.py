@@ -14,13 +14,10 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
 from ..kb.patterns import Lazy, compile_pattern, regex_error
 from .regexinfo import alternative_literals, line_local
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Any
 
 MATCH_TIMEOUT_S = 1.0
 # the CPU time one signature's regex, or one evidence item's, may spend over a whole run (all its searches;

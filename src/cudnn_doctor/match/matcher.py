@@ -16,6 +16,7 @@ Signatures with one regex and window (a message and the causes behind it) search
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Probe, Signature
@@ -29,10 +30,7 @@ from .results import Miss, RawMatch
 from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..kb.load import Catalog
 
 MAX_MATCH_TEXT = 4000

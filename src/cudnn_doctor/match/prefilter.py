@@ -13,14 +13,11 @@ import re
 import sys
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 from ..kb.patterns import LazyRe
 from ..read.sources import Block
 from ..read.textsafe import NORMALIZE_DELETES_BYTES
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Any
 
 SMALL_TEXT = 256 << 10
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ..fieldmethods import FieldEq
 from ..read.linemap import LineMap, rechunk
 from ..read.normalize import normalize_line
 from ..read.present import present
@@ -25,10 +25,6 @@ from ..read.sources import Block
 from .matcher import Matcher
 from .results import Miss, RawMatch
 from .tolerant import MAX_FRAME_GAP, Tolerant
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Any
 
 SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
 AROUND = 3  # lines around a big log's near miss read tolerantly
@@ -38,8 +34,8 @@ NEAR = MAX_FRAME_GAP + 2  # lines between a traceback's source line and its mess
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class _Seen(FieldEq):
+@dataclass(slots=True)
+class _Seen:
     """A block already read, kept for the matches that need the lines around them."""
 
     block: Block

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..fieldmethods import FieldEq
 from ..model import Signature
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Any
 
-
-@dataclass(slots=True, repr=False, eq=False)
-class RawMatch(FieldEq):
+@dataclass(slots=True)
+class RawMatch:
     """A signature's message found in a source, before ranking: where, what it captured, its evidence."""
 
     sig: Signature
@@ -30,8 +26,8 @@ class RawMatch(FieldEq):
     cut: dict[str, Any] | None = None  # the message was cut off: what was read and what was not (cut.py)
 
 
-@dataclass(slots=True, repr=False, eq=False)
-class Miss(FieldEq):
+@dataclass(slots=True)
+class Miss:
     """A signature whose message was found but whose context ruled it out (a near miss), and why."""
 
     sig: Signature

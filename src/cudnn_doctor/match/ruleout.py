@@ -14,14 +14,11 @@ import bisect
 import os
 import re
 import sys
+from typing import Any
 
 from ..read.textsafe import NORMALIZE_DELETES_BYTES
 from .lines import Lines
 from .prefilter import SMALL_TEXT, hs_literal
-
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Any
 
 # a byte normalization deletes from inside a line (colour codes, controls): literals are looked for without them
 _JOINABLE = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])

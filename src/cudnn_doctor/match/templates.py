@@ -20,13 +20,11 @@ import math
 import os
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import JSONData, compile_pattern, derived, regex_error
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..model import Signature
 
 PH = ""  # a placeholder: the framework prints a value there

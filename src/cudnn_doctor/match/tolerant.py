@@ -24,7 +24,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..fieldmethods import FieldValue
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
 from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
@@ -356,8 +355,8 @@ def root(sig: Signature) -> str:
 # --------------------------------------------------------------------------- shortest distinctive prefixes
 
 
-@dataclass(frozen=True, slots=True, repr=False, eq=False)
-class Prefix(FieldValue):
+@dataclass(frozen=True, slots=True)
+class Prefix:
     """The shortest distinctive prefix of one example's message (cut at a word's end), or why there is none."""
 
     sig_id: str
