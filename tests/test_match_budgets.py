@@ -84,3 +84,26 @@ def test_ruling_context_lines_out_changes_no_verdict(monkeypatch: pytest.MonkeyP
     assert any(sid == "pytorch/cause-dataparallel-replica-weights-not-flat" for sid, _, _ in plain)
     assert _verdicts(text, False, monkeypatch) == plain
     assert _verdicts(text, True, monkeypatch) == plain
+
+
+def test_a_linewise_item_with_lookarounds_finds_in_its_literal_lines_what_it_finds_in_all() -> None:
+    """ruleout.py searches a linewise item only in the lines holding one of its literals; lookarounds count as
+    linewise (a line-local pattern's cannot read a line break, so they see their line alone either way): the
+    first match there is the first match in all the lines."""
+    from pathlib import Path
+
+    catalog = load_catalog()
+    evidence = context.Evidence(catalog.evidence)
+    items = sorted({i for s in catalog.signatures for i in context.context_items(s)})
+    lits = context.literal_map(evidence, items)
+    looking = [i for i in items if i in lits and evidence.linewise(i) and any(a in p for p in evidence.parts(i) for a in ("(?<", "(?=", "(?!"))]
+    assert "@rnn" in looking
+    corpus = Path(__file__).parent / "fixtures" / "corpus"
+    texts = [p.read_text(encoding="utf-8", errors="replace")[:6000] for p in sorted(corpus.glob("*.log"))]
+    texts.append("x\nlstm_1 = nn.LSTM(4, 4)\n_lstm\nmyLSTMEncoder\nbi_gru_2 out\nxLSTM\nRNN\ngru_\n")
+    for text in texts:
+        lines = text.split("\n")
+        for item in looking:
+            kept = "\n".join(line for line in lines if any(lit in line.lower().encode() for lit in lits[item]))
+            full, part = evidence.search(item, text), evidence.search(item, kept)
+            assert (full and full.group(0)) == (part and part.group(0)), (item, text[:80])

@@ -9,7 +9,7 @@ dropped); its last word may be cut where a line or the text ends. It weighs the 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,8 @@ class Recognizer:
         self.owner: Sequence[int] = index["owner"]
         self.weight: dict[str, float] = index["weight"]
         self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
+        self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
+        self._plans: dict[tuple[str, float], list[tuple[int, int, str | None, bool, bool]]] = {}
 
     def bits(self, words: Sequence[str]) -> float:
         return sum(self.weight.get(w, 0.0) for w in words if w)
@@ -54,12 +56,14 @@ class Recognizer:
             return pos + 2, True
         return None
 
-    def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
+    def chains(self, text_words: Words, ends: frozenset[int] = frozenset(), min_bits: float = 0.0) -> list[Chain]:
         """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
-        words that end a line or the text (where a cut last word may be read)."""
+        words that end a line or the text (where a cut last word may be read). Only chains that may carry
+        ``min_bits`` (grown back included) are sought: the others are the same chains, left out."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
         weight = self.weight
+        heads = [w[:MIN_PART] for w, _a, _b in text_words]
         for i, (word, _a, _b) in enumerate(text_words):
             grown = self._glued(word, i, waiting, done) if len(word) >= 2 * MIN_PART else []
             for c in waiting.pop(word, ()):
@@ -68,7 +72,8 @@ class Recognizer:
                     grown.append(c)
                 else:
                     done.append(c)
-            grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self.starts.get(word, ())]
+            if word in self.starts:
+                grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self._starting(word, i, heads, min_bits)]
             for c in grown:
                 self._wait(c, waiting, done)
             if i in ends:
@@ -77,6 +82,35 @@ class Recognizer:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
         return done
+
+    def _starting(self, word: str, i: int, heads: list[str], min_bits: float) -> Iterator[tuple[int, int]]:
+        """The template starts at text word ``i`` (``word``) whose chains may carry ``min_bits``: those whose
+        template may give that much, and that either give it grown back alone or can grow forward at all
+        (every way to grow, whole, glued or cut, needs a word beginning as the next one within reach)."""
+        for tid, pos, nxt, gap, alone in self._plan(word, min_bits):
+            if alone or (nxt is not None and nxt in (heads[i + 1 : i + 2 + MAX_VALUE] if gap else heads[i + 1 : i + 2])):
+                yield tid, pos
+
+    def _plan(self, word: str, min_bits: float) -> list[tuple[int, int, str | None, bool, bool]]:
+        """The starts at ``word`` of templates that may give a chain of ``min_bits`` (its words from there on
+        and those before it): (template, position, the first characters of its next word (None: it ends
+        there), whether a value comes between, whether the word and those before it give ``min_bits``)."""
+        got = self._plans.get((word, min_bits))
+        if got is None:
+            got = []
+            for tid, pos in self.starts[word]:
+                tpl = self.tpls[tid]
+                before = 0
+                while before < pos - 1 and tpl[pos - 1 - before]:
+                    before += 1
+                back = self.bits(tpl[pos - before : pos])
+                if back + self.bits(tpl[pos:]) < min_bits:
+                    continue
+                nxt = self.next_word(tid, pos)
+                head = None if nxt is None else tpl[nxt[0]][:MIN_PART]
+                got.append((tid, pos, head, nxt is not None and nxt[1], back + self.weight[word] >= min_bits))
+            self._plans[(word, min_bits)] = got
+        return got
 
     def _glued(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
         """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from ..kb.patterns import Lazy, compile_pattern, regex_error
+from ..kb.patterns import Lazy, compile_pattern, derived, regex_error
 from .regexinfo import alternative_literals, line_local
 
 MATCH_TIMEOUT_S = 1.0
@@ -29,10 +29,12 @@ DIRECT_RNN = Lazy(
     r"\bcudnnRNN\w*|\bcudnn(?:Set|Get)RNN\w*|\bCudnnRNN\w*|\b_cudnn_rnn\w*|\b(?:Then|Do)Rnn(?:Forward|Backward)\b"
     r"|\brnn-inl\.h\b|\bcurnn\.jl\b"
 )
-# what keeps a pattern from being searched on a subset of its lines: anchors and lookbehinds see the lines
-# around, a class is skipped first ('^' negating a class is no anchor)
+# what keeps a pattern from being searched on a subset of its lines: anchors see where the text starts and
+# ends, a class is skipped first ('^' negating a class is no anchor). A lookaround of a line-local pattern
+# cannot read a line break, so it sees no further than its line, and a line's start or end the same way
+# in the subset as in all the lines (tests/test_match_budgets.py)
 _CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
-_ANCHORED = ("^", "$", "\\A", "\\Z", "(?<")
+_ANCHORED = ("^", "$", "\\A", "\\Z")
 
 
 class Budget:
@@ -63,6 +65,7 @@ class Evidence:
         self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
         self.patterns: dict[str, Any] = {}
         self.disabled: set[str] = set()
+        self.found: dict[tuple[str, str], Any] = {}
         self.warnings: list[str] = [] if warnings is None else warnings
 
     def source(self, item: str) -> str:
@@ -82,12 +85,20 @@ class Evidence:
         return got
 
     def search(self, item: str, text: str) -> Any:
-        """The first match of ``item`` in ``text``, or None (also once the item is skipped)."""
+        """The first match of ``item`` in ``text``, or None (also once the item is skipped). The last texts'
+        answers are remembered: a repeated message's checks read the same lines again."""
         if item in self.disabled or not text:
             return None
+        got = self.found.get((item, text), self)
+        if got is not self:
+            return got
         try:
             pattern = self.pattern(item)
-            return self.budget.search(item, lambda timeout: pattern.search(text, timeout=timeout))
+            got = self.budget.search(item, lambda timeout: pattern.search(text, timeout=timeout))
+            if len(self.found) >= 512:
+                self.found.clear()
+            self.found[(item, text)] = got
+            return got
         except TimeoutError:
             self._skip(item, f"its regex took longer than its {self.budget.budget:g}s budget")
         except regex_error() as exc:
@@ -107,10 +118,6 @@ class Evidence:
             if m is not None:
                 return m.group(0)[:120]  # type: ignore[no-any-return]
         return None
-
-    def literals(self, item: str) -> tuple[bytes, ...] | None:
-        """Lower-cased literals such that every match of ``item`` holds one (None: cannot be said)."""
-        return _literals(self.parts(item))
 
     def linewise(self, item: str) -> bool:
         """Whether each match of ``item`` lies on one line that holds one of its literals, and searching a
@@ -140,6 +147,21 @@ class Evidence:
         if extra is not None:
             evidence.append(extra)
         return evidence, extra is not None
+
+
+def literal_map(evidence: Evidence, items: Iterable[str]) -> dict[str, tuple[bytes, ...]]:
+    """{item: its literals} for the context items ``items`` that have some (ruleout.py): one value per base,
+    kept in the catalog cache (a matcher is made per source)."""
+    from ..kb import cache
+
+    keys = tuple(sorted(set(items)))
+    parts = tuple(evidence.parts(i) for i in keys)
+    digest = cache.digest(repr(parts).encode("utf-8", "surrogatepass"))
+    return derived("match.context.literal_map", (digest,), lambda _d: _literal_map(keys, parts))  # type: ignore[no-any-return]
+
+
+def _literal_map(keys: tuple[str, ...], parts: tuple[tuple[str, ...], ...]) -> dict[str, tuple[bytes, ...]]:
+    return {k: lits for k, p in zip(keys, parts, strict=True) if (lits := _literals(p)) is not None}
 
 
 @lru_cache(maxsize=4096)

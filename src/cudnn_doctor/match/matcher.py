@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Probe, Signature
 from ..read.sources import Block
-from .context import MATCH_TIMEOUT_S, SIGNATURE_BUDGET_S, Budget, Evidence, context_items, direct_rnn
+from .context import (
+    MATCH_TIMEOUT_S,
+    SIGNATURE_BUDGET_S,
+    Budget,
+    Evidence,
+    context_items,
+    direct_rnn,
+    literal_map,
+)
 from .lines import LazyLines, Lines, head_region, runs, tail_region
 from .prefilter import Prefilter, as_block
 from .probes import Probes
@@ -89,8 +97,7 @@ class Matcher:
         self.prefilter = Prefilter.shared([*self.by_literal, *self._probes.by_literal])
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
-        items = {item for sig in self.sigs for item in context_items(sig)}
-        self.ruleout = RuleOut({i: lits for i in sorted(items) if (lits := self.evidence.literals(i)) is not None})
+        self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
         self._local: dict[int, bool] = {}
 
     @property

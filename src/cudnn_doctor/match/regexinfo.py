@@ -204,20 +204,6 @@ def _identifiers(pattern: str, flags: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(words)
 
 
-def alternative_runs(pattern: str, flags: Sequence[str] = ()) -> tuple[tuple[str, ...], ...] | None:
-    """For each top-level alternative of ``pattern``, every literal run each of its matches holds (ASCII, or
-    characters without case; lower-cased, longest first): a line where that alternative matches holds all of
-    them. None when the parser cannot read it."""
-    return derived("alternative_runs", (pattern, tuple(flags)), _alternative_runs)  # type: ignore[no-any-return]
-
-
-def _alternative_runs(pattern: str, flags: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
-    runs = _runs_per_alternative(pattern, flags)
-    if runs is None:
-        return None
-    return tuple(tuple(sorted({r.lower() for r in alt}, key=lambda r: (-len(r), r))) for alt in runs)
-
-
 def _runs_per_alternative(pattern: str, flags: tuple[str, ...]) -> list[list[str]] | None:
     """The required runs of each top-level alternative that are found in lower-cased bytes as they are: ASCII,
     or characters without case (CJK)."""
@@ -240,12 +226,14 @@ def _alternatives(pattern: str, flags: tuple[str, ...]) -> tuple[list[list[Any]]
     items = list(tree)
     while len(items) == 1 and str(items[0][0]) == "SUBPATTERN" and not items[0][1][1]:
         items = list(items[0][1][3])  # (?:A|B|C): the alternatives are the top level
-    # the parser hoists what every alternative starts with (``\bA|\bB`` -> \b, (A|B)): one branch among
-    # plain items is still one alternative per branch, each with the hoisted items around it
-    at = [i for i, (op, _) in enumerate(items) if str(op) in ("BRANCH", "SUBPATTERN", "MAX_REPEAT", "MIN_REPEAT")]
-    if len(at) == 1 and str(items[at[0]][0]) == "BRANCH":
-        k = at[0]
-        return [[*items[:k], *b, *items[k + 1 :]] for b in items[k][1][1]], icase
+    # the parser hoists what every alternative starts with (``\bA|\bB`` -> \b, (A|B)), and a group holds a
+    # choice (``(?:bi)?(?:lstm|gru)s?``): the first branch, bare or a group's only item, is one alternative per
+    # branch, each with the items around it
+    for k, (op, av) in enumerate(items):
+        if str(op) == "SUBPATTERN" and not av[1] and not av[2] and len(av[3]) == 1:
+            op, av = av[3][0]  # a group without flags holding one item (a branch?)
+        if str(op) == "BRANCH":
+            return [[*items[:k], *b, *items[k + 1 :]] for b in av[1]], icase
     return [items], icase
 
 
@@ -267,21 +255,24 @@ def _required_runs(items: list[Any], icase: bool) -> tuple[set[str], bool]:
             any_icase = any_icase or icase
             continue
         flush()
-        got: set[str] = set()
-        got_icase = False
-        if name == "SUBPATTERN":
-            add, remove = av[1] or 0, av[2] or 0
-            sub_icase = (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE
-            got, got_icase = _required_runs(list(av[3]), sub_icase)
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
-            got, got_icase = _required_runs(list(av[2]), icase)
-        elif name == "BRANCH":  # inside a sequence: only the runs every alternative holds
-            alts = [_required_runs(list(b), icase) for b in av[1]]
-            got = set.intersection(*(w for w, _ in alts)) if alts else set()
-            got_icase = bool(got) and any(i for _, i in alts)
-        elif name == "ATOMIC_GROUP":
-            got, got_icase = _required_runs(list(av), icase)
+        got, got_icase = _item_runs(name, av, icase)
         runs |= got
         any_icase = any_icase or got_icase
     flush()
     return runs, any_icase
+
+
+def _item_runs(name: str, av: Any, icase: bool) -> tuple[set[str], bool]:
+    """_required_runs of one item of a sequence other than a literal (a group, a repeat, a branch)."""
+    if name == "SUBPATTERN":
+        add, remove = av[1] or 0, av[2] or 0
+        return _required_runs(list(av[3]), (icase or bool(add & re.IGNORECASE)) and not remove & re.IGNORECASE)
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[0] >= 1:
+        return _required_runs(list(av[2]), icase)
+    if name == "BRANCH":  # inside a sequence: only the runs every alternative holds
+        alts = [_required_runs(list(b), icase) for b in av[1]]
+        got = set.intersection(*(w for w, _ in alts)) if alts else set()
+        return got, bool(got) and any(i for _, i in alts)
+    if name == "ATOMIC_GROUP":
+        return _required_runs(list(av), icase)
+    return set(), False

@@ -20,9 +20,11 @@ input's end, a traceback whose message line is empty but whose innermost frame s
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
@@ -46,7 +48,8 @@ class Tolerant:
         self.sigs = list(sigs)
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs))
-        self._holding: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._holding = self.rec.held
+        self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -66,20 +69,28 @@ class Tolerant:
             return
         ends = word_ends(text, tw)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
-        chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
-        chains.sort(key=lambda c: (-c.bits, c.start))
         spans: list[tuple[int, int]] = []
-        for c in chains:
-            if any(c.start <= e and s <= c.end for s, e in spans) or len(spans) >= MAX_READINGS:
+        breaks = [m.start() for m in _NEWLINE.finditer(text)]
+        for c in self._strong(text, tw, ends):
+            if len(spans) >= MAX_READINGS:
+                break
+            if any(c.start <= e and s <= c.end for s, e in spans):
                 continue
-            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
+            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
             if all(li in taken for li in range(where.li_s, where.li_e + 1)):
                 continue
             got = list(self._reading(c, where, cut=self._cut(c, text, tw, last)))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
+
+    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
+        """The chains that carry MIN_BITS (grown back) and that no word of their line contradicts, strongest
+        first."""
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, MIN_BITS)]
+        chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
+        chains.sort(key=lambda c: (-c.bits, c.start))
+        return chains
 
     def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> bool:
         """Whether the chain stops where the message was cut: at the input's end (in the value its template
@@ -96,13 +107,14 @@ class Tolerant:
     def _reading(self, c: Chain, where: _Where, cut: bool) -> Iterator[Found]:
         held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
         confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
-        if confirmed:
-            for i, (m, li_s, li_e) in confirmed:
-                yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
-            return
-        if not cut:
-            return
-        tpl = self.rec.tpls[c.tid]
+        for i, (m, li_s, li_e) in confirmed:
+            yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
+        if cut and not confirmed:
+            yield from self._cut_reading(c, where, held)
+
+    def _cut_reading(self, c: Chain, where: _Where, held: list[int]) -> Iterator[Found]:
+        """A cut chain no regex confirms (``held``: the signatures holding its words, their context passed):
+        a finding marked cut where it tells one message apart, else near misses naming what it could be."""
         sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where) and not self._lookalike(self.sigs[i], c)]
         if not sigs:
             return
@@ -111,12 +123,18 @@ class Tolerant:
             for sig in sigs[:4]:
                 yield Miss(sig, "", where.li_s, reason)
             return
-        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w)
-        if c.part:
-            nxt = (tpl[c.last][len(c.part) :] + " " + nxt).strip()
+        nxt = self._expected_next(c)
         for sig in sigs:
             record = _cut_record(sig, where.read, nxt or None)
             yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
+
+    def _expected_next(self, c: Chain) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first)."""
+        tpl = self.rec.tpls[c.tid]
+        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w)
+        if c.part:
+            nxt = (tpl[c.last][len(c.part) :] + " " + nxt).strip()
+        return nxt
 
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
         evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
@@ -130,7 +148,14 @@ class Tolerant:
             return [], False
         ctx = sig.context
         lo, hi = max(0, where.li_s - ctx.lines_before), min(len(where.lines) - 1, where.li_e + ctx.lines_after)
-        return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+        direct = direct_rnn(sig, where.read)
+        if self._verdicts[0] is not where.lines:  # decided once per context and lines (signatures share them)
+            self._verdicts = (where.lines, {})
+        key = (ctx.exclude_any, ctx.require_any, ctx.support_any, lo, hi, direct)
+        got = self._verdicts[1].get(key)
+        if got is None:
+            got = self._verdicts[1][key] = self.evidence.verdict(sig, direct, "\n".join(where.lines[lo : hi + 1]))
+        return got
 
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
@@ -275,10 +300,10 @@ class _Where:
 
     __slots__ = ("col", "li_e", "li_s", "lines", "read")
 
-    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
-        self.lines = lines
-        self.li_s = lo + text.count("\n", 0, start)
-        self.li_e = lo + text.count("\n", 0, end)
+    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int, breaks: Sequence[int] = ()) -> None:
+        self.lines = lines  # ``breaks``: where ``text`` has its line breaks (none: a line)
+        self.li_s = lo + bisect_left(breaks, start)
+        self.li_e = lo + bisect_left(breaks, end)
         self.col = start - (text.rfind("\n", 0, start) + 1)
         self.read = text[start:end]
 
@@ -330,6 +355,7 @@ _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
 _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
+_NEWLINE = re.compile("\n")
 
 
 def _innermost(lines: Sequence[str], li: int) -> bool:
