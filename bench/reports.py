@@ -56,9 +56,11 @@ def _inputs(corpus: Path | None) -> dict[str, str]:
 
 def record(out: Path, corpus: Path | None, biglog: str | None) -> int:
     from cudnn_doctor import diagnose  # the installed build under test
+    from cudnn_doctor.kb.compiled import load_catalog
 
+    catalog = load_catalog()  # the built-in base, loaded once (not once per input)
     for name, text in _inputs(corpus).items():
-        rep = _clean(diagnose(text, source=name.rsplit("/", 1)[-1]).to_dict())
+        rep = _clean(diagnose(text, catalog=catalog, source=name.rsplit("/", 1)[-1]).to_dict())
         dest = out / f"{name}.json"
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(json.dumps(rep, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
