@@ -20,6 +20,6 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 @pytest.fixture(scope="session")
 def catalog():  # type: ignore[no-untyped-def]
-    from cudnn_doctor.kb.compiled import load_catalog
+    import catalogs
 
-    return load_catalog(use_cache=False)
+    return catalogs.builtin()

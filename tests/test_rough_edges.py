@@ -112,10 +112,10 @@ SARIF_SCHEMA = ROOT / "tests" / "fixtures" / "sarif-schema-2.1.0.json"  # OASIS 
 
 
 def _finding_of_each_scope() -> dict[str, str]:
-    from cudnn_doctor.kb.compiled import load_catalog
+    import catalogs
 
     texts: dict[str, str] = {}
-    for sig in load_catalog(use_cache=False).signatures:
+    for sig in catalogs.builtin().signatures:
         if sig.scope not in texts and sig.examples and sig.severity == "error":
             texts[sig.scope] = sig.examples[0].text
     return texts

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
 from cudnn_doctor.cli.validate import example_problems, quality_problems, validate_paths
-from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.kb.load import builtin_dir
 
-_CATALOG = load_catalog(use_cache=False, use_env=False)
+_CATALOG = catalogs.builtin()
 SIGS = _CATALOG.signatures
 IDS = [s.id for s in SIGS]
 
