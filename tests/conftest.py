@@ -23,3 +23,37 @@ def catalog():  # type: ignore[no-untyped-def]
     import catalogs
 
     return catalogs.builtin()
+
+
+@pytest.fixture(scope="session")
+def builtin_cache_entry(tmp_path_factory: pytest.TempPathFactory, _isolated_cache: None) -> Path:
+    """The catalog cache entry of the built-in base, written once per test process: a test that wants a cache
+    directory of its own with a valid entry in it copies this file (``warm_cache``) instead of building the
+    entry again (~3 s of CPU, in each subprocess that finds an empty cache)."""
+    from cudnn_doctor.kb.compiled import load_catalog
+
+    where = tmp_path_factory.mktemp("builtin-cache")
+    os.environ["CUDNN_DOCTOR_CACHE_DIR"], session_dir = str(where), os.environ["CUDNN_DOCTOR_CACHE_DIR"]
+    try:
+        load_catalog()
+    finally:
+        os.environ["CUDNN_DOCTOR_CACHE_DIR"] = session_dir
+    (entry,) = where.glob("catalog-*.cache")
+    return entry
+
+
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty cache directory of this test's own (not made yet), in force for it and its subprocesses."""
+    monkeypatch.setenv("CUDNN_DOCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def warm_cache(fresh_cache: Path, builtin_cache_entry: Path) -> Path:
+    """``fresh_cache`` holding the built-in base's entry, as after one earlier run."""
+    import shutil
+
+    fresh_cache.mkdir(mode=0o700)
+    shutil.copy2(builtin_cache_entry, fresh_cache / builtin_cache_entry.name)
+    return fresh_cache

@@ -23,6 +23,11 @@ def sample(cases: Iterable[Any], k: int, seed: int = SEED) -> list[Any]:
     return [case if i in keep else _exhaustive(case) for i, case in enumerate(cases)]
 
 
+def exhaustive(cases: Iterable[Any]) -> list[Any]:
+    """``cases`` each marked ``exhaustive``: run by ``pytest -m exhaustive`` only."""
+    return [_exhaustive(case) for case in cases]
+
+
 def _exhaustive(case: Any) -> Any:
     if isinstance(case, type(pytest.param(None))):
         return pytest.param(*case.values, marks=[*case.marks, pytest.mark.exhaustive], id=case.id)
