@@ -16,6 +16,10 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["CUDNN_DOCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
     os.environ.pop("CUDNN_DOCTOR_SIGNATURES", None)
     os.environ["NO_COLOR"] = "1"
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        # the command lines the tests start (a few hundred) would each compile the whole package again (~0.1 s
+        # of CPU each): their bytecode goes to a temp dir, and the source tree stays clean as the variable meant
+        os.environ["PYTHONPYCACHEPREFIX"] = str(tmp_path_factory.mktemp("pycache"))
 
 
 @pytest.fixture(scope="session")
