@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 
 from clirunner import invoke
 from cudnn_doctor.cli.entry import main
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "lstm-hidden-size.log"
@@ -76,8 +79,12 @@ def test_show_list_search() -> None:
     assert found.exit_code == 0 and "pytorch/rnn-hidden-size-mismatch" in found.output
 
 
-def test_validate_builtin_and_bad_dir(tmp_path: Path) -> None:
-    assert _run("validate").exit_code == 0
+def test_validate_good_and_bad_dir(tmp_path: Path) -> None:
+    # (the whole built-in base: tests/test_signatures.py, and .ci/run's `cudnn-doctor validate --strict`)
+    good = tmp_path / "good" / "pytorch"
+    good.mkdir(parents=True)
+    shutil.copy(ROOT / "signatures" / "pytorch" / "rnn-hidden-size-mismatch.yaml", good)
+    assert _run("validate", str(good.parent)).exit_code == 0
     (tmp_path / "bad.yaml").write_text("id: x/y\nsignature: s\nregex: '('\nroot_cause: r\n")
     result = _run("validate", str(tmp_path))
     assert result.exit_code == 2

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
 import cudnn_doctor
 from clirunner import invoke
 from cudnn_doctor.kb.compiled import load_catalog
@@ -76,7 +77,7 @@ def test_catalog_reads_cause_and_differential_into_typed_fields(catalog: Any) ->
 
 
 def test_every_generic_rnn_status_has_at_least_three_causes_without_the_cause_files() -> None:
-    base = load_catalog(use_cache=False)
+    base = catalogs.builtin()
     lookup = base.by_id
     causes = causes_of(base.signatures)
     assert set(lookup) >= GENERIC_STATUS >= GENERIC_RNN_STATUS
@@ -209,7 +210,7 @@ def test_a_symptom_before_an_unrelated_line_stays_one_error() -> None:
 def test_the_split_is_by_knowledge_not_by_adjacency() -> None:
     from cudnn_doctor.rank.findings import causes
 
-    base = load_catalog(use_cache=False)
+    base = catalogs.builtin()
     get = base.get
     assert causes(get("tensorflow/cudnn-version-mismatch"), get("tensorflow/fail-to-find-dnn-implementation"))
     assert causes(get("cuda/async-error-before-cudnn"), get("cudnn/rnn-status-execution-failed"))  # differential

@@ -31,12 +31,13 @@ from pathlib import Path
 
 import pytest
 
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
-from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.rank.differential import is_generic_status
+from sampling import sample
 
 ROOT = Path(__file__).resolve().parents[1]
-_CATALOG = load_catalog(use_cache=False, use_env=False)
+_CATALOG = catalogs.builtin()
 SIGS = _CATALOG.signatures
 BY_ID = {s.id: s for s in SIGS}
 GENERAL = {"", "any", "cudnn", "cuda"}  # cross-framework signatures
@@ -108,18 +109,20 @@ KNOWN: dict[tuple[str, str], str] = {
 }
 
 
-def _params(test: str, sigs: list) -> list:  # type: ignore[type-arg]
+def _params(test: str, sigs: list, k: int | None = None) -> list:  # type: ignore[type-arg]
+    """Each signature as a case; with ``k``, a seeded sample of ``k`` in the default run and every one under
+    ``pytest -m exhaustive`` (a diagnosis per example: minutes for the whole base)."""
     out = []
     for s in sigs:
         reason = KNOWN.get((test, s.id))
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         out.append(pytest.param(s, id=s.id, marks=marks))
-    return out
+    return out if k is None else sample(out, k)
 
 
 @lru_cache(maxsize=4096)
 def _diagnose(text: str):  # type: ignore[no-untyped-def]
-    return diagnose(text)
+    return diagnose(text, catalog=_CATALOG)
 
 
 def _ids(result) -> list[str]:  # type: ignore[no-untyped-def]
@@ -134,7 +137,7 @@ def _refines(cause_id: str, generic_id: str) -> bool:
     return cause is not None and generic_id in cause.of
 
 
-@pytest.mark.parametrize("sig", _params("generic", GENERICS))
+@pytest.mark.parametrize("sig", _params("generic", GENERICS, 8))
 def test_a_generic_status_alone_names_no_cause(sig) -> None:  # type: ignore[no-untyped-def]
     """A generic status's examples show the status and nothing decisive: no cause of it may be a finding there
     (a cause that wins on one is either too loose, or the example is really that cause's and belongs to it)."""
@@ -146,7 +149,7 @@ def test_a_generic_status_alone_names_no_cause(sig) -> None:  # type: ignore[no-
     assert not bad, f"{sig.id}: a specific cause wins on the generic status alone: {bad}"
 
 
-@pytest.mark.parametrize("sig", _params("cause", CAUSES))
+@pytest.mark.parametrize("sig", _params("cause", CAUSES, 8))
 def test_a_cause_without_its_evidence_stays_in_the_differential(sig) -> None:  # type: ignore[no-untyped-def]
     """Every cause has a counter-example that is one of its generics' messages without the cause's decisive
     evidence: the generic is the finding there, and the cause is a candidate of its differential, not a finding."""
@@ -239,7 +242,7 @@ def _general_literals() -> list[str]:
 FRAMEWORK_SIGS = [s for s in SIGS if s.framework not in GENERAL]
 
 
-@pytest.mark.parametrize("sig", _params("framework", FRAMEWORK_SIGS))
+@pytest.mark.parametrize("sig", _params("framework", FRAMEWORK_SIGS, 12))
 def test_a_framework_signature_is_not_outranked_by_a_cross_framework_one(sig) -> None:  # type: ignore[no-untyped-def]
     """Where the framework's own signature matched its example (the log shows the framework's wrapper of the
     status), a cross-framework signature that is no cause (a cudnn/rnn-status-*, a general cuDNN/CUDA message)
@@ -334,7 +337,7 @@ def test_the_noise_corpus_is_there() -> None:
     assert len(_noise()) >= 37  # tests/fixtures negatives + the benchmark's noise at least
 
 
-@pytest.mark.parametrize("sig", _params("fragment", FRAGMENT_SIGS))
+@pytest.mark.parametrize("sig", _params("fragment", FRAGMENT_SIGS, 20))
 def test_a_common_fragment_is_not_a_finding(sig) -> None:  # type: ignore[no-untyped-def]
     """A prefilter literal, or a word-ending prefix of one, that ordinary logs hold is not what is specific to
     a signature: a line that holds only it, or ends with it, gets no finding of that signature (generic status

@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
-from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.read.present import present, unwrap, wrap_width
 from cudnn_doctor.report import build_report
 from presenting import hard_wrap  # tests/ is on sys.path (rootdir-based imports)
 
-CATALOG = load_catalog(use_cache=False, use_env=False)
+CATALOG = catalogs.builtin()
 NOTEBOOK = Path(__file__).parent / "fixtures" / "notebooks" / "lstm-hidden.ipynb"
 TRACE = (
     "Traceback (most recent call last):\n"

@@ -15,14 +15,14 @@ import pytest
 
 pytest.importorskip("nbformat")  # the notebook presentation (a test extra; absent in the lowest-dependency run)
 
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
-from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.match.tolerant import Tolerant, shortest_prefix
 from cudnn_doctor.read.normalize import clean_text
 from presenting import PRESENTATIONS  # tests/ is on sys.path (rootdir-based imports)
 
-CATALOG = load_catalog(use_cache=False, use_env=False)
+CATALOG = catalogs.builtin()
 SIGS = CATALOG.signatures
 EVIDENCE = Matcher(CATALOG).evidence
 READER = Tolerant(SIGS, EVIDENCE)

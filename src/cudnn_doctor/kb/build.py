@@ -56,7 +56,6 @@ DEFAULTS: dict[str, Any] = {"scope": "cudnn", "severity": "error", "priority": 5
 
 
 @functools.cache
-@functools.cache
 def record_keys() -> frozenset[str]:
     """Every top-level key the loader reads (the schema's properties are these plus the ignored ones)."""
     fields = {KEY_OF.get(f.name, f.name) for f in dataclasses.fields(Signature) if f.name not in NOT_IN_RECORD}
@@ -97,7 +96,7 @@ def build_signature(record: dict[str, Any], path: str | Path, builtin: bool, tem
 
 
 def _tuples(items: Any) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(str(w) for w in item) for item in items)
+    return tuple(map(tuple, items))
 
 
 def _lists(record: dict[str, Any]) -> dict[str, Any]:

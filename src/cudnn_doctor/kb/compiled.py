@@ -127,7 +127,7 @@ def _from_entry(entry: Any) -> Catalog | None:
 
     try:
         templated = entry["derived"]["templates"]
-        sigs = [build_signature(dict(r), path, builtin, templated[r["id"]]) for r, path, builtin in entry["signatures"]]
+        sigs = [build_signature(r, path, builtin, templated[r["id"]]) for r, path, builtin in entry["signatures"]]
         evidence = {str(k): tuple(v) for k, v in entry["evidence"].items()}
         catalog = Catalog(signatures=sigs, evidence=evidence, warnings=[str(w) for w in entry["warnings"]])
         restore_derived(entry["derived"]["patterns"])
