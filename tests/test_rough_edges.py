@@ -399,6 +399,30 @@ def test_cache_entries_per_key_do_not_evict_each_other(warm_cache: Path, tmp_pat
     assert builds == []  # both were hits
 
 
+def test_a_process_that_diagnoses_again_and_again_loads_the_catalog_once(warm_cache: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library, the excepthook, IPython and the pytest plugin call diagnose(text) with no catalog, once per
+    error: the catalog is read once per process while its files and cache entry stay as they are, and a
+    process that loads many kept only the last few (each used to stay for good: ~9 MB a call)."""
+    from cudnn_doctor import diagnose
+    from cudnn_doctor.kb import compiled
+
+    first = compiled.load_catalog()
+    monkeypatch.setattr(compiled, "_from_entry", lambda entry: pytest.fail("the cache entry was read again"))
+    for _ in range(3):
+        assert diagnose("RuntimeError: rnn: hx is not contiguous").findings
+    assert compiled.load_catalog() is first
+    monkeypatch.undo()
+    monkeypatch.setenv("CUDNN_DOCTOR_CACHE_DIR", str(warm_cache))
+    entry = next(warm_cache.glob("catalog-*"))
+    entry.write_bytes(entry.read_bytes())  # another process wrote it again: read again
+    assert compiled.load_catalog() is not first
+    for i in range(compiled.MAX_LOADED + 3):
+        d = _user_sigs(tmp_path / str(i))
+        compiled.load_catalog([d])
+    assert len(compiled._LOADED) == compiled.MAX_LOADED and len(compiled._DERIVED_OF) <= compiled.MAX_LOADED + 1
+
+
 def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import regex
 

@@ -136,6 +136,19 @@ def _read(key: str, kind: str) -> bytes | None:
     return data
 
 
+def stamp(key: str, kind: str = "catalog") -> tuple[int, int, int] | None:
+    """What identifies the stored entry of ``key`` as it is now (inode, size, mtime), or None when there is
+    none: a value read from it stays valid while its stamp does not change."""
+    base = cache_dir()
+    if base is None:
+        return None
+    try:
+        st = os.stat(_file(base, key, kind))
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def load(key: str, kind: str = "catalog") -> Any:
     """The JSON value stored under ``key``, or None (missing, unreadable, corrupt, another key's)."""
     data = _read(key, kind)

@@ -54,7 +54,8 @@ def load_catalog(
     User directories come from ``extra_dirs`` and the ``CUDNN_DOCTOR_SIGNATURES`` environment variable
     (os.pathsep-separated). A user signature with a built-in id replaces it. Raises SignatureError listing
     every problem in every file. With ``use_cache`` the catalog comes lean (no examples) from the cache, or
-    is read and stored there.
+    is read and stored there; loaded again in the same process while its files and cache entry are unchanged,
+    it is the same object (shared: do not change it; ``dataclasses.replace`` makes a changed copy).
     """
     roots = catalog_roots(extra_dirs, builtin=builtin, use_env=use_env)
     files = root_files(roots)
@@ -63,6 +64,9 @@ def load_catalog(
     from . import cache
 
     key = _fingerprint([f for group in files for f in group], [*(evidence_file(r) for r, _ in roots), SCHEMA_FILE])
+    loaded = _LOADED.get(key)
+    if loaded is not None and loaded[0] is not None and loaded[0] == cache.stamp(key):
+        return loaded[1]  # this process loaded it from that very entry: a library caller's next diagnose()
     entry = cache.load(key)
     catalog = _from_entry(entry) if entry is not None else None
     if catalog is None:  # a miss, or an entry that does not read back (rebuilt and written again)
@@ -70,8 +74,22 @@ def load_catalog(
         entry = _entry(catalog)
         entry["derived"]["patterns"] = _pattern_values(catalog)
         cache.store(key, entry)
-    _DERIVED_OF[id(catalog)] = (catalog, key, entry["derived"])
+    _remember(key, catalog, entry["derived"])
     return catalog
+
+
+def _remember(key: str, catalog: Catalog, derived_values: dict[str, Any]) -> None:
+    """Keep the catalog loaded for ``key`` (the last MAX_LOADED keys), so a process that diagnoses again and
+    again (the library, the excepthook, IPython, pytest) neither rebuilds it each time nor keeps every copy."""
+    from . import cache
+
+    old = _LOADED.pop(key, None)
+    if old is not None:
+        _DERIVED_OF.pop(id(old[1]), None)
+    while len(_LOADED) >= MAX_LOADED:
+        _DERIVED_OF.pop(id(_LOADED.pop(next(iter(_LOADED)))[1]), None)
+    _DERIVED_OF[id(catalog)] = (catalog, key, derived_values)
+    _LOADED[key] = (cache.stamp(key), catalog)
 
 
 def _as_paths(files: list[list[str]]) -> list[list[Path]]:
@@ -152,6 +170,9 @@ def _pattern_values(catalog: Catalog) -> dict[str, Any]:
 _COMPUTE: dict[str, Callable[[Catalog], Any]] = {}
 # by id(catalog) (with the catalog itself, so the id is not reused): its cache key and derived values
 _DERIVED_OF: dict[int, tuple[Catalog, str, dict[str, Any]]] = {}
+# the catalogs load_catalog gave, by cache key, with the stamp of the cache entry they were read from
+_LOADED: dict[str, tuple[tuple[int, int, int] | None, Catalog]] = {}
+MAX_LOADED = 4
 
 
 def register_derived(name: str, compute: Callable[[Catalog], Any]) -> None:
@@ -174,4 +195,6 @@ def derived(catalog: Catalog, name: str) -> Any:
         entry = _entry(catalog)
         entry["derived"] = values
         cache.store(key, entry)
+        if key in _LOADED and _LOADED[key][1] is catalog:  # the entry it was read from changed by this write only
+            _LOADED[key] = (cache.stamp(key), catalog)
     return values[name]
