@@ -30,9 +30,12 @@ from ..model import Signature
 from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
-from .templates import HEAD, START_BITS, index, message_span, words
+from .templates import FORMAT, HEAD, START_BITS, index, message_span, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
+# a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
+# SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
+SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
 MAX_READINGS = 8  # per text: the strongest, apart
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 BEFORE = 60  # lines kept before a finding (its traceback's user frame)
@@ -68,7 +71,7 @@ class Tolerant:
         ends = word_ends(text, tw)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
-        chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
+        chains = [c for c in chains if self._enough(c) and not self._contradicted(c, tw, text, ends)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         spans: list[tuple[int, int]] = []
         for c in chains:
@@ -82,19 +85,34 @@ class Tolerant:
                 spans.append((c.start, c.end))
                 yield from got
 
-    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> bool:
-        """Whether the chain stops where the message was cut: at the input's end (in the value its template
-        expects next, at most), or before an ellipsis."""
-        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
-            return True  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
-        if last < 0:
+    def _enough(self, c: Chain) -> bool:
+        """Whether the chain holds enough to be read: MIN_BITS, or most of a short message that no other
+        message of the base holds (its signatures share one root)."""
+        if c.bits >= MIN_BITS:
+            return True
+        read = self.rec.words_of(c)
+        if c.bits < SHORT_BITS or sum(1 for w in read if w) < SHORT_WORDS:
             return False
+        if c.bits < SHORT_SHARE * self.rec.bits(self.rec.tpls[c.tid][1:]):
+            return False
+        return len({root(self.sigs[i]) for i in self.holding(read)}) == 1
+
+    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> str:
+        """Where the chain stops where the message was cut ("cut": at the input's end, in the value its
+        template expects next at most, or before an ellipsis) or where its quotes close ("quoted": the message
+        as prose or a title carries it, '... says "hx is not contiguous" while ...'); "" elsewhere."""
+        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
+            return "cut"  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
+        if _delimited(text, tw[c.start][1], tw[c.end][2]):
+            return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
+        if last < 0:
+            return ""
         nxt = self.rec.next_word(c.tid, c.last)
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
-            return 0 <= last - c.end <= MAX_VALUE
-        return c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE)
+            return "cut" if 0 <= last - c.end <= MAX_VALUE else ""
+        return "cut" if c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE) else ""
 
-    def _reading(self, c: Chain, where: _Where, cut: bool) -> Iterator[Found]:
+    def _reading(self, c: Chain, where: _Where, cut: str) -> Iterator[Found]:
         held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
         confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
         if confirmed:
@@ -104,7 +122,7 @@ class Tolerant:
         if not cut:
             return
         tpl = self.rec.tpls[c.tid]
-        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where) and not self._lookalike(self.sigs[i], c)]
+        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut == "quoted") and not self._lookalike(self.sigs[i], c)]
         if not sigs:
             return
         if len({root(s) for s in sigs}) > 1 and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
@@ -145,28 +163,34 @@ class Tolerant:
             return None
         pattern, lo, text, start = got
         end = start + len(where.read)
-        for variant in _variants(text, start, self._heads(idx, c, text, start)):
-            got = _search(pattern, variant, start, end)
-            if got is not None and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
+        for variant, shift in _variants(text, start, self._heads(idx, c, text, start)):
+            got = _search(pattern, variant, start + shift, end + shift)
+            if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
             if got is not None:
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
 
-    def _reads_to_end(self, idx: int, c: Chain, where: _Where) -> bool:
+    def _reads_to_end(self, idx: int, c: Chain, where: _Where, quoted: bool = False) -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it (its fixed prefix restored where the text dropped it)."""
+        input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
+        reading ends at its closing quote; one that holds its template to the end is a whole message, read
+        whatever the regex wants around it."""
+        if quoted and self.rec.next_word(c.tid, c.last) is None and not c.part:
+            return True
         got = self._region(idx, where, 0)
         if got is None:
             return False
         pattern, _lo, text, start = got
-        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+        if quoted:
+            text = text[: start + len(where.read)]
+        for variant, shift in _variants(text, start, self._heads(idx, c, text, start)):
             try:
                 m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
             except (TimeoutError, regex_error()):
                 return False
-            if m is not None and m.partial and m.start() <= start:
+            if m is not None and m.partial and m.start() <= start + shift:
                 return True
         return False
 
@@ -205,7 +229,7 @@ class Tolerant:
         a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
         tpl = self.rec.tpls[c.tid]
         if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
-            return True
+            return not _delimited(text, tw[c.start][1], tw[c.end][2])
         if c.first > 1 and tpl[c.first - 1] and c.start > 0:
             between = text[tw[c.start - 1][2] : tw[c.start][1]]
             return "\n" not in between and not _OPENING.search(between)
@@ -246,8 +270,10 @@ class Tolerant:
             idxs = self._raising(lines[li])
             if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
-            sigs = [self.sigs[i] for i in idxs]
             where = _Where(lines, li, lines[li], 0, len(lines[li]))
+            sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
+            if not sigs:
+                continue
             if len({root(s) for s in sigs}) > 1:
                 reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
                 for sig in sigs[:4]:
@@ -289,14 +315,19 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
     return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
 
 
-def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[str]:
-    """The text as it is, with its line breaks as spaces, and with each fixed prefix put back at ``start``
-    (the offsets after it shift: the caller's span then starts at the prefix)."""
-    yield text
+def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[tuple[str, int]]:
+    """The text as it is, with its line breaks as spaces, with each fixed prefix put back at ``start`` (the
+    offsets after it shift: the caller's span then starts at the prefix), and with the prose before ``start``
+    on its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the
+    message at a line's start); each with how far ``start`` moved in it."""
+    yield text, 0
     if "\n" in text:
-        yield text.replace("\n", " ")
+        yield text.replace("\n", " "), 0
     for head in heads:
-        yield text[:start] + head + text[start:]
+        yield text[:start] + head + text[start:], 0
+    line_start = text.rfind("\n", 0, start) + 1
+    if _PROSE_HEAD.search(text, line_start, start) and not HEAD.fullmatch(text[line_start:start].lstrip()):
+        yield text[:line_start] + text[start:], line_start - start
 
 
 def _search(pattern: object, text: str, start: int, end: int) -> object | None:
@@ -328,9 +359,33 @@ _FRAME = re.compile(
 # what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
+_SENTENCE_END = re.compile(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
+# a quote that closes a message: right after it, or after the format fields that end it in its source's string
+# literal ('... Expected {}, got {}'.format(...)); a full stop between at most
+_CLOSING = re.compile(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
 _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
+# prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
+# not a quote that opens a string literal)
+_PROSE_HEAD = re.compile(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
+
+
+def _delimited(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) is a message as prose carries it: in quotes, or a sentence of a title or prose that
+    ends there ('Input and parameter tensors are not at the same device. How to ...?')."""
+    return _quoted(text, start, end) or _SENTENCE_END.match(text, end) is not None
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) is closed by a quote right after it (a full stop between at most) that opens
+    before it on its line."""
+    m = _CLOSING.match(text, end)
+    if m is None:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return _QUOTES[m.group(0)[-1]] in text[line_start:start]
 
 
 def _innermost(lines: Sequence[str], li: int) -> bool:
