@@ -202,11 +202,9 @@ def _corpus_case(path: Path) -> tuple[dict[str, str], str]:
 
 
 # the rebuilt matcher's tolerant reading (issue 27) does not read these yet (main's cut reader did): strict, so
-# that fixing one fails until its line goes
-_CORPUS_XFAIL = {
-    "wrap80": "088: a hard wrap inside a word ('found input t' / 'ensor at cpu'): the tolerant reading joins glued "
-    "words, not a word split over two lines, and present.py's unwrap does not know 'tensor'",
-}
+# that fixing one fails until its line goes (088's word split by a hard wrap at 80 columns is read since the
+# tolerant reading joins a word a wrap split)
+_CORPUS_XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.exhaustive

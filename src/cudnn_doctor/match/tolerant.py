@@ -20,7 +20,7 @@ input's end, a traceback whose message line is empty but whose innermost frame s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -65,7 +65,7 @@ class Tolerant:
         lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched."""
         hi = len(lines) - 1 if hi is None else hi
         text = "\n".join(lines[lo : hi + 1])
-        tw = words(text)
+        tw = _rejoined(text, words(text), self.rec.weight)
         if not tw:
             return
         ends = word_ends(text, tw)
@@ -163,7 +163,7 @@ class Tolerant:
             return None
         pattern, lo, text, start = got
         end = start + len(where.read)
-        for variant, shift in _variants(text, start, self._heads(idx, c, text, start)):
+        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
             got = _search(pattern, variant, start + shift, end + shift)
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
@@ -185,7 +185,7 @@ class Tolerant:
         pattern, _lo, text, start = got
         if quoted:
             text = text[: start + len(where.read)]
-        for variant, shift in _variants(text, start, self._heads(idx, c, text, start)):
+        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
             try:
                 m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
             except (TimeoutError, regex_error()):
@@ -315,12 +315,16 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
     return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
 
 
-def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[tuple[str, int]]:
+def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
     """The text as it is, with its line breaks as spaces, with each fixed prefix put back at ``start`` (the
     offsets after it shift: the caller's span then starts at the prefix), and with the prose before ``start``
     on its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the
-    message at a line's start); each with how far ``start`` moved in it."""
+    message at a line's start), with the words a hard wrap split (``known``: template words) joined back; each
+    with how far ``start`` moved in it."""
     yield text, 0
+    joined = _unwrapped(text, known)
+    if joined != text:
+        yield joined, 0
     if "\n" in text:
         yield text.replace("\n", " "), 0
     for head in heads:
@@ -328,6 +332,40 @@ def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[tuple[str
     line_start = text.rfind("\n", 0, start) + 1
     if _PROSE_HEAD.search(text, line_start, start) and not HEAD.fullmatch(text[line_start:start].lstrip()):
         yield text[:line_start] + text[start:], line_start - start
+
+
+def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
+    """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
+    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at')."""
+    out = []
+    for (w, _a, b), (w2, a2, _b) in zip(tw, tw[1:]):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and w + w2 in known:
+            out.append(b)
+    return out
+
+
+def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
+    """The text's words with each word a hard wrap split read as one."""
+    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
+    if not cuts:
+        return tw
+    out: list[tuple[str, int, int]] = []
+    for w, a, b in tw:
+        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
+            out[-1] = (out[-1][0] + w, out[-1][1], b)
+        else:
+            out.append((w, a, b))
+    return out
+
+
+def _unwrapped(text: str, known: Container[str]) -> str:
+    """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
+    joins (the lines keep their numbers)."""
+    for nl in reversed(_splits(text, words(text), known) if "\n" in text else []):
+        end = text.find("\n", nl + 1)
+        end = len(text) if end < 0 else end
+        text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
+    return text
 
 
 def _search(pattern: object, text: str, start: int, end: int) -> object | None:
@@ -359,6 +397,7 @@ _FRAME = re.compile(
 # what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
+WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = re.compile(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
 # a quote that closes a message: right after it, or after the format fields that end it in its source's string
@@ -390,17 +429,23 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 def _innermost(lines: Sequence[str], li: int) -> bool:
     """Whether the frame at ``li`` is the last of its traceback, raises there (the source line it shows, if
-    any, raises or holds the message's text: not a call into native code, nor an assert, which is its own
-    message) and no message line with text follows it."""
+    any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
+    native code, nor an assert, which is its own message) and no message line with text follows it."""
     for k, line in enumerate(lines[li + 1 : li + 1 + MAX_FRAME_GAP]):
         if _FRAME.search(line):
             return False
         m = _EXCEPTION.match(line)
         if m:
             return len(m.group("msg").strip()) < 3
-        if k == 0 and line.strip() and not _RAISING.match(line):
+        if k == 0 and line.strip() and not _RAISING.match(line) and not _closes(line):
             return False
     return True
+
+
+def _closes(line: str) -> bool:
+    """Whether a source line closes more brackets than it opens: the last line of a statement over several
+    lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
+    return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
 def root(sig: Signature) -> str:
