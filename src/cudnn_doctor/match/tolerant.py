@@ -51,6 +51,7 @@ class Tolerant:
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs))
         self._holding: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._bits: dict[int, float] = {}  # a template's information
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -71,7 +72,7 @@ class Tolerant:
         ends = word_ends(text, tw)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
-        chains = [c for c in chains if self._enough(c) and not self._contradicted(c, tw, text, ends)]
+        chains = [c for c in chains if c.bits >= SHORT_BITS and not self._contradicted(c, tw, text, ends) and self._enough(c)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         spans: list[tuple[int, int]] = []
         for c in chains:
@@ -90,10 +91,11 @@ class Tolerant:
         message of the base holds (its signatures share one root)."""
         if c.bits >= MIN_BITS:
             return True
+        total = self._bits.get(c.tid)
+        if total is None:
+            total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
         read = self.rec.words_of(c)
-        if c.bits < SHORT_BITS or sum(1 for w in read if w) < SHORT_WORDS:
-            return False
-        if c.bits < SHORT_SHARE * self.rec.bits(self.rec.tpls[c.tid][1:]):
+        if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
             return False
         return len({root(self.sigs[i]) for i in self.holding(read)}) == 1
 
