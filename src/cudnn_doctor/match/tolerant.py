@@ -177,10 +177,8 @@ class Tolerant:
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, quoted: bool = False) -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
-        reading ends at its closing quote; one that holds its template to the end is a whole message, read
-        whatever the regex wants around it."""
-        if quoted and self.rec.next_word(c.tid, c.last) is None and not c.part:
-            return True
+        reading ends at its delimiter; one the regex cannot read may be a whole message all the same
+        (``_whole``)."""
         got = self._region(idx, where, 0)
         if got is None:
             return False
@@ -192,9 +190,22 @@ class Tolerant:
                 m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
             except (TimeoutError, regex_error()):
                 return False
-            if m is not None and m.partial and m.start() <= start + shift:
-                return True
-        return False
+            if m is not None and (m.partial or quoted) and m.start() <= start + shift:
+                return True  # (a quoted message may be whole where its delimiter cuts the text)
+        return quoted and self._whole(c, where)
+
+    def _whole(self, c: Chain, where: _Where) -> bool:
+        """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
+        template to the end, and either each value is a format field (the string literal of the source line
+        that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
+        (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
+        first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
+        if c.part or self.rec.next_word(c.tid, c.last) is not None:
+            return False
+        values = sum(1 for w in self.rec.words_of(c) if not w)
+        if values:
+            return len(FORMAT.findall(where.read)) >= values
+        return c.first > 1
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
         """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
@@ -321,7 +332,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     """The text as it is, with its line breaks as spaces, with each fixed prefix put back at ``start`` (the
     offsets after it shift: the caller's span then starts at the prefix), and with the prose before ``start``
     on its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the
-    message at a line's start), with the words a hard wrap split (``known``: template words) joined back; each
+    message at a line's start; not a code comment's, nor inside a quote that prose opened), with the words a hard wrap split (``known``: template words) joined back; each
     with how far ``start`` moved in it."""
     yield text, 0
     joined = _unwrapped(text, known)
@@ -332,7 +343,8 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     for head in heads:
         yield text[:start] + head + text[start:], 0
     line_start = text.rfind("\n", 0, start) + 1
-    if _PROSE_HEAD.search(text, line_start, start) and not HEAD.fullmatch(text[line_start:start].lstrip()):
+    head = text[line_start:start]
+    if _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
         yield text[:line_start] + text[start:], line_start - start
 
 
@@ -410,6 +422,7 @@ _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
+_COMMENT = re.compile(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 _PROSE_HEAD = re.compile(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
 
 
