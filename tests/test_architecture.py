@@ -140,7 +140,6 @@ KNOWN_COMPLEX = {
     "match/tolerant.py::Tolerant._reading": 23,  # the rebuilt matcher's tolerant reading (issue 27)
     "match/regexinfo.py::_required_runs": 19,
     "match/templates.py::message_span": 17,  # the rebuilt matcher's message templates (issue 27)
-    "match/tolerant.py::Tolerant.read": 16,  # the rebuilt matcher's tolerant reading (issue 27)
 }
 KNOWN_LONG: dict[str, int] = {}
 KNOWN_PRIVATE_IMPORTS: set[str] = set()

@@ -72,7 +72,7 @@ class Tolerant:
         ends = word_ends(text, tw)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
-        chains = [c for c in chains if c.bits >= SHORT_BITS and not self._contradicted(c, tw, text, ends) and self._enough(c)]
+        chains = [c for c in chains if self._enough(c, tw, text, ends)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         spans: list[tuple[int, int]] = []
         for c in chains:
@@ -86,9 +86,11 @@ class Tolerant:
                 spans.append((c.start, c.end))
                 yield from got
 
-    def _enough(self, c: Chain) -> bool:
-        """Whether the chain holds enough to be read: MIN_BITS, or most of a short message that no other
-        message of the base holds (its signatures share one root)."""
+    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
+        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or most of a short message
+        that no other message of the base holds (its signatures share one root)."""
+        if c.bits < SHORT_BITS or self._contradicted(c, tw, text, ends):
+            return False
         if c.bits >= MIN_BITS:
             return True
         total = self._bits.get(c.tid)
