@@ -153,9 +153,10 @@ def _examples() -> list[tuple[str, str, str]]:
 # The rebuilt matcher (issue 27) misses presented cases main's cut reader read (cut points before a message's
 # specific word, hard wraps inside a word, a few wrapped lines): the tolerant reading must learn them. A ratchet:
 # at most this many presented cases may differ beyond KNOWN (measured on the merge of matcher into main: 210 of
-# 8,076, 172 of them cut points, 38 hard wraps at 60, 80 or 120 columns); lower it when the reading learns some,
-# never raise it.
-UNKNOWN_DIFFERENCES = 210
+# 8,076, 172 of them cut points, 38 hard wraps at 60, 80 or 120 columns; since words a hard wrap split are read
+# whole and short messages are read: 176 of 8,125, 166 cut points, 10 wraps); lower it when the reading learns
+# some, never raise it.
+UNKNOWN_DIFFERENCES = 190
 
 
 @pytest.mark.exhaustive  # minutes: `pytest -m exhaustive` (.ci/run)
