@@ -207,7 +207,8 @@ class Tolerant:
         values = sum(1 for w in self.rec.words_of(c) if not w)
         if values:
             return len(FORMAT.findall(where.read)) >= values
-        return c.first > 1
+        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
+        return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
         """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
