@@ -33,7 +33,7 @@ MAX_TEMPLATES = 40
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
-_FORMAT = re.compile(
+FORMAT = re.compile(
     r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
 )
 # the fixed prefix a message is printed with: exception names, a status tag, a CHECK
@@ -70,7 +70,7 @@ def from_format(fmt: str) -> Template:
     """A template from a format string (``Expected hidden size {}, got {}``, ``%s: %d``)."""
     head = HEAD.match(fmt)
     body = fmt[head.end() :] if head else fmt
-    parts = _FORMAT.sub(" \0 ", body).split(" ")
+    parts = FORMAT.sub(" \0 ", body).split(" ")
     return (head.group(0) if head else "", *_squeeze(PH if p == "\0" else w for p in parts for w in ([p] if p == "\0" else [x for x, _, _ in words(p)])))
 
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
@@ -31,9 +32,12 @@ from ..model import Signature
 from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
-from .templates import HEAD, START_BITS, index, message_span, words
+from .templates import FORMAT, HEAD, START_BITS, index, message_span, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
+# a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
+# SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
+SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
 MAX_READINGS = 8  # per text: the strongest, apart
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 BEFORE = 60  # lines kept before a finding (its traceback's user frame)
@@ -50,6 +54,7 @@ class Tolerant:
         self.rec = recognizer(tuple(self.sigs))
         self._holding = self.rec.held
         self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
+        self._bits: dict[int, float] = {}  # a template's information
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -64,7 +69,7 @@ class Tolerant:
         lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched."""
         hi = len(lines) - 1 if hi is None else hi
         text = "\n".join(lines[lo : hi + 1])
-        tw = words(text)
+        tw = _rejoined(text, words(text), self.rec.weight)
         if not tw:
             return
         ends = word_ends(text, tw)
@@ -85,37 +90,54 @@ class Tolerant:
                 yield from got
 
     def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
-        """The chains that carry MIN_BITS (grown back) and that no word of their line contradicts, strongest
-        first."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, MIN_BITS)]
-        chains = [c for c in chains if c.bits >= MIN_BITS and not self._contradicted(c, tw, text, ends)]
+        """The chains enough to be read (``_enough``), grown back, strongest first."""
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, SHORT_BITS)]
+        chains = [c for c in chains if self._enough(c, tw, text, ends)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         return chains
 
-    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> bool:
-        """Whether the chain stops where the message was cut: at the input's end (in the value its template
-        expects next, at most), or before an ellipsis."""
-        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
-            return True  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
-        if last < 0:
+    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
+        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or most of a short message
+        that no other message of the base holds (its signatures share one root)."""
+        if c.bits < SHORT_BITS or self._contradicted(c, tw, text, ends):
             return False
+        if c.bits >= MIN_BITS:
+            return True
+        total = self._bits.get(c.tid)
+        if total is None:
+            total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
+        read = self.rec.words_of(c)
+        if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
+            return False
+        return len({root(self.sigs[i]) for i in self.holding(read)}) == 1
+
+    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> str:
+        """Where the chain stops where the message was cut ("cut": at the input's end, in the value its
+        template expects next at most, or before an ellipsis) or where its quotes close ("quoted": the message
+        as prose or a title carries it, '... says "hx is not contiguous" while ...'); "" elsewhere."""
+        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
+            return "cut"  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
+        if _delimited(text, tw[c.start][1], tw[c.end][2]):
+            return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
+        if last < 0:
+            return ""
         nxt = self.rec.next_word(c.tid, c.last)
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
-            return 0 <= last - c.end <= MAX_VALUE
-        return c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE)
+            return "cut" if 0 <= last - c.end <= MAX_VALUE else ""
+        return "cut" if c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE) else ""
 
-    def _reading(self, c: Chain, where: _Where, cut: bool) -> Iterator[Found]:
+    def _reading(self, c: Chain, where: _Where, cut: str) -> Iterator[Found]:
         held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
         confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
         if cut and not confirmed:
-            yield from self._cut_reading(c, where, held)
+            yield from self._cut_reading(c, where, held, cut == "quoted")
 
-    def _cut_reading(self, c: Chain, where: _Where, held: list[int]) -> Iterator[Found]:
-        """A cut chain no regex confirms (``held``: the signatures holding its words, their context passed):
-        a finding marked cut where it tells one message apart, else near misses naming what it could be."""
-        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where) and not self._lookalike(self.sigs[i], c)]
+    def _cut_reading(self, c: Chain, where: _Where, held: list[int], quoted: bool) -> Iterator[Found]:
+        """A cut or delimited chain no regex confirms (``held``: the signatures holding its words, their context
+        passed): a finding marked cut where it tells one message apart, else near misses naming what it could be."""
+        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, quoted) and not self._lookalike(self.sigs[i], c)]
         if not sigs:
             return
         if len({root(s) for s in sigs}) > 1 and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
@@ -169,30 +191,48 @@ class Tolerant:
             return None
         pattern, lo, text, start = got
         end = start + len(where.read)
-        for variant in _variants(text, start, self._heads(idx, c, text, start)):
-            got = _search(pattern, variant, start, end)
-            if got is not None and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
+        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
+            got = _search(pattern, variant, start + shift, end + shift)
+            if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
             if got is not None:
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
 
-    def _reads_to_end(self, idx: int, c: Chain, where: _Where) -> bool:
+    def _reads_to_end(self, idx: int, c: Chain, where: _Where, quoted: bool = False) -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it (its fixed prefix restored where the text dropped it)."""
+        input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
+        reading ends at its delimiter; one the regex cannot read may be a whole message all the same
+        (``_whole``)."""
         got = self._region(idx, where, 0)
         if got is None:
             return False
         pattern, _lo, text, start = got
-        for variant in _variants(text, start, self._heads(idx, c, text, start)):
+        if quoted:
+            text = text[: start + len(where.read)]
+        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
             try:
                 m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
             except (TimeoutError, regex_error()):
                 return False
-            if m is not None and m.partial and m.start() <= start:
-                return True
-        return False
+            if m is not None and (m.partial or quoted) and m.start() <= start + shift:
+                return True  # (a quoted message may be whole where its delimiter cuts the text)
+        return quoted and self._whole(c, where)
+
+    def _whole(self, c: Chain, where: _Where) -> bool:
+        """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
+        template to the end, and either each value is a format field (the string literal of the source line
+        that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
+        (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
+        first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
+        if c.part or self.rec.next_word(c.tid, c.last) is not None:
+            return False
+        values = sum(1 for w in self.rec.words_of(c) if not w)
+        if values:
+            return len(FORMAT.findall(where.read)) >= values
+        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
+        return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
         """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
@@ -229,7 +269,7 @@ class Tolerant:
         a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
         tpl = self.rec.tpls[c.tid]
         if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
-            return True
+            return not _delimited(text, tw[c.start][1], tw[c.end][2])
         if c.first > 1 and tpl[c.first - 1] and c.start > 0:
             between = text[tw[c.start - 1][2] : tw[c.start][1]]
             return "\n" not in between and not _OPENING.search(between)
@@ -270,8 +310,10 @@ class Tolerant:
             idxs = self._raising(lines[li])
             if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
-            sigs = [self.sigs[i] for i in idxs]
             where = _Where(lines, li, lines[li], 0, len(lines[li]))
+            sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
+            if not sigs:
+                continue
             if len({root(s) for s in sigs}) > 1:
                 reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
                 for sig in sigs[:4]:
@@ -313,14 +355,58 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
     return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
 
 
-def _variants(text: str, start: int, heads: Sequence[str]) -> Iterator[str]:
-    """The text as it is, with its line breaks as spaces, and with each fixed prefix put back at ``start``
-    (the offsets after it shift: the caller's span then starts at the prefix)."""
-    yield text
+def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
+    """The text as it is, with its line breaks as spaces, with each fixed prefix put back at ``start`` (the
+    offsets after it shift: the caller's span then starts at the prefix), and with the prose before ``start``
+    on its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the
+    message at a line's start; not a code comment's, nor inside a quote that prose opened), with the words a hard wrap split (``known``: template words) joined back; each
+    with how far ``start`` moved in it."""
+    yield text, 0
+    joined = _unwrapped(text, known)
+    if joined != text:
+        yield joined, 0
     if "\n" in text:
-        yield text.replace("\n", " ")
+        yield text.replace("\n", " "), 0
     for head in heads:
-        yield text[:start] + head + text[start:]
+        yield text[:start] + head + text[start:], 0
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[line_start:start]
+    if _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
+        yield text[:line_start] + text[start:], line_start - start
+
+
+def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
+    """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
+    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at')."""
+    out = []
+    for (w, _a, b), (w2, a2, _b) in pairwise(tw):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and w + w2 in known:
+            out.append(b)
+    return out
+
+
+def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
+    """The text's words with each word a hard wrap split read as one."""
+    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
+    if not cuts:
+        return tw
+    out: list[tuple[str, int, int]] = []
+    for w, a, b in tw:
+        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
+            out[-1] = (out[-1][0] + w, out[-1][1], b)
+        else:
+            out.append((w, a, b))
+    return out
+
+
+def _unwrapped(text: str, known: Container[str]) -> str:
+    """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
+    joins (the lines keep their numbers)."""
+    for nl in reversed(_splits(text, words(text), known) if "\n" in text else []):
+        end = text.find("\n", nl + 1)
+        end = len(text) if end < 0 else end
+        text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
+    return text
 
 
 def _search(pattern: object, text: str, start: int, end: int) -> object | None:
@@ -352,25 +438,57 @@ _FRAME = re.compile(
 # what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
+WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
+_SENTENCE_END = re.compile(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
+_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
+# a quote that closes a message: right after it, or after the format fields that end it in its source's string
+# literal ('... Expected {}, got {}'.format(...)); a full stop between at most
+_CLOSING = re.compile(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
 _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
+# prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
+# not a quote that opens a string literal)
+_COMMENT = re.compile(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
+_PROSE_HEAD = re.compile(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
+
+
+def _delimited(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) is a message as prose carries it: in quotes, or a sentence of a title or prose that
+    ends there ('Input and parameter tensors are not at the same device. How to ...?')."""
+    return _quoted(text, start, end) or _SENTENCE_END.match(text, end) is not None
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether [start, end) is closed by a quote right after it (a full stop between at most) that opens
+    before it on its line."""
+    m = _CLOSING.match(text, end)
+    if m is None:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return _QUOTES[m.group(0)[-1]] in text[line_start:start]
 
 
 def _innermost(lines: Sequence[str], li: int) -> bool:
     """Whether the frame at ``li`` is the last of its traceback, raises there (the source line it shows, if
-    any, raises or holds the message's text: not a call into native code, nor an assert, which is its own
-    message) and no message line with text follows it."""
+    any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
+    native code, nor an assert, which is its own message) and no message line with text follows it."""
     for k, line in enumerate(lines[li + 1 : li + 1 + MAX_FRAME_GAP]):
         if _FRAME.search(line):
             return False
         m = _EXCEPTION.match(line)
         if m:
             return len(m.group("msg").strip()) < 3
-        if k == 0 and line.strip() and not _RAISING.match(line):
+        if k == 0 and line.strip() and not _RAISING.match(line) and not _closes(line):
             return False
     return True
+
+
+def _closes(line: str) -> bool:
+    """Whether a source line closes more brackets than it opens: the last line of a statement over several
+    lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
+    return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
 def root(sig: Signature) -> str:
