@@ -8,6 +8,7 @@ dropped); its last word may be cut where a line or the text ends. It weighs the 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -65,7 +66,7 @@ class Recognizer:
         weight = self.weight
         heads = [w[:MIN_PART] for w, _a, _b in text_words]
         for i, (word, _a, _b) in enumerate(text_words):
-            grown = self._glued(word, i, waiting, done) if len(word) >= 2 * MIN_PART else []
+            grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
             for c in waiting.pop(word, ()):
                 if self._reaches(c, i):
                     c.last, c.end, c.bits = self._next(c), i, c.bits + weight.get(word, 0.0)
@@ -181,11 +182,15 @@ def _expire(waiting: dict[str, list[Chain]], i: int, done: list[Chain]) -> None:
 
 
 def word_ends(text: str, text_words: Words) -> frozenset[int]:
-    """The indexes of the words after which a line or the text ends, or an ellipsis follows."""
-    out = set()
-    for i, (_w, _a, b) in enumerate(text_words):
-        after = text[b : text_words[i + 1][1]] if i + 1 < len(text_words) else "\n"
-        if _CUT_MARK.search(after):
+    """The indexes of the words after which a line or the text ends, or an ellipsis follows: a cut mark
+    between a word and the next (the marks are found in one pass and placed by bisection)."""
+    if not text_words:
+        return frozenset()
+    starts = [a for _w, a, _b in text_words]
+    out = {len(text_words) - 1}
+    for m in _CUT_MARK.finditer(text):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and text_words[i][2] <= m.start() and (i + 1 == len(starts) or m.end() <= starts[i + 1]):
             out.add(i)
     return frozenset(out)
 

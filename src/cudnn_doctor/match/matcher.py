@@ -33,7 +33,7 @@ from .context import (
 from .lines import LazyLines, Lines, head_region, runs, tail_region
 from .prefilter import Prefilter, as_block
 from .probes import Probes
-from .regexinfo import derive_literal, identifiers, line_local
+from .regexinfo import cannot_match, derive_literal, identifiers, line_local
 from .results import Miss, RawMatch
 from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
@@ -45,6 +45,7 @@ MAX_MATCH_TEXT = 4000
 MAX_NEAR_MISSES_PER_SIG = 3
 TRACEBACK_LINES = 60
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
+_IGNORECASE = 2  # regex.IGNORECASE (the `regex` package is imported on first need)
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
@@ -295,7 +296,10 @@ class Matcher:
         for t in texts:
             offsets.append(offsets[-1] + len(t) + 1)
         found: list[Found] = []
-        for m in self._finditer(idx, pattern, (" " if spaced else "\n").join(texts)):
+        text = (" " if spaced else "\n").join(texts)
+        if cannot_match(sig.regex, sig.flags, text, folded=bool(pattern.flags & _IGNORECASE)):
+            return found  # a window of many lines that holds no alternative's literals whole (regexinfo.py)
+        for m in self._finditer(idx, pattern, text):
             first, last = _line_of(offsets, m.start()), _line_of(offsets, max(m.start(), m.end() - 1))
             if spaced and first == last:
                 continue  # not a message broken over lines: a line break its regex reads (a lookbehind) is gone

@@ -186,6 +186,38 @@ def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ..
     return tuple(dict.fromkeys(out))
 
 
+def required_runs(pattern: str, flags: Sequence[str] = ()) -> tuple[tuple[str, ...], ...] | None:
+    """Per top-level alternative of ``pattern``, the literal runs (ASCII, lower-cased) that every match of it
+    holds, all of them; None when the parser cannot read it."""
+    return derived("required_runs", (pattern, tuple(flags)), _required_runs_lower)  # type: ignore[no-any-return]
+
+
+def _required_runs_lower(pattern: str, flags: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
+    runs = _runs_per_alternative(pattern, flags)
+    if runs is None:
+        return None
+    return tuple(tuple(sorted({r.lower() for r in alt if r})) for alt in runs)
+
+
+def cannot_match(pattern: str, flags: Sequence[str], text: str, folded: bool = False) -> bool:
+    """True when no match of ``pattern`` (``folded``: ignoring case) can be in ``text``: no alternative has all
+    its required runs there. A multi-line regex over a run's window of 8-60 KiB lines costs ~0.4 us a
+    character (bench/kinds.py, long lines); this look a few ns. The runs are looked for in the lower-cased
+    text: a run a case-sensitive regex holds is there lower-cased whatever the text; where the regex ignores
+    case, only in an ASCII text (the `regex` module folds a few other characters to ASCII letters: the Kelvin
+    sign, the long s). Equivalence: tests/test_literal_gate.py."""
+    alts = required_runs(pattern, flags)
+    if alts is None:
+        return False
+    if (folded or "IGNORECASE" in flags or _INLINE_I.search(pattern)) and not text.isascii():
+        return False
+    low = text.lower()
+    return not any(all(run in low for run in alt) for alt in alts)
+
+
+_INLINE_I = re.compile(r"\(\?[a-zA-Z-]*i")  # a group that ignores case: (?i), (?si:...)
+
+
 def identifiers(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...]:
     """The mixed-case identifiers (a lower-case letter before an upper-case one, 5 characters at least) that
     the required literal runs of a case-sensitive regex hold: 'CudnnRNN', 'OpKernel', 'RuntimeError'."""
