@@ -86,6 +86,13 @@ def message_span(pattern: Any, clean: str, literals: Sequence[str] = ()) -> tupl
         return None
     start, end = m.start(), m.end()
     lines = _lines_of(clean, start, end)
+    lo, hi = _message_lines(clean, lines, literals)
+    return max(start, lines[lo][0]), min(end, lines[hi][1])
+
+
+def _message_lines(clean: str, lines: list[tuple[int, int]], literals: Sequence[str]) -> tuple[int, int]:
+    """The first and last index of ``lines`` that carry the message: the first line holding a literal (else
+    the first that is not a frame), grown over its neighbours up to a traceback's frames."""
     frames = _frame_lines(clean, lines)
     lows = [lit.lower() for lit in literals]
     key = [i for i, (a, b) in enumerate(lines) if i not in frames and any(lit in clean[a:b].lower() for lit in lows)]
@@ -96,7 +103,7 @@ def message_span(pattern: Any, clean: str, literals: Sequence[str] = ()) -> tupl
         lo -= 1
     while hi + 1 < len(lines) and hi + 1 not in frames:
         hi += 1
-    return max(start, lines[lo][0]), min(end, lines[hi][1])
+    return lo, hi
 
 
 def _lines_of(text: str, start: int, end: int) -> list[tuple[int, int]]:
