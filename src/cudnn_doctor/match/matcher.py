@@ -45,7 +45,6 @@ MAX_MATCH_TEXT = 4000
 MAX_NEAR_MISSES_PER_SIG = 3
 TRACEBACK_LINES = 60
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
-_IGNORECASE = 2  # regex.IGNORECASE (the `regex` package is imported on first need)
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
@@ -265,11 +264,13 @@ class Matcher:
         if got is not None:
             return got  # type: ignore[no-any-return]
         try:
-            pattern = compile_pattern(sig.regex, sig.flags)
-            if local:
-                got = [(m, li, li, m.start()) for li in run for m in self._finditer(idx, pattern, win.lines.norm(li)[0])]
+            if not local:
+                got = self._search_region(idx, sig.flags, run, stream, win)
+            elif cannot_match(sig.regex, sig.flags, "\n".join(win.lines.norm(li)[0] for li in run)):
+                got = []  # no line of the run holds an alternative's literals: no need to compile it (a paste)
             else:
-                got = self._search_region(idx, pattern, run, stream, win)
+                pattern = compile_pattern(sig.regex, sig.flags)
+                got = [(m, li, li, m.start()) for li in run for m in self._finditer(idx, pattern, win.lines.norm(li)[0])]
         except TimeoutError:
             self._disable(sig, "regex timed out", f"its regex took longer than its {self.budget.budget:g}s budget "
                           f"({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)")
@@ -284,9 +285,10 @@ class Matcher:
         end = len(text) if endpos is None else endpos
         return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, pos, end, timeout=timeout)))  # type: ignore[no-any-return]
 
-    def _search_region(self, idx: int, pattern: Any, run: list[int], stream: str, win: Window, around: tuple[int, int] | None = None, spaced: bool = False) -> list[Found]:
-        """A regex that may span lines: over the run plus the signature's window (or ``around``), normalized
-        and joined (by spaces where ``spaced``: a message broken over two lines)."""
+    def _search_region(self, idx: int, flags: Sequence[str], run: list[int], stream: str, win: Window, around: tuple[int, int] | None = None, spaced: bool = False) -> list[Found]:
+        """A regex (the signature's, compiled with ``flags``) that may span lines: over the run plus the
+        signature's window (or ``around``), normalized and joined (by spaces where ``spaced``: a message broken
+        over two lines). Compiled only where the text holds its literals (a paste compiles few patterns)."""
         sig = self.sigs[idx]
         before, after = around or (sig.window_before, sig.window_after)
         lo, hi = max(0, run[0] - before), min(win.lines.count - 1, run[-1] + after)
@@ -297,8 +299,9 @@ class Matcher:
             offsets.append(offsets[-1] + len(t) + 1)
         found: list[Found] = []
         text = (" " if spaced else "\n").join(texts)
-        if cannot_match(sig.regex, sig.flags, text, folded=bool(pattern.flags & _IGNORECASE)):
-            return found  # a window of many lines that holds no alternative's literals whole (regexinfo.py)
+        if cannot_match(sig.regex, flags, text):
+            return found  # a window that holds no alternative's literals whole (regexinfo.py)
+        pattern = compile_pattern(sig.regex, flags)
         for m in self._finditer(idx, pattern, text):
             first, last = _line_of(offsets, m.start()), _line_of(offsets, max(m.start(), m.end() - 1))
             if spaced and first == last:
@@ -313,8 +316,8 @@ class Matcher:
         sig = self.sigs[idx]
         around = (max(sig.window_before, 1), max(sig.window_after, 1))
         try:
-            pattern = compile_pattern(sig.regex, folded(sig.flags))
-            return self._search_region(idx, pattern, run, stream, win, around) or self._search_region(idx, pattern, run, stream, win, around, True)
+            flags = folded(sig.flags)
+            return self._search_region(idx, flags, run, stream, win, around) or self._search_region(idx, flags, run, stream, win, around, True)
         except (TimeoutError, regex_error()):
             return []
 
