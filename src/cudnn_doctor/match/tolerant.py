@@ -39,6 +39,11 @@ MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or se
 # SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
 SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
 MAX_READINGS = 8  # per text: the strongest, apart
+# chains read in vain per text, at most (one more per TRY_CHARS of the lines around each): each costs a few regex
+# searches over its lines' window (~5 ms; ~90 ms among 500-character lines), and a line repeated hundreds of
+# times gives as many chains (48 s for 8 KB of a repeated warning, issue 30's fuzz run); over the base's
+# examples and the corpus a reading came after 29 vain ones at most
+MAX_TRIES, TRY_CHARS = 64, 16384
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 BEFORE = 60  # lines kept before a finding (its traceback's user frame)
 
@@ -76,8 +81,9 @@ class Tolerant:
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
+        tries = 0
         for c in self._strong(text, tw, ends):
-            if len(spans) >= MAX_READINGS:
+            if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             if any(c.start <= e and s <= c.end for s, e in spans):
                 continue
@@ -88,6 +94,8 @@ class Tolerant:
             if got:
                 spans.append((c.start, c.end))
                 yield from got
+            else:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
+                tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
 
     def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
         """The chains enough to be read (``_enough``), grown back, strongest first."""
