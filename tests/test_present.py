@@ -163,21 +163,6 @@ def test_rnn_evidence_in_longer_identifiers() -> None:
     assert diagnose(log, catalog=CATALOG).findings[0].signature.scope == "rnn"
 
 
-def test_a_julia_wrapper_message_counts_without_its_stack_trace_when_an_rnn_is_named() -> None:
-    """CUDA.jl's 'CUDNNError: S (code N)' is Julia's alone: in a title or a log cut before the stack trace it is read
-    as Flux's RNN status where RNN evidence is around it, and not without (issue 27)."""
-
-    def ids(text: str) -> set[str]:
-        found = diagnose(text, catalog=CATALOG).findings
-        return {f.id for f in found} | {r for f in found for r in f.related}
-
-    assert "flux/cudnn-rnn-status-error" in ids("Gradient of a stacked GRU chain fails: CUDNNError: CUDNN_STATUS_EXECUTION_FAILED (code 8)")
-    assert "flux/cudnn-rnn-status-error" not in ids("ERROR: LoadError: CUDNNError: CUDNN_STATUS_BAD_PARAM (code 3)\n"
-                                                    "in expression starting at /home/u/project/train.jl:42")
-    assert "flux/cudnn-rnn-status-error" not in ids("CUDNNError: CUDNN_STATUS_BAD_PARAM (code 3)\n"
-                                                    " [2] cudnnConvolutionForward(::Ptr{Nothing}) at libcudnn.jl:100")
-
-
 def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
     """present._has_at (a fence or a caret-M in a block's sample, looked for from their rare first byte) says
     what ``in`` says, marks overlapping, at either end, or cut short."""
