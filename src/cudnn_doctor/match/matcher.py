@@ -156,10 +156,6 @@ class Matcher:
             _forget(scan["seen"], base - self.before - 1)
             cur = nxt
 
-    def signature_hits(self, data: bytes) -> list[int]:
-        """Offsets of the lines of ``data`` holding a signature's literal (parallel.py cuts a file elsewhere)."""
-        return [off for off, lits in self.prefilter.scan(data).items() if any(lit in self.by_literal for lit in lits)]
-
     def vocabulary(self) -> tuple[str, ...]:
         """The dictionary present.py tells a word cut by a hard wrap from two words by: the prefilter's
         literals (lower case), and the mixed-case identifiers the signatures' messages require ('CudnnRNN',
