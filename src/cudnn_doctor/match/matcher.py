@@ -351,7 +351,10 @@ class Matcher:
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES)
             win.framed.add(idx)
-            before = LazyLines(win.lines.raw_lines(lo, li_e), stream)
+            key = ("before", lo, li_e, stream)  # the matches on one line share them (a line of 4,000 repeats)
+            before = win.lines.memo.get(key)
+            if before is None:
+                before = win.lines.memo[key] = LazyLines(win.lines.raw_lines(lo, li_e), stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
@@ -369,7 +372,8 @@ class Matcher:
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (ruleout.py)."""
+        match; for an item found line by line, only those holding one of its literals (ruleout.py), each
+        distinct line once."""
         ctx = sig.context
         lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
         memo: dict[tuple[int, ...], str] = {}
@@ -377,14 +381,18 @@ class Matcher:
 
         def text(item: str) -> str:
             lines: Sequence[int] = range(lo, hi + 1)
+            linewise = self.evidence.linewise(item)
             if item in self.ruleout.literals:  # each of its matches holds one of its literals
                 at = region.lines(item)
-                if not at or self.evidence.linewise(item):
+                if not at or linewise:
                     lines = at
-            key = tuple(lines)
+            key = (linewise, *lines)
             got = memo.get(key)
             if got is None:
-                got = memo[key] = "\n".join(win.lines.texts(lines, stream))
+                texts = win.lines.texts(lines, stream)
+                # an item found within one line finds the same first text in each distinct line once: a line
+                # repeated hundreds of times is searched once, and the text is the same around each repeat
+                got = memo[key] = "\n".join(dict.fromkeys(texts) if linewise else texts)
             return got
 
         return text
