@@ -33,7 +33,7 @@ from .context import (
 from .lines import LazyLines, Lines, head_region, runs, tail_region
 from .prefilter import Prefilter, as_block
 from .probes import Probes
-from .regexinfo import cannot_match, derive_literal, identifiers, line_local
+from .regexinfo import cannot_match, derive_literal, identifiers, line_local, required_runs
 from .results import Miss, RawMatch
 from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
@@ -116,6 +116,8 @@ class Matcher:
         for idx, sig in enumerate(self.sigs):
             compile_pattern(sig.regex, sig.flags)
             compile_pattern(sig.regex, folded(sig.flags))  # the folded retry's, the tolerant confirmation's
+            required_runs(sig.regex, sig.flags)  # the literal gate's, kept in the cache: a paste asks for ~20
+            required_runs(sig.regex, folded(sig.flags))
             self._is_local(idx)
             for item in context_items(sig):
                 self.evidence.pattern(item)
