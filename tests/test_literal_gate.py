@@ -27,3 +27,12 @@ def test_the_gate_never_skips_a_match(catalog) -> None:  # type: ignore[no-untyp
                 if cannot_match(sig.regex, sig.flags, text, folded=True):
                     assert fold.search(text) is None, (sig.id, text)
     assert skipped > 300  # it has something to say
+
+
+def test_a_run_every_branch_holds_is_required() -> None:
+    from cudnn_doctor.match.regexinfo import required_runs
+
+    pattern = r"(?:warning|error): \w+ (?:is deprecated|was declared deprecated)"
+    assert required_runs(pattern) == ((" ", " deprecated", "warning: "), (" ", " deprecated", "error: "))
+    assert not cannot_match(pattern, (), "error: f was declared deprecated")
+    assert cannot_match(pattern, (), "error: f is gone")

@@ -1,6 +1,6 @@
-"""Parallel scanning of one big file: same diagnosis as one process, cuts only at quiet lines, safe fallback.
+"""Parallel scanning of one big file: same diagnosis as one process wherever the cuts fall, safe fallback.
 
-The size thresholds are lowered so that a log of a few hundred KB is cut into ranges.
+The size thresholds are lowered so that a log of a few MiB is cut into ranges.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import parallel
-from cudnn_doctor.match import Matcher
 from cudnn_doctor.read import sources as input_mod
 from cudnn_doctor.read.sources import ReadStats, sources_from_args
 from cudnn_doctor.report import build_report
@@ -39,27 +38,38 @@ FLATTEN = (
 )
 
 
-def _log(path: Path) -> Path:
+CASES = [(Path(__file__).parent / "fixtures" / "corpus" / f"{n}.log").read_text() for n in ("001", "038", "015", "079")]
+
+
+def _log(path: Path, steps: int = 70_000) -> Path:
+    """~5 MiB of a training log: a warning every 700 steps, two tracebacks, and a real error (a corpus case)
+    across every MiB edge (where the file is cut for the workers)."""
     lines: list[str] = ["Loaded cuDNN version 8906", "torch==2.1.0"]
-    for i in range(12000):
+    size = sum(len(x) + 1 for x in lines)
+    for i in range(steps):
         ts = f"2026-11-21T10:{i // 3600 % 60:02d}:{i // 60 % 60:02d}.{i:07d}Z "
-        lines.append(ts + f"\x1b[32mEpoch {i // 100} step {i} loss={i % 7 / 3:.4f}\x1b[0m")
+        step = [ts + f"\x1b[32mEpoch {i // 100} step {i} loss={i % 7 / 3:.4f}\x1b[0m"]
         if i % 700 == 350:
-            lines.append(ts + FLATTEN)
+            step.append(ts + FLATTEN)
+        if i % 20 == 7:
+            step.append(ts + "DeprecationWarning: `np.bool` is a deprecated alias for the builtin `bool`.")
         if i == 2000:
-            lines += EVAL_TB
-        if i == 9000:
-            lines += HIDDEN_TB
+            step += EVAL_TB
+        if i == 60000:
+            step += HIDDEN_TB
+        case = CASES[size >> 20 & 3]
+        if size % (1 << 20) > (1 << 20) - len(case) // 2:  # a real error across each MiB edge
+            step += case.splitlines()
+        lines += step
+        size += sum(len(x.encode()) + 1 for x in step)
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
 @pytest.fixture
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(input_mod, "BLOCK_BYTES", 16 << 10)
-    monkeypatch.setattr(parallel, "MIN_BYTES", 64 << 10)
-    monkeypatch.setattr(parallel, "MIN_BYTES_PER_JOB", 32 << 10)
-    monkeypatch.setattr(parallel, "SEARCH_BYTES", 64 << 10)
+    monkeypatch.setattr(parallel, "MIN_BYTES", 1 << 20)
+    monkeypatch.setattr(parallel, "MIN_BYTES_PER_JOB", 1 << 20)
 
 
 def _diagnose(path: Path, catalog, jobs: int) -> dict:  # type: ignore[no-untyped-def]
@@ -67,53 +77,52 @@ def _diagnose(path: Path, catalog, jobs: int) -> dict:  # type: ignore[no-untype
     return build_report(diagnose_sources(sources, catalog=catalog, options=Options(jobs=jobs)))
 
 
-def test_parallel_scan_gives_the_one_process_diagnosis(tmp_path: Path, catalog, small_thresholds, monkeypatch) -> None:
-    log = _log(tmp_path / "job.log")
-    planned: list[list[tuple[int, int]]] = []
+@pytest.fixture(scope="module")
+def big_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _log(tmp_path_factory.mktemp("parallel") / "job.log")
+
+
+def test_parallel_scan_gives_the_one_process_diagnosis(big_log: Path, catalog, small_thresholds, monkeypatch) -> None:
+    planned: list[list[parallel.Range]] = []
     real_plan = parallel.plan
 
-    def spy(path: str, matcher: Matcher, jobs: int) -> list[tuple[int, int]] | None:
-        got = real_plan(path, matcher, jobs)
+    def spy(path: str, margin: int, jobs: int) -> list[parallel.Range] | None:
+        got = real_plan(path, margin, jobs)
         planned.append(got or [])
         return got
 
     monkeypatch.setattr(parallel, "plan", spy)
-    one = _diagnose(log, catalog, 1)
+    one = _diagnose(big_log, catalog, 1)
     assert not planned
-    three = _diagnose(log, catalog, 3)
+    three = _diagnose(big_log, catalog, 3)
     assert len(planned[0]) == 3, planned  # really cut
     assert three == one
     found = {f["id"]: (f["line"], f["count"]) for f in one["findings"]}
-    assert found["pytorch/rnn-weights-not-contiguous"][1] == 17
-    # 2 header lines, steps 0..2000, 3 warnings before it, the 4th line of the traceback
-    assert found["pytorch/rnn-backward-in-eval-mode"][0] == 2 + 2001 + 3 + 4
+    assert found["pytorch/rnn-weights-not-contiguous"][1] == 100
+    # 2 header lines, steps 0..2000, 3 warnings and 100 deprecation lines before it, the 4th line of the traceback
+    assert found["pytorch/rnn-backward-in-eval-mode"][0] == 2 + 2001 + 3 + 100 + 4
     assert one["environment"]["cudnn"]["version"] == "8.9.6"
 
 
-def test_cuts_fall_on_line_starts_with_no_literal_nearby(tmp_path: Path, catalog, small_thresholds) -> None:
-    log = _log(tmp_path / "job.log")
-    matcher = Matcher(catalog)
-    ranges = parallel.plan(str(log), matcher, 4)
-    assert ranges is not None and ranges[0][0] == 0 and ranges[-1][1] == log.stat().st_size
-    data = log.read_bytes()
-    lines = data.split(b"\n")
-    for (_, end), (start, _) in itertools.pairwise(ranges):
-        assert end == start and data[start - 1 : start] == b"\n"
-        li = data.count(b"\n", 0, start)
-        near = b"\n".join(lines[li - parallel.QUIET_LINES : li + parallel.QUIET_LINES]).lower()
-        assert not any(lit.encode() in near for lit in matcher.by_literal)
+def test_ranges_cover_the_file_at_block_edges(big_log: Path, catalog) -> None:
+    ranges = parallel.plan(str(big_log), 400, 4)
+    data = big_log.read_bytes()
+    assert ranges is not None and len(ranges) == 4 and ranges[0].start == 0 and ranges[-1].end == len(data)
+    for r, nxt in itertools.pairwise(ranges):
+        assert r.end == nxt.start and data[r.end - 1 : r.end] == b"\n"
+        assert data.rfind(b"\n", 0, (r.end - 1) // input_mod.BLOCK_BYTES * input_mod.BLOCK_BYTES + input_mod.BLOCK_BYTES) == r.end - 1
+        assert r.read_to > r.end and data.count(b"\n", r.end, r.read_to) >= 400
+        assert nxt.read_from < nxt.start and data.count(b"\n", nxt.read_from, nxt.start) >= 400
 
 
-def test_no_quiet_line_means_one_process(tmp_path: Path, catalog, small_thresholds) -> None:
-    log = tmp_path / "noisy.log"
-    log.write_text((FLATTEN + "\n") * 2000)
-    assert parallel.plan(str(log), Matcher(catalog), 2) is None
-    record = _diagnose(log, catalog, 2)
-    assert record["findings"][0]["count"] == 2000
+def test_a_file_of_few_huge_lines_is_not_cut(tmp_path: Path) -> None:
+    log = tmp_path / "huge.log"
+    log.write_bytes(b"x" * (5 << 20) + b"\n")
+    assert parallel.plan(str(log), 400, 2) is None
 
 
-def test_ranges_read_with_the_same_block_edges(tmp_path: Path, small_thresholds) -> None:
-    log = _log(tmp_path / "job.log")
+def test_ranges_read_with_the_same_block_edges(big_log: Path) -> None:
+    log = big_log
     size = log.stat().st_size
     whole = [b.data for b in input_mod.read_range(str(log), 0, size, ReadStats())]
     data = log.read_bytes()
@@ -129,17 +138,18 @@ def test_ranges_read_with_the_same_block_edges(tmp_path: Path, small_thresholds)
 
 def test_run_keeps_range_order_and_reports_progress() -> None:
     seen: list[int] = []
-    got = parallel.run([(0, 10), (10, 30), (30, 31)], lambda s, e, p: (p(e - s), (s, e))[1], seen.append)
+    ranges = [parallel.Range(0, 10, 0, 30), parallel.Range(10, 30, 0, 31), parallel.Range(30, 31, 10, 31)]
+    got = parallel.run(ranges, lambda r, p: (p(r.end - r.start), (r.start, r.end))[1], seen.append)
     assert got == [(0, 10), (10, 30), (30, 31)]
     assert sum(seen) <= 31
 
 
 def test_a_failing_worker_makes_the_caller_scan_itself(tmp_path: Path, catalog, small_thresholds, monkeypatch) -> None:
-    def boom(s: int, e: int, p) -> None:  # type: ignore[no-untyped-def]
+    def boom(r, p) -> None:  # type: ignore[no-untyped-def]
         raise RuntimeError("worker failed")
 
-    assert parallel.run([(0, 1), (1, 2)], boom, None) is None
-    log = _log(tmp_path / "job.log")
+    assert parallel.run([parallel.Range(0, 1, 0, 2), parallel.Range(1, 2, 0, 2)], boom, None) is None
+    log = _log(tmp_path / "job.log", 20_000)
     monkeypatch.setattr(parallel, "run", lambda ranges, work, on_bytes: None)
     assert _diagnose(log, catalog, 2) == _diagnose(log, catalog, 1)
 

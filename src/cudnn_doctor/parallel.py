@@ -1,11 +1,13 @@
 """Scan one big plain-text log on several cores.
 
-A file of at least ``MIN_BYTES`` is cut into byte ranges at *quiet* lines: no signature literal within
-``QUIET_LINES`` lines on either side, so that no match, its context, the traceback before it or a cluster of
-matches can straddle a cut. Each range is scanned by a forked process exactly as the whole file would be
-(ranges are read in pieces aligned to the same block edges, see ``input.read_range``); the parent shifts
-the line numbers and merges findings, near misses and environment (pipeline._merge_parts). Where no quiet
-line is found near a cut, the file is scanned in one process.
+A file of at least ``MIN_BYTES`` is cut into one byte range per process at edges of the blocks a single
+reader reads (read/sources.py: each ends at the last newline of a ``BLOCK_BYTES`` piece), wherever the
+content. Each forked worker reads its range widened on both sides by ``margin`` lines (and at least
+``MARGIN_BLOCKS`` blocks), so that every window, tail, head and de-duplication the matcher keeps around its
+own blocks is the one a single process has there; it keeps only the clusters of matches whose winner is on
+one of its own lines (both workers that read a block cluster it alike: a cluster never leaves its block) and the near misses on its own lines. The parent shifts the line
+numbers and merges findings, near misses and environment (scan._merge_parts). Equivalence test:
+tests/test_parallel.py (the parallel report equals the one-process report).
 
 Only on Linux, where ``fork`` hands the compiled catalog and prefilter to the workers without pickling them.
 ``CUDNN_DOCTOR_JOBS=1`` turns it off; ``CUDNN_DOCTOR_JOBS=N`` sets the number of processes (default: the CPUs
@@ -18,11 +20,11 @@ import contextlib
 import itertools
 import os
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
-from .match import TRACEBACK_LINES, Matcher
-from .read.sources import Source, plain_text_file
+from .read import sources
+from .read.sources import Block, ReadStats, Source, plain_text_file
 
 if TYPE_CHECKING:
     from typing import Any, TypeVar
@@ -32,9 +34,16 @@ if TYPE_CHECKING:
 MIN_BYTES = 64 << 20
 MIN_BYTES_PER_JOB = 32 << 20
 MAX_JOBS = 8
-QUIET_LINES = 128  # > Matcher.before/after (100), TRACEBACK_LINES (60), rank.CLUSTER_GAP
-SEARCH_BYTES = 1 << 20  # read at a time around a cut while looking for a quiet line (more if none is found)
-MAX_SEARCH = 64 << 20
+MARGIN_BLOCKS = 2  # the first block a worker reads is presented without the lines rechunk carries into it
+
+
+class Range(NamedTuple):
+    """A worker's own bytes (``start``..``end``, block edges) and what it reads around them."""
+
+    start: int
+    end: int
+    read_from: int
+    read_to: int
 
 
 def jobs_for(src: Source, jobs: int = 0) -> int:
@@ -55,61 +64,79 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def plan(path: str, matcher: Matcher, jobs: int) -> list[tuple[int, int]] | None:
-    """Byte ranges (start, end) covering the file, cut at quiet line starts; None if no cut was found."""
-    if matcher.full_scan:  # a signature without literals is a candidate on every line: nowhere is quiet
-        return None
-    quiet = max(QUIET_LINES, matcher.before + 8, matcher.after + 8, TRACEBACK_LINES + 8)
+def plan(path: str, margin: int, jobs: int) -> list[Range] | None:
+    """One Range per job, cut at block edges and widened by ``margin`` lines; None if no cut was found
+    (a file of a few huge lines)."""
     size = os.path.getsize(path)
+    block = sources.BLOCK_BYTES
     cuts: list[int] = []
     with open(path, "rb") as fh:
         for k in range(1, jobs):
-            lo = max(cuts[-1] if cuts else 0, k * size // jobs)
-            cut = _quiet_cut(fh, lo, size, matcher, quiet)
-            if cut is not None and (not cuts or cut > cuts[-1]) and cut < size:
+            cut = _edge(fh, k * size // jobs // block, block)
+            if cut is not None and 0 < cut < size and (not cuts or cut > cuts[-1]):
                 cuts.append(cut)
-    if not cuts:
-        return None
-    edges = [0, *cuts, size]
-    return list(itertools.pairwise(edges))
+        if not cuts:
+            return None
+        edges = [0, *cuts, size]
+        return [
+            Range(a, b, _widened(fh, a, -1, margin, size) if a else 0, _widened(fh, b, 1, margin, size) if b < size else size)
+            for a, b in itertools.pairwise(edges)
+        ]
 
 
-def _quiet_cut(fh: Any, lo: int, size: int, matcher: Matcher, quiet: int) -> int | None:
-    """The start of a line at or after ``lo`` with ``quiet`` lines free of signature literals on each side."""
-    pos = lo
-    while pos < min(size, lo + MAX_SEARCH):
-        fh.seek(pos)
-        data = fh.read(SEARCH_BYTES)
-        first = data.find(b"\n") + 1  # from the first whole line
-        last = data.rfind(b"\n")
-        if first <= 0 or last < first:
-            pos += len(data) or SEARCH_BYTES
+def _edge(fh: Any, j: int, block: int) -> int | None:
+    """Where a single reader's block ends in piece ``j`` of the file (after its last newline), if it has one."""
+    fh.seek(j * block)
+    data = fh.read(block)
+    last = data.rfind(b"\n")
+    return None if last < 0 else j * block + last + 1
+
+
+def _widened(fh: Any, edge: int, step: int, margin: int, size: int) -> int:
+    """The block edge ``MARGIN_BLOCKS`` or more blocks from ``edge`` (back: step -1, on: +1) with at least
+    ``margin`` lines between them; the file's start or end if none."""
+    block = sources.BLOCK_BYTES
+    j = (edge - 1) // block  # the piece whose last newline ``edge`` follows
+    for k in itertools.count(MARGIN_BLOCKS):
+        i = j + step * k
+        if i < 0 or i * block >= size:
+            return 0 if step < 0 else size
+        other = _edge(fh, i, block)
+        if other is None:
             continue
-        window = data[first:last]
-        hits = matcher.signature_hits(window)
-        # line indexes of the hits, then the first gap of 2 * quiet lines between them (or the edges)
-        marks = [-1]
-        prev, li = 0, 0
-        for off in hits:
-            li += window.count(b"\n", prev, off)
-            prev = off
-            marks.append(li)
-        total = window.count(b"\n") + 1
-        marks.append(total)
-        for a, b in itertools.pairwise(marks):
-            if b - a > 2 * quiet + 2:
-                target = a + quiet + 1  # lines a+1 .. target+quiet are free of literals
-                off = 0
-                for _ in range(target):
-                    off = window.find(b"\n", off) + 1
-                return pos + first + off
-        # go on from the last hit line, so that a quiet stretch across the two reads is still seen
-        pos += first + (hits[-1] if hits else len(window))
-    return None
+        lo, hi = sorted((edge, other))
+        if newlines(fh, lo, hi) >= margin:
+            return other
+    raise AssertionError("unreachable")
 
 
-def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:
-    """Run ``work(start, end, progress)`` for each range in a forked process; results in range order, or
+def newlines(fh: Any, start: int, end: int) -> int:
+    """Newlines in bytes start..end of an open file."""
+    fh.seek(start)
+    count = 0
+    while start < end:
+        data = fh.read(min(end - start, 1 << 20))
+        if not data:
+            break
+        count += data.count(b"\n")
+        start += len(data)
+    return count
+
+
+def own_blocks(blocks: Iterator[Block], stats: ReadStats, own: range, kept: ReadStats) -> Iterator[Block]:
+    """The blocks a worker reads, passed on; ``kept`` counts the long lines cut in those starting on its own
+    lines (``own``: line numbers counted from the first line read)."""
+    line, seen = 1, 0
+    for b in blocks:
+        if line in own:
+            kept.cut_lines += stats.cut_lines - seen
+        seen = stats.cut_lines
+        line += b.lines
+        yield b
+
+
+def run(ranges: list[Range], work: Callable[[Range, Callable[[int], None]], T], on_bytes: Callable[[int], None] | None) -> list[T] | None:
+    """Run ``work(range, progress)`` for each range in a forked process; results in range order, or
     None when a worker failed (the caller then scans in this process)."""
     import multiprocessing as mp
     import pickle
@@ -119,12 +146,12 @@ def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int],
     procs: list[Any] = []
     conns: dict[Any, int] = {}
 
-    def child(i: int, start: int, end: int, conn: Any) -> None:
+    def child(i: int, r: Range, conn: Any) -> None:
         def progress(n: int) -> None:
             done[i] += n
 
         try:
-            payload = pickle.dumps(("ok", work(start, end, progress)), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(("ok", work(r, progress)), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # reported to the parent, which then scans in one process
             import traceback
 
@@ -139,9 +166,9 @@ def run(ranges: list[tuple[int, int]], work: Callable[[int, int, Callable[[int],
         with contextlib.suppress(Exception):
             stream.flush()
     try:
-        for i, (start, end) in enumerate(ranges):
+        for i, r in enumerate(ranges):
             recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=child, args=(i, start, end, send), daemon=True)
+            proc = ctx.Process(target=child, args=(i, r, send), daemon=True)
             proc.start()
             send.close()
             procs.append(proc)

@@ -45,6 +45,7 @@ _ERRORISH = re.compile(
 MAX_ERROR_LINES = 12
 MAX_ERROR_LINES_ALL = 50  # over every input (a directory of thousands of logs)
 MAX_SKIPPED_WARNINGS = 20
+MARGIN_LINES = 64  # a parallel worker's margin beyond its matcher's context: rechunk's carried lines (20), slack
 
 
 @dataclass(slots=True)
@@ -216,8 +217,9 @@ class Part:
     warnings: list[str]
 
 
-def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadStats) -> Part:
-    """Match, cluster and aggregate one source's blocks."""
+def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadStats, own: range | None = None) -> Part:
+    """Match, cluster and aggregate one source's blocks; with ``own`` (a parallel worker's lines), only the
+    clusters whose winner and the near misses are on a line in it."""
     edges = _Edges()
     aggregator = Aggregator()
     frames: dict[str, Sequence[str]] = {}
@@ -226,25 +228,36 @@ def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadS
     for m, miss in Reader(matcher).scan(edges.watch(blocks), name):
         if m is not None:
             pending.append(m)
-            if m.sig.id not in frames:
-                frames[m.sig.id] = m.before
         elif miss is not None:
-            if len(misses) < 50:
+            if len(misses) < 50 and (own is None or miss.line in own):
                 misses.append(NearMiss(miss.sig.id, miss.sig.title, miss.source, miss.line, miss.reason))
         else:  # block end
-            for winner, related in cluster(pending):
-                aggregator.add(winner, related)
+            _gather(pending, aggregator, frames, own)
             pending = []
-    for winner, related in cluster(pending):
-        aggregator.add(winner, related)
+    _gather(pending, aggregator, frames, own)
     return Part({sid: f for (_, sid), f in aggregator.findings.items()}, frames, misses, stats, edges, list(matcher.warnings))
+
+
+def _gather(pending: list[RawMatch], aggregator: Aggregator, frames: dict[str, Sequence[str]], own: range | None) -> None:
+    """A block's matches clustered and aggregated (those of ``own``'s clusters only); the lines before each
+    signature's first match kept."""
+    kept: list[RawMatch] = []
+    for winner, related in cluster(pending):
+        if own is None or winner.line in own:
+            aggregator.add(winner, related)
+            kept.append(winner)
+    if own is not None:
+        keep = {id(w) for w in kept}
+        pending = [m for m in pending if id(m) in keep or m.line in own]
+    for m in pending:
+        frames.setdefault(m.sig.id, m.before)
 
 
 def _scan_parallel(
     src: Source, catalog: Catalog, options: Options, collector: EnvironmentCollector, on_bytes: Callable[[int], None] | None
 ) -> Part | None:
-    """A big plain file scanned by several processes, merged into one Part; None when not worth it or
-    not possible here (then the caller scans it in this process)."""
+    """A big plain file scanned by several processes (parallel.py), merged into one Part; None when not worth
+    it or not possible here (then the caller scans it in this process)."""
     if src.path is None or options.jobs == 1:  # stdin, pasted text: no module to import
         return None
     from . import parallel
@@ -255,17 +268,22 @@ def _scan_parallel(
     # a fresh matcher and collector for the workers: each forked process gets its own copy of their state
     worker_collector = EnvironmentCollector()
     worker_matcher = Matcher(catalog, probes=worker_collector.probes(), timeout=options.timeout)
-    assert src.path is not None
-    ranges = parallel.plan(src.path, worker_matcher, jobs)
+    path = src.path
+    ranges = parallel.plan(path, worker_matcher.before + worker_matcher.after + MARGIN_LINES, jobs)
     if ranges is None:
         return None
 
-    def work(start: int, end: int, progress: Callable[[int], None]) -> tuple[Part, Any]:
+    def work(r: parallel.Range, progress: Callable[[int], None]) -> tuple[Part, Any, int]:
         worker_collector.source = src.name
-        stats = ReadStats()
-        part = scan_part(read_range(src.path or "", start, end, stats, progress), src.name, worker_matcher, stats)
+        with open(path, "rb") as fh:
+            first = 1 + parallel.newlines(fh, r.read_from, r.start)  # the first own line, counted from read_from
+            own = range(first, first + parallel.newlines(fh, r.start, r.end))
+        stats, kept = ReadStats(), ReadStats(bytes_read=r.end - r.start, lines=len(own))
+        blocks = parallel.own_blocks(read_range(path, r.read_from, r.read_to, stats, _capped(progress, r.end - r.start)), stats, own, kept)
+        part = scan_part(blocks, src.name, worker_matcher, stats, own)
+        part.stats = kept
         part.frames = {k: list(v) for k, v in part.frames.items()}  # LazyLines hold no state worth pickling
-        return part, worker_collector.env
+        return part, worker_collector.env, first - 1
 
     results = parallel.run(ranges, work, on_bytes)
     if results is None:
@@ -273,12 +291,26 @@ def _scan_parallel(
     return _merge_parts(results, catalog, collector)
 
 
-def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: EnvironmentCollector) -> Part:
-    """Join the parts of consecutive ranges: shift line numbers, add counts, keep the earliest first lines."""
+def _capped(progress: Callable[[int], None], total: int) -> Callable[[int], None]:
+    """``progress`` told of at most ``total`` bytes (a worker reads a little more than its range)."""
+    left = [total]
+
+    def told(n: int) -> None:
+        n = min(n, left[0])
+        left[0] -= n
+        if n:
+            progress(n)
+
+    return told
+
+
+def _merge_parts(results: list[tuple[Part, Any, int]], catalog: Catalog, collector: EnvironmentCollector) -> Part:
+    """Join the parts of consecutive ranges: shift line numbers (each worker counted from the first line it
+    read, ``skipped`` lines before its own), add counts, keep the earliest first lines."""
     merged: Part | None = None
     offset = 0
-    for part, env in results:
-        _shift(part, env, offset, catalog, collector)
+    for part, env, skipped in results:
+        _shift(part, env, offset - skipped, catalog, collector)
         if merged is None:
             merged = part
         else:
@@ -289,8 +321,8 @@ def _merge_parts(results: list[tuple[Part, Any]], catalog: Catalog, collector: E
 
 
 def _shift(part: Part, env: Any, offset: int, catalog: Catalog, collector: EnvironmentCollector) -> None:
-    """A worker's part and versions as if its range started at line ``offset + 1`` of the file; its
-    findings' signatures are the catalog's own again (not the unpickled copies)."""
+    """A worker's part and versions with ``offset`` added to their line numbers; its findings' signatures
+    are the catalog's own again (not the unpickled copies)."""
     for f in part.findings.values():
         f.signature = catalog.get(f.signature.id) or f.signature
         f.first = replace(f.first, line=f.first.line + offset, end_line=f.first.end_line + offset)

@@ -16,6 +16,11 @@ from typing import Any
 
 MAX_VALUE = 12  # words a placeholder absorbs at most
 MIN_PART = 3  # characters of a cut last word that count
+# the same SAME_WORDS words start chains at most SAME_STARTS times per text: the tolerant reading reads 8
+# chains and tries 64 in vain at most (tolerant.MAX_READINGS, MAX_TRIES); a line printed 500 times made 225,000
+# chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
+# test: tests/test_chains_bound.py)
+SAME_WORDS, SAME_STARTS = 32, 80
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -42,6 +47,7 @@ class Recognizer:
         self.owner: Sequence[int] = index["owner"]
         self.weight: dict[str, float] = index["weight"]
         self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
+        self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
         self._plans: dict[tuple[str, float], list[tuple[int, int, str | None, bool, bool]]] = {}
 
@@ -65,6 +71,8 @@ class Recognizer:
         waiting: dict[str, list[Chain]] = {}
         weight = self.weight
         heads = [w[:MIN_PART] for w, _a, _b in text_words]
+        plain = [w for w, _a, _b in text_words]
+        starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
         for i, (word, _a, _b) in enumerate(text_words):
             grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
             for c in waiting.pop(word, ()):
@@ -73,7 +81,7 @@ class Recognizer:
                     grown.append(c)
                 else:
                     done.append(c)
-            if word in self.starts:
+            if word in self.starts and _fresh(plain, i, starts):
                 grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self._starting(word, i, heads, min_bits)]
             for c in grown:
                 self._wait(c, waiting, done)
@@ -117,7 +125,8 @@ class Recognizer:
         """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over
         both."""
         grown: list[Chain] = []
-        for k in range(MIN_PART, len(word) - MIN_PART + 1):
+        # a template word is at most ``longest`` characters: not every cut of a 64 KiB word (64K slices)
+        for k in range(MIN_PART, min(len(word) - MIN_PART, self.longest) + 1):
             for c in waiting.get(word[:k], ()):
                 nxt = self.next_word(c.tid, self._next(c))
                 if nxt is not None and not nxt[1] and self.tpls[c.tid][nxt[0]] == word[k:] and self._reaches(c, i):
@@ -219,3 +228,10 @@ def _holds_at(pattern: Sequence[str], text_words: Sequence[str], i: int) -> bool
             return False
         pos, k = pos + 1, k + 1
     return True
+
+
+def _fresh(plain: list[str], i: int, starts: dict[tuple[str, ...], int]) -> bool:
+    """Whether the words from ``i`` on have started chains fewer than SAME_STARTS times (then counted)."""
+    key = tuple(plain[i : i + SAME_WORDS])
+    n = starts[key] = starts.get(key, 0) + 1
+    return n <= SAME_STARTS

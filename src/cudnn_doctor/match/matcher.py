@@ -33,7 +33,7 @@ from .context import (
 from .lines import LazyLines, Lines, head_region, runs, tail_region
 from .prefilter import Prefilter, as_block
 from .probes import Probes
-from .regexinfo import cannot_match, derive_literal, identifiers, line_local
+from .regexinfo import cannot_match, derive_literal, identifiers, line_local, required_runs
 from .results import Miss, RawMatch
 from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
@@ -116,6 +116,8 @@ class Matcher:
         for idx, sig in enumerate(self.sigs):
             compile_pattern(sig.regex, sig.flags)
             compile_pattern(sig.regex, folded(sig.flags))  # the folded retry's, the tolerant confirmation's
+            required_runs(sig.regex, sig.flags)  # the literal gate's, kept in the cache: a paste asks for ~20
+            required_runs(sig.regex, folded(sig.flags))
             self._is_local(idx)
             for item in context_items(sig):
                 self.evidence.pattern(item)
@@ -155,10 +157,6 @@ class Matcher:
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
             _forget(scan["seen"], base - self.before - 1)
             cur = nxt
-
-    def signature_hits(self, data: bytes) -> list[int]:
-        """Offsets of the lines of ``data`` holding a signature's literal (parallel.py cuts a file elsewhere)."""
-        return [off for off, lits in self.prefilter.scan(data).items() if any(lit in self.by_literal for lit in lits)]
 
     def vocabulary(self) -> tuple[str, ...]:
         """The dictionary present.py tells a word cut by a hard wrap from two words by: the prefilter's
@@ -355,7 +353,10 @@ class Matcher:
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES)
             win.framed.add(idx)
-            before = LazyLines(win.lines.raw_lines(lo, li_e), stream)
+            key = ("before", lo, li_e, stream)  # the matches on one line share them (a line of 4,000 repeats)
+            before = win.lines.memo.get(key)
+            if before is None:
+                before = win.lines.memo[key] = LazyLines(win.lines.raw_lines(lo, li_e), stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
@@ -373,7 +374,8 @@ class Matcher:
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (ruleout.py)."""
+        match; for an item found line by line, only those holding one of its literals (ruleout.py), each
+        distinct line once."""
         ctx = sig.context
         lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
         memo: dict[tuple[int, ...], str] = {}
@@ -381,14 +383,18 @@ class Matcher:
 
         def text(item: str) -> str:
             lines: Sequence[int] = range(lo, hi + 1)
+            linewise = self.evidence.linewise(item)
             if item in self.ruleout.literals:  # each of its matches holds one of its literals
                 at = region.lines(item)
-                if not at or self.evidence.linewise(item):
+                if not at or linewise:
                     lines = at
-            key = tuple(lines)
+            key = (linewise, *lines)
             got = memo.get(key)
             if got is None:
-                got = memo[key] = "\n".join(win.lines.texts(lines, stream))
+                texts = win.lines.texts(lines, stream)
+                # an item found within one line finds the same first text in each distinct line once: a line
+                # repeated hundreds of times is searched once, and the text is the same around each repeat
+                got = memo[key] = "\n".join(dict.fromkeys(texts) if linewise else texts)
             return got
 
         return text

@@ -303,8 +303,31 @@ def _item_runs(name: str, av: Any, icase: bool) -> tuple[set[str], bool]:
         return _required_runs(list(av[2]), icase)
     if name == "BRANCH":  # inside a sequence: only the runs every alternative holds
         alts = [_required_runs(list(b), icase) for b in av[1]]
-        got = set.intersection(*(w for w, _ in alts)) if alts else set()
+        got = _common([w for w, _ in alts])
         return got, bool(got) and any(i for _, i in alts)
     if name == "ATOMIC_GROUP":
         return _required_runs(list(av), icase)
     return set(), False
+
+
+MIN_COMMON = 4  # characters of a run shared by every alternative of a branch that count
+
+
+def _common(alts: list[set[str]]) -> set[str]:
+    """The runs every alternative holds: whole (``A|A``), or the longest part of a run of the first that a
+    run of each other alternative holds ('is deprecated|was declared deprecated' -> 'deprecated')."""
+    if not alts:
+        return set()
+    got = set.intersection(*alts)
+    if got or not all(alts):
+        return got
+    alts = sorted(alts, key=lambda runs: sum(map(len, runs)))  # the parts of the shortest are tried
+    longest = min(max(map(len, runs)) for runs in alts)
+    for run in alts[0]:
+        for size in range(min(len(run), longest), MIN_COMMON - 1, -1):
+            parts = {run[i : i + size] for i in range(len(run) - size + 1)}
+            shared = {p for p in parts if all(any(p in r for r in other) for other in alts[1:])}
+            if shared:
+                got |= shared
+                break
+    return got
