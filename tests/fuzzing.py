@@ -45,7 +45,8 @@ def seeds() -> list[Seed]:
     out: dict[str, Seed] = {}
     for path in sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.log")):
         header, _, log = path.read_text(encoding="utf-8", errors="replace").partition("\n")
-        fields = dict(item.split("=", 1) for item in header.split(":", 1)[1].split()) if header.startswith(HEADER) else {}
+        head = header.split(":", 1)[1].partition(" xfail=")[0] if header.startswith(HEADER) else ""
+        fields = dict(item.split("=", 1) for item in head.split())  # xfail=<reason> is the rest of the line
         out[path.stem] = Seed(path.stem, log, fields.get("polarity") == "negative")
     full = Path(os.environ.get("CUDNN_DOCTOR_CORPUS") or ROOT.parent / "shared" / "corpus")
     cases = full / "cases.jsonl"

@@ -8,6 +8,8 @@
   names it in ``preceded_by``) is folded under that one as a consequence: the first is the root cause. A
   cluster holding such a cause line and, on later lines, its symptom is split first (``_split_linked``): on
   adjacent lines they are still two errors, and the cause must not end up as the symptom's ``related``.
+  The reverse holds for a specific cause (``cause:``) that read the earlier line as its required evidence:
+  that line is its upstream link, listed in its ``related`` (``_absorbed``).
 * Findings are ordered errors first, then by scope (RNN-specific first), priority, confidence, position.
 * Confidence comes from the evidence: the full pattern matched, required/supporting context found, versions
   agree. Versions outside a signature's ``applies`` or past its ``fixed_in`` demote it, with the reason.
@@ -18,12 +20,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..kb.patterns import LazyRe
+from ..kb.patterns import LazyRe, compile_pattern
 from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround, specificity
 
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
@@ -292,6 +295,7 @@ def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | N
     folded: set[int] = set()
     for group in by_source.values():
         group.sort(key=lambda f: f.first.line)
+        folded |= _absorbed(group, lookup)
         for i, cause in enumerate(group):
             if id(cause) in folded:
                 continue
@@ -305,6 +309,40 @@ def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | N
         if id(f) not in folded:
             top.append(f)
     return top
+
+
+def _absorbed(group: list[Finding], lookup: Callable[[str], Signature | None] | None) -> set[int]:
+    """Earlier findings a specific cause took as its evidence: a single error line, within the lines the cause
+    reads before its symptom, that its required context matches and whose signature leads to a symptom the
+    cause explains (a version mismatch before the RNN op's 'Fail to find the dnn implementation', under the
+    cause of a too-old runtime library) is that cause's upstream link, listed in its ``related`` rather than a
+    second error. A rival cause, or a line the cause did not read as its evidence, stays a finding."""
+    gone: set[int] = set()
+    if lookup is None:
+        return gone
+    for f in group:
+        if f.signature.cause is None or id(f) in gone:
+            continue
+        symptoms = [s for s in map(lookup, f.signature.cause.of) if s is not None]
+        reach = f.first.line - f.signature.context.lines_before
+        for e in group:
+            upstream = e.count == 1 and reach <= e.first.line < f.first.line and e.signature.cause is None
+            if upstream and id(e) not in gone and _evidence_line(f.signature, e.first.text) and any(
+                causes(e.signature, s) for s in symptoms
+            ):
+                f.related = sorted({*f.related, e.signature.id, *e.related} - {f.signature.id})
+                gone.add(id(e))
+    return gone
+
+
+def _evidence_line(sig: Signature, text: str) -> bool:
+    """Whether one of the signature's own required context patterns (not a shared ``@set``) matches ``text``."""
+    for item in sig.context.require_any:
+        if not item.startswith("@"):
+            with contextlib.suppress(Exception):  # a budget overrun or a pattern this engine refuses: not evidence
+                if compile_pattern(item, ("IGNORECASE",)).search(text, timeout=0.1):
+                    return True
+    return False
 
 
 def _leads_of(cause: Finding, lookup: Callable[[str], Signature | None] | None) -> set[str]:
