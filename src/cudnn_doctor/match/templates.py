@@ -20,6 +20,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import JSONData, compile_pattern, derived, regex_error
@@ -32,6 +33,8 @@ MAX_SPAN = 600  # characters of a message a template is derived from
 MAX_TEMPLATES = 40
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_SUFFIXES = ("es", "s", "ing", "ed", "e")
+_KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
 FORMAT = re.compile(
     r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
@@ -51,8 +54,24 @@ Template = tuple[str, ...]  # (head, *words)
 
 
 def words(text: str) -> list[tuple[str, int, int]]:
-    """The words of ``text`` (runs of ASCII letters and digits), lower-cased, with their spans."""
-    return [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+    """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
+    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
+    as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
+    a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
+    any of them, and from a stem)."""
+    while len(word) > 2 and word.isalpha():
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith(_KEPT):
+                word = word[: -len(suffix)]
+                break
+        else:
+            return word
+    return word
 
 
 def _squeeze(items: Iterable[str]) -> tuple[str, ...]:
@@ -229,7 +248,10 @@ def weights(templates: Sequence[Sequence[Template]]) -> dict[str, float]:
         for word in {w for t in tpls for w in t[1:] if w}:
             df[word] = df.get(word, 0) + 1
     total = len(templates) + lines + 1
-    return {w: 1.0 if w.isdigit() else math.log2(total / (n + in_logs.get(w, 0) + 1)) for w, n in df.items()}
+    logs: dict[str, int] = {}
+    for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
+        logs[stem(word)] = logs.get(stem(word), 0) + n
+    return {w: 1.0 if w.isdigit() else math.log2(total / (n + logs.get(w, 0) + 1)) for w, n in df.items()}
 
 
 def index(sigs: Sequence[Signature]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -32,7 +32,7 @@ from ..model import Signature
 from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
-from .templates import FORMAT, HEAD, START_BITS, index, message_span, words
+from .templates import FORMAT, HEAD, START_BITS, index, message_span, stem, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
 # a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
@@ -60,6 +60,7 @@ class Tolerant:
         self._holding = self.rec.held
         self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
         self._bits: dict[int, float] = {}  # a template's information
+        self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -106,7 +107,7 @@ class Tolerant:
 
     def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
         """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or most of a short message
-        that no other message of the base holds (its signatures share one root)."""
+        that no other message of the base holds (its signatures read one message)."""
         if c.bits < SHORT_BITS or self._contradicted(c, tw, text, ends):
             return False
         if c.bits >= MIN_BITS:
@@ -117,14 +118,18 @@ class Tolerant:
         read = self.rec.words_of(c)
         if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
             return False
-        return len({root(self.sigs[i]) for i in self.holding(read)}) == 1
+        held = self.holding(read)
+        return bool(held) and one_message(self.sigs[i] for i in held)
 
     def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> str:
         """Where the chain stops where the message was cut ("cut": at the input's end, in the value its
-        template expects next at most, or before an ellipsis) or where its quotes close ("quoted": the message
-        as prose or a title carries it, '... says "hx is not contiguous" while ...'); "" elsewhere."""
-        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
-            return "cut"  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
+        template expects next at most; "ellipsis": before one, prose may follow), or where its quotes close
+        ("quoted": the message as prose or a title carries it, '... says "hx is not contiguous" while ...');
+        "" elsewhere."""
+        if c.part:
+            return "cut"  # a word cut short at a line's end (a title cut, a body after it)
+        if _ELLIPSIS.match(text, tw[c.end][2]):
+            return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
         if _delimited(text, tw[c.start][1], tw[c.end][2]):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
         if last < 0:
@@ -132,7 +137,7 @@ class Tolerant:
         nxt = self.rec.next_word(c.tid, c.last)
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
             return "cut" if 0 <= last - c.end <= MAX_VALUE else ""
-        return "cut" if c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE) else ""
+        return "cut" if c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :]))) else ""
 
     def _reading(self, c: Chain, where: _Where, cut: str) -> Iterator[Found]:
         held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
@@ -140,30 +145,34 @@ class Tolerant:
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
         if cut and not confirmed:
-            yield from self._cut_reading(c, where, held, cut == "quoted")
+            yield from self._cut_reading(c, where, held, cut)
 
-    def _cut_reading(self, c: Chain, where: _Where, held: list[int], quoted: bool) -> Iterator[Found]:
+    def _cut_reading(self, c: Chain, where: _Where, held: list[int], cut: str) -> Iterator[Found]:
         """A cut or delimited chain no regex confirms (``held``: the signatures holding its words, their context
         passed): a finding marked cut where it tells one message apart, else near misses naming what it could be."""
-        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, quoted) and not self._lookalike(self.sigs[i], c)]
+        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
         if not sigs:
             return
-        if len({root(s) for s in sigs}) > 1 and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
+        if not one_message(sigs) and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
             reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
             for sig in sigs[:4]:
                 yield Miss(sig, "", where.li_s, reason)
             return
-        nxt = self._expected_next(c)
+        nxt = self._expected_next(c, sigs[0], where.read)
         for sig in sigs:
             record = _cut_record(sig, where.read, nxt or None)
             yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
 
-    def _expected_next(self, c: Chain) -> str:
-        """The template's words after where the chain was cut (the rest of its cut word first)."""
+    def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first), as the
+        signature's message spells them (the template holds their stems)."""
+        spelt = {stem(raw): raw for raw in _WORDS.findall(f"{sig.signature} {read}".lower())}
         tpl = self.rec.tpls[c.tid]
-        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w)
+        nxt = " ".join(spelt.get(w, w) for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
-            nxt = (tpl[c.last][len(c.part) :] + " " + nxt).strip()
+            cut = _WORDS.findall(read.lower())[-1:] or [c.part]
+            whole = spelt.get(tpl[c.last], tpl[c.last])
+            nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
@@ -197,8 +206,7 @@ class Tolerant:
         got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         if got is None:
             return None
-        pattern, lo, text, start = got
-        end = start + len(where.read)
+        pattern, lo, text, start, end = got
         for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
             got = _search(pattern, variant, start + shift, end + shift)
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
@@ -208,24 +216,25 @@ class Tolerant:
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
 
-    def _reads_to_end(self, idx: int, c: Chain, where: _Where, quoted: bool = False) -> bool:
+    def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
-        reading ends at its delimiter; one the regex cannot read may be a whole message all the same
-        (``_whole``)."""
+        reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
+        be a whole message all the same (``_whole``)."""
+        quoted = cut == "quoted"
         got = self._region(idx, where, 0)
         if got is None:
             return False
-        pattern, _lo, text, start = got
-        if quoted:
-            text = text[: start + len(where.read)]
+        pattern, _lo, text, start, end = got
+        if cut != "cut":
+            text = text[:end]
         for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
             try:
                 m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
             except (TimeoutError, regex_error()):
                 return False
-            if m is not None and (m.partial or quoted) and m.start() <= start + shift:
-                return True  # (a quoted message may be whole where its delimiter cuts the text)
+            if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
+                return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
         return quoted and self._whole(c, where)
 
     def _whole(self, c: Chain, where: _Where) -> bool:
@@ -242,10 +251,11 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int, int] | None:
         """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
-        signature's window before them (one line at least) and ``after`` lines after them. Returns (pattern,
-        first line, text, the reading's offset in it)."""
+        signature's window before them (one line at least) and ``after`` lines after them, the reading's words
+        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (pattern,
+        first line, text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         try:
             pattern = compile_pattern(sig.regex, folded(sig.flags))
@@ -253,7 +263,20 @@ class Tolerant:
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
-        return pattern, lo, text, sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
+        start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
+        read = _respelt(where.read, self._spelling(idx))
+        return pattern, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+
+    def _spelling(self, idx: int) -> dict[str, list[str]]:
+        """The words of the signature's message and regex, by their stems."""
+        got = self._spelt.get(idx)
+        if got is None:
+            sig = self.sigs[idx]
+            got = self._spelt[idx] = {}
+            for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                for raw in _WORDS.findall(text.lower()):
+                    got.setdefault(stem(raw), []).append(raw)
+        return got
 
     def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
         """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
@@ -264,11 +287,13 @@ class Tolerant:
         own = (t[0] for i, t in enumerate(self.rec.tpls) if self.rec.owner[i] == idx)
         return list(dict.fromkeys(h for h in own if h))
 
-    def _lookalike(self, sig: Signature, c: Chain) -> bool:
+    def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
         the signature from that other message."""
         read = self.rec.words_of(c)
-        return any(holds(read, look) for look in sig.lookalikes)
+        line = where.lines[where.li_s][: where.col]
+        before = stem(_WORDS.findall(line)[-1].lower()) if _WORDS.search(line) else None
+        return any(_says(read, look, before) for look in sig.lookalikes)
 
     def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
         """Whether the text has, on the same line, another word where the template's next word should be, or
@@ -322,7 +347,7 @@ class Tolerant:
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if not sigs:
                 continue
-            if len({root(s) for s in sigs}) > 1:
+            if not one_message(sigs):
                 reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
                 for sig in sigs[:4]:
                     yield Miss(sig, "", li, reason)
@@ -387,10 +412,15 @@ def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]
     """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
     line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at')."""
     out = []
-    for (w, _a, b), (w2, a2, _b) in pairwise(tw):
-        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and w + w2 in known:
+    for (_w, a, b), (_w2, a2, b2) in pairwise(tw):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known:
             out.append(b)
     return out
+
+
+def _joined(text: str, a: int, b: int, b2: int) -> str:
+    """The word a hard wrap split at ``b`` (a line break), read as one."""
+    return stem((text[a:b] + text[b + 1 : b2]).lower())
 
 
 def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
@@ -401,7 +431,7 @@ def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) 
     out: list[tuple[str, int, int]] = []
     for w, a, b in tw:
         if out and out[-1][2] in cuts and a == out[-1][2] + 1:
-            out[-1] = (out[-1][0] + w, out[-1][1], b)
+            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
         else:
             out.append((w, a, b))
     return out
@@ -417,6 +447,22 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
+    """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
+    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
+    before it spaced ('{{node x}}with these attrs')."""
+
+    def one(m: re.Match[str]) -> str:
+        raw = m.group(0)
+        low = raw.lower()
+        known = spelling.get(stem(low))
+        if not known or low in known:
+            return raw
+        return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
+
+    return _GLUED.sub(" ", _WORDS.sub(one, read))
+
+
 def _search(pattern: object, text: str, start: int, end: int) -> object | None:
     """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None."""
     try:
@@ -428,6 +474,16 @@ def _search(pattern: object, text: str, start: int, end: int) -> object | None:
     except (TimeoutError, regex_error()):
         return None
     return None
+
+
+def _says(read: Sequence[str], look: Sequence[str], before: str | None) -> bool:
+    """Whether a lookalike holds the words read, where the text does not say another word right before them
+    on their line than the lookalike does (a source line's 'if "Failed to call ...' is not the message of an
+    'InternalError: Failed to call ...')."""
+    for i, word in enumerate(look):
+        if word == read[0] and holds(("\0", *read), ("\0", *look[i:])) and (i == 0 or before is None or look[i - 1] == before):
+            return True
+    return False
 
 
 def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
@@ -456,6 +512,8 @@ _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$"
 _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
+_WORDS = re.compile(r"[A-Za-z0-9]+")
+_GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
 _COMMENT = re.compile(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
@@ -493,15 +551,27 @@ def _innermost(lines: Sequence[str], li: int) -> bool:
     return True
 
 
+def _open(rest: str) -> bool:
+    """Whether the rest of the input after a message's words is a value cut inside its brackets, on their line
+    ('with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="lin'): a list of any length."""
+    rest = rest.rstrip()
+    return "\n" not in rest and any(rest.count(a) > rest.count(b) for a, b in ("[]", "()", "{}"))
+
+
 def _closes(line: str) -> bool:
     """Whether a source line closes more brackets than it opens: the last line of a statement over several
     lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
     return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
-def root(sig: Signature) -> str:
-    """The message a signature reads: its own, or for a cause, the generic one it refines."""
-    return sig.cause.of[0] if sig.cause is not None and sig.cause.of else sig.id
+def one_message(sigs: Iterable[Signature]) -> bool:
+    """Whether the signatures read one message: a signature's own, or for a cause, one of the generic ones it
+    refines, that all of them read."""
+    common: set[str] | None = None
+    for sig in sigs:
+        own = set(sig.cause.of) if sig.cause is not None and sig.cause.of else {sig.id}
+        common = own if common is None else common & own
+    return common is None or bool(common)
 
 
 # --------------------------------------------------------------------------- shortest distinctive prefixes
@@ -537,7 +607,7 @@ def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "")
     for _w, _a, b in reversed(words(message)[:-1]):
         lines = clean[: start + b].split("\n")
         got = [f for f in reader.read(lines, len(lines) - 1) if isinstance(f, RawMatch)]
-        if not any(f.sig.id == sig.id for f in got) or len({root(f.sig) for f in got}) > 1:
+        if not any(f.sig.id == sig.id for f in got) or not one_message(f.sig for f in got):
             break
         length = b
     return Prefix(sig.id, name, message, length)
