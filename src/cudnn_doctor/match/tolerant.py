@@ -206,8 +206,9 @@ class Tolerant:
         got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         if got is None:
             return None
-        pattern, lo, text, start, end = got
-        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
+        patterns, lo, text, start, end = got
+        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
+        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start, end if whole else -1):
             got = _search(pattern, variant, start + shift, end + shift)
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
@@ -215,6 +216,16 @@ class Tolerant:
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
+
+    def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
+        """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
+        message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
+        tried with its line ended there."""
+        bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
+        for pattern in patterns:
+            for base in bases:
+                for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
+                    yield pattern, variant, shift
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
@@ -225,12 +236,12 @@ class Tolerant:
         got = self._region(idx, where, 0)
         if got is None:
             return False
-        pattern, _lo, text, start, end = got
+        patterns, _lo, text, start, end = got
         if cut != "cut":
             text = text[:end]
-        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
+        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start):
             try:
-                m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
+                m = pattern.search(variant, partial=True, timeout=0.5)
             except (TimeoutError, regex_error()):
                 return False
             if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
@@ -251,21 +262,23 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int, int] | None:
-        """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
+        """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
+        several lines carried on one), and the text it reads a reading in: the reading's lines, the
         signature's window before them (one line at least) and ``after`` lines after them, the reading's words
-        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (pattern,
+        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
         first line, text, the reading's start and end in it)."""
         sig = self.sigs[idx]
+        flat = _flat(sig.regex, "VERBOSE" in sig.flags)
         try:
-            pattern = compile_pattern(sig.regex, folded(sig.flags))
+            patterns = [compile_pattern(source, folded(sig.flags)) for source in dict.fromkeys((sig.regex, flat))]
         except regex_error():
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = _respelt(where.read, self._spelling(idx))
-        return pattern, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+        return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
         """The words of the signature's message and regex, by their stems."""
@@ -447,6 +460,30 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+def _flat(source: str, verbose: bool) -> str:
+    """A regex with each line break it wants (``\\n`` outside a character class) read as a space or a line
+    break: the message given on one line, or broken elsewhere."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            pair = source[i : i + 2]
+            out.append("[ \\n]" if pair == "\\n" and not in_class else pair)
+            i += 2
+            continue
+        if verbose and ch == "#" and not in_class:  # a comment, to its line's end
+            stop = source.find("\n", i)
+            stop = len(source) if stop < 0 else stop
+            out.append(source[i:stop])
+            i = stop
+            continue
+        in_class = (ch == "[") if not in_class else ch != "]"
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
     as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
@@ -512,6 +549,7 @@ _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$"
 _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
+_PROSE_TAIL = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _WORDS = re.compile(r"[A-Za-z0-9]+")
 _GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
