@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -70,9 +70,11 @@ class Tolerant:
 
     # ------------------------------------------------------------------ messages
 
-    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: frozenset[int] = frozenset()) -> Iterator[Found]:
+    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: Mapping[int, Collection[str]] | None = None) -> Iterator[Found]:
         """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
-        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched."""
+        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
+        signatures it matched there."""
+        taken = taken or {}
         hi = len(lines) - 1 if hi is None else hi
         text = "\n".join(lines[lo : hi + 1])
         tw = _rejoined(text, words(text), self.rec.weight)
@@ -89,9 +91,9 @@ class Tolerant:
             if any(c.start <= e and s <= c.end for s, e in spans):
                 continue
             where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
-            if all(li in taken for li in range(where.li_s, where.li_e + 1)):
-                continue
-            got = list(self._reading(c, where, cut=self._cut(c, text, tw, last)))
+            exact = all(li in taken for li in range(where.li_s, where.li_e + 1))  # a regex matched its lines
+            matched = {i for li in range(where.li_s, where.li_e + 1) for i in taken.get(li, ())} if exact else None
+            got = list(self._reading(c, where, self._cut(c, text, tw, last), matched))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
@@ -139,13 +141,17 @@ class Tolerant:
             return "cut" if 0 <= last - c.end <= MAX_VALUE else ""
         return "cut" if c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :]))) else ""
 
-    def _reading(self, c: Chain, where: _Where, cut: str) -> Iterator[Found]:
-        held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
-        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
+    def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
+        """The signatures holding the chain confirmed by their regex (ignoring case), else a cut reading. On
+        lines a regex matched (the signatures ``matched``): only another signature's regex as it reads them, in
+        another case (a wrapper's message lower-cased, its generic's regex ignoring case)."""
+        exact = matched is not None
+        held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
+        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, not exact)) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
         if cut and not confirmed:
-            yield from self._cut_reading(c, where, held, cut)
+            yield from self._cut_reading(c, where, held, cut) if not exact else ()
 
     def _cut_reading(self, c: Chain, where: _Where, held: list[int], cut: str) -> Iterator[Found]:
         """A cut or delimited chain no regex confirms (``held``: the signatures holding its words, their context
@@ -199,16 +205,18 @@ class Tolerant:
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
 
-    def _confirm(self, idx: int, c: Chain, where: _Where) -> tuple[object, int, int] | None:
+    def _confirm(self, idx: int, c: Chain, where: _Where, tolerant: bool = True) -> tuple[object, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
-        that covers the reading (the line breaks kept, then read as spaces; its fixed prefix restored where
-        the text dropped it). Returns (match, first line, last line)."""
+        that covers the reading (with ``tolerant``, also: the line breaks read as spaces, its fixed prefix
+        restored where the text dropped it, a whole message's line ended before the prose after it, ...: the
+        variants of ``_attempts``). Returns (match, first line, last line)."""
         got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         if got is None:
             return None
         patterns, lo, text, start, end = got
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start, end if whole else -1):
+        attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
+        for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift)
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
@@ -222,7 +230,7 @@ class Tolerant:
         message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
         tried with its line ended there."""
         bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
-        for pattern in patterns:
+        for pattern in self._flattened(idx, patterns):
             for base in bases:
                 for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
                     yield pattern, variant, shift
@@ -269,9 +277,8 @@ class Tolerant:
         spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
         first line, text, the reading's start and end in it)."""
         sig = self.sigs[idx]
-        flat = _flat(sig.regex, "VERBOSE" in sig.flags)
         try:
-            patterns = [compile_pattern(source, folded(sig.flags)) for source in dict.fromkeys((sig.regex, flat))]
+            patterns = [compile_pattern(sig.regex, folded(sig.flags))]
         except regex_error():
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
@@ -279,6 +286,18 @@ class Tolerant:
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = _respelt(where.read, self._spelling(idx))
         return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+
+    def _flattened(self, idx: int, patterns: list[Any]) -> Iterator[Any]:
+        """The patterns, then the signature's regex with its message's line breaks read as spaces too (compiled
+        only when the others did not read the text)."""
+        yield from patterns
+        sig = self.sigs[idx]
+        flat = _flat(sig.regex, "VERBOSE" in sig.flags)
+        if flat != sig.regex:
+            try:
+                yield compile_pattern(flat, folded(sig.flags))
+            except regex_error():
+                return
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
         """The words of the signature's message and regex, by their stems."""
@@ -347,7 +366,7 @@ class Tolerant:
 
     # ------------------------------------------------------------------ raising frames
 
-    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: frozenset[int]) -> Iterator[Found]:
+    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
         """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose innermost frame is where
         signatures raise their error and whose message does not follow (it is empty, cut, or missing)."""
         if not self.frames:
@@ -460,16 +479,19 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+@lru_cache(maxsize=1024)
 def _flat(source: str, verbose: bool) -> str:
-    """A regex with each line break it wants (``\\n`` outside a character class) read as a space or a line
-    break: the message given on one line, or broken elsewhere."""
+    """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
+    line break: the message given on one line, or broken elsewhere. A break that ends 'any line' (``[^\\n]*\\n``)
+    or that a lookbehind reads stays: those read the lines around the message, not the message."""
     out: list[str] = []
+    groups: list[bool] = []  # the open groups: whether each is a lookbehind
     i, in_class = 0, False
     while i < len(source):
-        ch = source[i]
+        ch, pair = source[i], source[i : i + 2]
         if ch == "\\":
-            pair = source[i : i + 2]
-            out.append("[ \\n]" if pair == "\\n" and not in_class else pair)
+            line = "".join(out).endswith(_ANY_LINE)
+            out.append("[ \\n]" if pair == "\\n" and not in_class and not line and not any(groups) else pair)
             i += 2
             continue
         if verbose and ch == "#" and not in_class:  # a comment, to its line's end
@@ -478,10 +500,17 @@ def _flat(source: str, verbose: bool) -> str:
             out.append(source[i:stop])
             i = stop
             continue
+        if not in_class and ch == "(":
+            groups.append(source.startswith(("(?<=", "(?<!"), i))
+        elif not in_class and ch == ")" and groups:
+            groups.pop()
         in_class = (ch == "[") if not in_class else ch != "]"
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+_ANY_LINE = ("[^\\n]*", "[^\\n]+", "[^\\n]*?", "[^\\n]+?")
 
 
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
