@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -239,10 +239,17 @@ def log_words() -> tuple[int, dict[str, int]]:
         return 0, {}
 
 
-def weights(templates: Sequence[Sequence[Template]]) -> dict[str, float]:
+def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | None = None) -> dict[str, float]:
     """The information of each word of the templates (``templates``: each signature's): -log2 of how often
-    it is met, over the signatures and the lines of ordinary log text. A number is one bit."""
+    it is met, over the signatures and the lines of ordinary log text (there, as most signatures spell it,
+    ``spelt``: how many spell each word so: 'training', not the 'train' of train.py). A number is one bit."""
     lines, in_logs = log_words()
+    if spelt is not None:
+        usual: dict[str, str] = {}
+        for word, n in sorted(spelt.items()):
+            if n > spelt.get(usual.get(stem(word), ""), 0):
+                usual[stem(word)] = word
+        in_logs = {w: n for w, n in in_logs.items() if usual.get(stem(w)) == w}
     df: dict[str, int] = {}
     for tpls in templates:
         for word in {w for t in tpls for w in t[1:] if w}:
@@ -260,12 +267,21 @@ def index(sigs: Sequence[Signature]) -> dict[str, Any]:
     from ..kb import cache
 
     templates = [list(s.templates) for s in sigs]
-    key = cache.digest(repr(templates).encode("utf-8", "surrogatepass"))
-    return derived("match.templates.index", (key,), lambda _key: _index(templates))  # type: ignore[no-any-return]
+    spelt: dict[str, int] = {}  # how many signatures spell each word so
+    for sig in sigs:
+        for word in {w.lower() for text in _spellings(sig) for w in _WORD.findall(text)}:
+            spelt[word] = spelt.get(word, 0) + 1
+    key = cache.digest(repr((templates, sorted(spelt.items()))).encode("utf-8", "surrogatepass"))
+    return derived("match.templates.index", (key,), lambda _key: _index(templates, spelt))  # type: ignore[no-any-return]
 
 
-def _index(templates: list[list[Template]]) -> dict[str, Any]:
-    weight = weights(templates)
+def _spellings(sig: Signature) -> list[str]:
+    """The texts that spell a signature's message: its canonical message, regex, templates and wordings."""
+    return [sig.signature, sig.regex, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())]
+
+
+def _index(templates: list[list[Template]], spelt: Mapping[str, int] | None = None) -> dict[str, Any]:
+    weight = weights(templates, spelt)
     owner: list[int] = []
     tpls: list[Template] = []
     for sidx, own in enumerate(templates):
