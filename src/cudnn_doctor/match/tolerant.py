@@ -74,7 +74,6 @@ class Tolerant:
         """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
         lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
         signatures it matched there."""
-        taken = taken or {}
         hi = len(lines) - 1 if hi is None else hi
         text = "\n".join(lines[lo : hi + 1])
         tw = _rejoined(text, words(text), self.rec.weight)
@@ -91,9 +90,7 @@ class Tolerant:
             if any(c.start <= e and s <= c.end for s, e in spans):
                 continue
             where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
-            exact = all(li in taken for li in range(where.li_s, where.li_e + 1))  # a regex matched its lines
-            matched = {i for li in range(where.li_s, where.li_e + 1) for i in taken.get(li, ())} if exact else None
-            got = list(self._reading(c, where, self._cut(c, text, tw, last), matched))
+            got = list(self._reading(c, where, self._cut(c, text, tw, last), _matched(taken or {}, where)))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
@@ -479,6 +476,12 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+def _matched(taken: Mapping[int, Collection[str]], where: _Where) -> set[str] | None:
+    """The signatures a regex matched on every line of a reading, or None where one of its lines has none."""
+    lines = range(where.li_s, where.li_e + 1)
+    return {i for li in lines for i in taken[li]} if all(li in taken for li in lines) else None
+
+
 @lru_cache(maxsize=1024)
 def _flat(source: str, verbose: bool) -> str:
     """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
@@ -495,19 +498,24 @@ def _flat(source: str, verbose: bool) -> str:
             i += 2
             continue
         if verbose and ch == "#" and not in_class:  # a comment, to its line's end
-            stop = source.find("\n", i)
-            stop = len(source) if stop < 0 else stop
+            stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
             out.append(source[i:stop])
             i = stop
             continue
-        if not in_class and ch == "(":
-            groups.append(source.startswith(("(?<=", "(?<!"), i))
-        elif not in_class and ch == ")" and groups:
-            groups.pop()
+        if not in_class:
+            _group(source, i, groups)
         in_class = (ch == "[") if not in_class else ch != "]"
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+def _group(source: str, i: int, groups: list[bool]) -> None:
+    """A group opened (whether a lookbehind) or closed at ``source[i]``."""
+    if source[i] == "(":
+        groups.append(source.startswith(("(?<=", "(?<!"), i))
+    elif source[i] == ")" and groups:
+        groups.pop()
 
 
 _ANY_LINE = ("[^\\n]*", "[^\\n]+", "[^\\n]*?", "[^\\n]+?")
