@@ -83,19 +83,32 @@ class Tolerant:
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
-        tries = 0
+        tries, vain = 0, set()  # the spans read in vain (other templates give chains over the same words)
         for c in self._strong(text, tw, ends):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
-            if any(c.start <= e and s <= c.end for s, e in spans):
+            if _overlaps(c, spans) or (c.start, c.end) in vain:
                 continue
             where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
-            got = list(self._reading(c, where, self._cut(c, text, tw, last), _matched(taken or {}, where)))
+            matched = self._matched(c, where, taken or {})
+            if matched is False:
+                continue  # on lines a regex matched, held by no other signature
+            got = list(self._reading(c, where, self._cut(c, text, tw, last), matched))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
             else:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
+                vain.add((c.start, c.end))
                 tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
+
+    def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | None | bool:
+        """The signatures a regex matched on every line of a reading (None where one of its lines has none),
+        or False where no other signature holds the reading's words."""
+        lines = range(where.li_s, where.li_e + 1)
+        if not all(li in taken for li in lines):
+            return None
+        matched = {i for li in lines for i in taken[li]}
+        return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
     def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
         """The chains enough to be read (``_enough``), grown back, strongest first."""
@@ -212,6 +225,8 @@ class Tolerant:
             return None
         patterns, lo, text, start, end = got
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
+        if not tolerant and self._cased(idx, text, start, end):
+            return None  # its regex reads it as it is: the scan declined it for another reason than its case
         attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift)
@@ -221,6 +236,14 @@ class Tolerant:
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
+
+    def _cased(self, idx: int, text: str, start: int, end: int) -> bool:
+        """Whether the signature's regex, in its own case, matches the text over [start, end)."""
+        sig = self.sigs[idx]
+        try:
+            return _search(compile_pattern(sig.regex, sig.flags), text, start, end) is not None
+        except regex_error():
+            return True
 
     def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
@@ -393,6 +416,10 @@ class Tolerant:
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
 
 
+def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(c.start <= e and s <= c.end for s, e in spans)
+
+
 @lru_cache(maxsize=4)
 def recognizer(sigs: tuple[Signature, ...]) -> Recognizer:
     """One recognizer per base (its index: templates.index, kept in the catalog cache)."""
@@ -476,25 +503,19 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
-def _matched(taken: Mapping[int, Collection[str]], where: _Where) -> set[str] | None:
-    """The signatures a regex matched on every line of a reading, or None where one of its lines has none."""
-    lines = range(where.li_s, where.li_e + 1)
-    return {i for li in lines for i in taken[li]} if all(li in taken for li in lines) else None
-
-
 @lru_cache(maxsize=1024)
 def _flat(source: str, verbose: bool) -> str:
     """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
-    line break: the message given on one line, or broken elsewhere. A break that ends 'any line' (``[^\\n]*\\n``)
-    or that a lookbehind reads stays: those read the lines around the message, not the message."""
+    line break: the message given on one line, or broken elsewhere. A break that ends a repeated group ('any
+    lines', ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message
+    (and, read as spaces, would backtrack without end)."""
     out: list[str] = []
     groups: list[bool] = []  # the open groups: whether each is a lookbehind
     i, in_class = 0, False
     while i < len(source):
         ch, pair = source[i], source[i : i + 2]
         if ch == "\\":
-            line = "".join(out).endswith(_ANY_LINE)
-            out.append("[ \\n]" if pair == "\\n" and not in_class and not line and not any(groups) else pair)
+            out.append("[ \\n]" if pair == "\\n" and not in_class and not any(groups) else pair)
             i += 2
             continue
         if verbose and ch == "#" and not in_class:  # a comment, to its line's end
@@ -507,7 +528,7 @@ def _flat(source: str, verbose: bool) -> str:
         in_class = (ch == "[") if not in_class else ch != "]"
         out.append(ch)
         i += 1
-    return "".join(out)
+    return _LINES.sub(r"\1\\n\2", "".join(out))
 
 
 def _group(source: str, i: int, groups: list[bool]) -> None:
@@ -518,7 +539,7 @@ def _group(source: str, i: int, groups: list[bool]) -> None:
         groups.pop()
 
 
-_ANY_LINE = ("[^\\n]*", "[^\\n]+", "[^\\n]*?", "[^\\n]+?")
+_LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
 
 
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
