@@ -1,20 +1,25 @@
 """The tolerant reading: a signature's message found from whatever is left of it, where no regex matched.
 
 One mechanism for every shape people carry a message in: an issue title or a sentence that holds it, other
-casing or spacing, its fixed prefix or suffix dropped, its second half on the next line, a message cut at the
-input's end, a traceback whose message line is empty but whose innermost frame says where it was raised
-(``raised_at``). Its steps:
+casing, spacing or inflection ('Failed to find' for 'Fail to find'), its fixed prefix or suffix dropped, its
+lines joined or broken elsewhere, prose after it, a message cut at the input's end or by an ellipsis, a
+traceback whose message line is empty but whose innermost frame says where it was raised (``raised_at``). Its
+steps:
 
-1. the templates (templates.py) are found as chains of their words (chains.py); a chain counts when it carries
-   at least MIN_BITS and no other word stands where its next or previous word should be on the same line;
+1. the templates (templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
+   when it carries at least MIN_BITS and no other word stands where its next or previous word should be on the
+   same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
-   case, over the lines around the chain (its window; the line breaks kept, then read as spaces), its fixed
-   prefix restored where the text dropped it: confirmed signatures are matches as good as exact ones, with
-   their captures (the ranking then chooses among them as among exact matches);
-3. where none is confirmed, a chain cut by the input's end, or one that read its template to the end, is a
-   finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one message (a
-   signature and the causes behind it) apart from every other: the signatures holding the same words, and the
-   signature's counter-examples (``lookalikes``), which say as much. Otherwise, a near miss naming them.
+   case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
+   then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
+   the text dropped it, the prose before or after a whole message on its line taken off: confirmed
+   signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
+   among exact matches). On lines a regex matched, only another signature that its case kept off is read;
+3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
+   the end, is a finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one
+   message (a signature and the causes behind it) apart from every other: the signatures holding the same
+   words, and the signature's counter-examples (``lookalikes``) that say as much after the same word.
+   Otherwise, a near miss naming them.
 """
 
 from __future__ import annotations
