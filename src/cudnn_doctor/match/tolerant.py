@@ -108,10 +108,13 @@ class Tolerant:
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | None | bool:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
-        or False where no other signature holds the reading's words."""
+        or False where the reading is not re-cased (lower, upper or capitalized) or no other signature holds
+        its words."""
         lines = range(where.li_s, where.li_e + 1)
         if not all(li in taken for li in lines):
             return None
+        if where.read not in (where.read.lower(), where.read.upper(), _WORDS.sub(lambda m: m.group(0).capitalize(), where.read)):
+            return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
