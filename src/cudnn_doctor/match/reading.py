@@ -137,7 +137,10 @@ class Reader:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched and not on a traceback's source line whose message follows."""
         lines = block.lines()
-        taken = frozenset(li - block.first for start, end, _ in exact for li in range(start, end + 1))
+        taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
+        for start, end, sig_id in exact:
+            for li in range(start - block.first, end - block.first + 1):
+                taken.setdefault(li, set()).add(sig_id)
         near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
         for start, _end, sig_id in exact:
             near.setdefault(sig_id, []).append(start - block.first)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import JSONData, compile_pattern, derived, regex_error
@@ -32,6 +33,8 @@ MAX_SPAN = 600  # characters of a message a template is derived from
 MAX_TEMPLATES = 40
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
 _WORD = re.compile(r"[A-Za-z0-9]+")
+_SUFFIXES = ("es", "s", "ing", "ed", "e")
+_KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
 FORMAT = re.compile(
     r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
@@ -51,8 +54,24 @@ Template = tuple[str, ...]  # (head, *words)
 
 
 def words(text: str) -> list[tuple[str, int, int]]:
-    """The words of ``text`` (runs of ASCII letters and digits), lower-cased, with their spans."""
-    return [(m.group(0).lower(), m.start(), m.end()) for m in _WORD.finditer(text)]
+    """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
+    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
+    as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
+    a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
+    any of them, and from a stem)."""
+    while len(word) > 2 and word.isalpha():
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith(_KEPT):
+                word = word[: -len(suffix)]
+                break
+        else:
+            return word
+    return word
 
 
 def _squeeze(items: Iterable[str]) -> tuple[str, ...]:
@@ -220,16 +239,26 @@ def log_words() -> tuple[int, dict[str, int]]:
         return 0, {}
 
 
-def weights(templates: Sequence[Sequence[Template]]) -> dict[str, float]:
+def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | None = None) -> dict[str, float]:
     """The information of each word of the templates (``templates``: each signature's): -log2 of how often
-    it is met, over the signatures and the lines of ordinary log text. A number is one bit."""
+    it is met, over the signatures and the lines of ordinary log text (there, as most signatures spell it,
+    ``spelt``: how many spell each word so: 'training', not the 'train' of train.py). A number is one bit."""
     lines, in_logs = log_words()
+    if spelt is not None:
+        usual: dict[str, str] = {}
+        for word, n in sorted(spelt.items()):
+            if n > spelt.get(usual.get(stem(word), ""), 0):
+                usual[stem(word)] = word
+        in_logs = {w: n for w, n in in_logs.items() if usual.get(stem(w)) == w}
     df: dict[str, int] = {}
     for tpls in templates:
         for word in {w for t in tpls for w in t[1:] if w}:
             df[word] = df.get(word, 0) + 1
     total = len(templates) + lines + 1
-    return {w: 1.0 if w.isdigit() else math.log2(total / (n + in_logs.get(w, 0) + 1)) for w, n in df.items()}
+    logs: dict[str, int] = {}
+    for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
+        logs[stem(word)] = logs.get(stem(word), 0) + n
+    return {w: 1.0 if w.isdigit() else math.log2(total / (n + logs.get(w, 0) + 1)) for w, n in df.items()}
 
 
 def index(sigs: Sequence[Signature]) -> dict[str, Any]:
@@ -238,12 +267,21 @@ def index(sigs: Sequence[Signature]) -> dict[str, Any]:
     from ..kb import cache
 
     templates = [list(s.templates) for s in sigs]
-    key = cache.digest(repr(templates).encode("utf-8", "surrogatepass"))
-    return derived("match.templates.index", (key,), lambda _key: _index(templates))  # type: ignore[no-any-return]
+    spelt: dict[str, int] = {}  # how many signatures spell each word so
+    for sig in sigs:
+        for word in {w.lower() for text in _spellings(sig) for w in _WORD.findall(text)}:
+            spelt[word] = spelt.get(word, 0) + 1
+    key = cache.digest(repr((templates, sorted(spelt.items()))).encode("utf-8", "surrogatepass"))
+    return derived("match.templates.index", (key,), lambda _key: _index(templates, spelt))  # type: ignore[no-any-return]
 
 
-def _index(templates: list[list[Template]]) -> dict[str, Any]:
-    weight = weights(templates)
+def _spellings(sig: Signature) -> list[str]:
+    """The texts that spell a signature's message: its canonical message, regex, templates and wordings."""
+    return [sig.signature, sig.regex, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())]
+
+
+def _index(templates: list[list[Template]], spelt: Mapping[str, int] | None = None) -> dict[str, Any]:
+    weight = weights(templates, spelt)
     owner: list[int] = []
     tpls: list[Template] = []
     for sidx, own in enumerate(templates):

@@ -1,27 +1,32 @@
 """The tolerant reading: a signature's message found from whatever is left of it, where no regex matched.
 
 One mechanism for every shape people carry a message in: an issue title or a sentence that holds it, other
-casing or spacing, its fixed prefix or suffix dropped, its second half on the next line, a message cut at the
-input's end, a traceback whose message line is empty but whose innermost frame says where it was raised
-(``raised_at``). Its steps:
+casing, spacing or inflection ('Failed to find' for 'Fail to find'), its fixed prefix or suffix dropped, its
+lines joined or broken elsewhere, prose after it, a message cut at the input's end or by an ellipsis, a
+traceback whose message line is empty but whose innermost frame says where it was raised (``raised_at``). Its
+steps:
 
-1. the templates (templates.py) are found as chains of their words (chains.py); a chain counts when it carries
-   at least MIN_BITS and no other word stands where its next or previous word should be on the same line;
+1. the templates (templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
+   when it carries at least MIN_BITS and no other word stands where its next or previous word should be on the
+   same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
-   case, over the lines around the chain (its window; the line breaks kept, then read as spaces), its fixed
-   prefix restored where the text dropped it: confirmed signatures are matches as good as exact ones, with
-   their captures (the ranking then chooses among them as among exact matches);
-3. where none is confirmed, a chain cut by the input's end, or one that read its template to the end, is a
-   finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one message (a
-   signature and the causes behind it) apart from every other: the signatures holding the same words, and the
-   signature's counter-examples (``lookalikes``), which say as much. Otherwise, a near miss naming them.
+   case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
+   then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
+   the text dropped it, the prose before or after a whole message on its line taken off: confirmed
+   signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
+   among exact matches). On lines a regex matched, only another signature that its case kept off is read;
+3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
+   the end, is a finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one
+   message (a signature and the causes behind it) apart from every other: the signatures holding the same
+   words, and the signature's counter-examples (``lookalikes``) that say as much after the same word.
+   Otherwise, a near miss naming them.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -32,7 +37,7 @@ from ..model import Signature
 from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
-from .templates import FORMAT, HEAD, START_BITS, index, message_span, words
+from .templates import FORMAT, HEAD, START_BITS, index, message_span, stem, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
 # a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
@@ -60,6 +65,7 @@ class Tolerant:
         self._holding = self.rec.held
         self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
         self._bits: dict[int, float] = {}  # a template's information
+        self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -69,9 +75,10 @@ class Tolerant:
 
     # ------------------------------------------------------------------ messages
 
-    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: frozenset[int] = frozenset()) -> Iterator[Found]:
+    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: Mapping[int, Collection[str]] | None = None) -> Iterator[Found]:
         """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
-        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched."""
+        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
+        signatures it matched there."""
         hi = len(lines) - 1 if hi is None else hi
         text = "\n".join(lines[lo : hi + 1])
         tw = _rejoined(text, words(text), self.rec.weight)
@@ -81,21 +88,35 @@ class Tolerant:
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
-        tries = 0
+        tries, vain = 0, set()  # the spans read in vain (other templates give chains over the same words)
         for c in self._strong(text, tw, ends):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
-            if any(c.start <= e and s <= c.end for s, e in spans):
+            if _overlaps(c, spans) or (c.start, c.end) in vain:
                 continue
             where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
-            if all(li in taken for li in range(where.li_s, where.li_e + 1)):
-                continue
-            got = list(self._reading(c, where, cut=self._cut(c, text, tw, last)))
+            matched = self._matched(c, where, taken or {})
+            if matched is False:
+                continue  # on lines a regex matched, held by no other signature
+            got = list(self._reading(c, where, self._cut(c, text, tw, last), matched))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
             else:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
+                vain.add((c.start, c.end))
                 tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
+
+    def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | None | bool:
+        """The signatures a regex matched on every line of a reading (None where one of its lines has none),
+        or False where the reading is not re-cased (lower, upper or capitalized) or no other signature holds
+        its words."""
+        lines = range(where.li_s, where.li_e + 1)
+        if not all(li in taken for li in lines):
+            return None
+        if where.read not in (where.read.lower(), where.read.upper(), _WORDS.sub(lambda m: m.group(0).capitalize(), where.read)):
+            return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
+        matched = {i for li in lines for i in taken[li]}
+        return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
     def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
         """The chains enough to be read (``_enough``), grown back, strongest first."""
@@ -106,7 +127,7 @@ class Tolerant:
 
     def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
         """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or most of a short message
-        that no other message of the base holds (its signatures share one root)."""
+        that no other message of the base holds (its signatures read one message)."""
         if c.bits < SHORT_BITS or self._contradicted(c, tw, text, ends):
             return False
         if c.bits >= MIN_BITS:
@@ -117,14 +138,18 @@ class Tolerant:
         read = self.rec.words_of(c)
         if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
             return False
-        return len({root(self.sigs[i]) for i in self.holding(read)}) == 1
+        held = self.holding(read)
+        return bool(held) and one_message(self.sigs[i] for i in held)
 
     def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> str:
         """Where the chain stops where the message was cut ("cut": at the input's end, in the value its
-        template expects next at most, or before an ellipsis) or where its quotes close ("quoted": the message
-        as prose or a title carries it, '... says "hx is not contiguous" while ...'); "" elsewhere."""
-        if c.part or _ELLIPSIS.match(text, tw[c.end][2]):
-            return "cut"  # a word cut short at a line's end (a title cut, a body after it), or an ellipsis
+        template expects next at most; "ellipsis": before one, prose may follow), or where its quotes close
+        ("quoted": the message as prose or a title carries it, '... says "hx is not contiguous" while ...');
+        "" elsewhere."""
+        if c.part:
+            return "cut"  # a word cut short at a line's end (a title cut, a body after it)
+        if _ELLIPSIS.match(text, tw[c.end][2]):
+            return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
         if _delimited(text, tw[c.start][1], tw[c.end][2]):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
         if last < 0:
@@ -132,38 +157,46 @@ class Tolerant:
         nxt = self.rec.next_word(c.tid, c.last)
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
             return "cut" if 0 <= last - c.end <= MAX_VALUE else ""
-        return "cut" if c.end == last or (nxt[1] and not c.part and last - c.end <= MAX_VALUE) else ""
+        return "cut" if c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :]))) else ""
 
-    def _reading(self, c: Chain, where: _Where, cut: str) -> Iterator[Found]:
-        held = [i for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
-        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where)) is not None]
+    def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
+        """The signatures holding the chain confirmed by their regex (ignoring case), else a cut reading. On
+        lines a regex matched (the signatures ``matched``): only another signature's regex as it reads them, in
+        another case (a wrapper's message lower-cased, its generic's regex ignoring case)."""
+        exact = matched is not None
+        held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
+        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, not exact)) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
         if cut and not confirmed:
-            yield from self._cut_reading(c, where, held, cut == "quoted")
+            yield from self._cut_reading(c, where, held, cut) if not exact else ()
 
-    def _cut_reading(self, c: Chain, where: _Where, held: list[int], quoted: bool) -> Iterator[Found]:
+    def _cut_reading(self, c: Chain, where: _Where, held: list[int], cut: str) -> Iterator[Found]:
         """A cut or delimited chain no regex confirms (``held``: the signatures holding its words, their context
         passed): a finding marked cut where it tells one message apart, else near misses naming what it could be."""
-        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, quoted) and not self._lookalike(self.sigs[i], c)]
+        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
         if not sigs:
             return
-        if len({root(s) for s in sigs}) > 1 and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
+        if not one_message(sigs) and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
             reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
             for sig in sigs[:4]:
                 yield Miss(sig, "", where.li_s, reason)
             return
-        nxt = self._expected_next(c)
+        nxt = self._expected_next(c, sigs[0], where.read)
         for sig in sigs:
             record = _cut_record(sig, where.read, nxt or None)
             yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
 
-    def _expected_next(self, c: Chain) -> str:
-        """The template's words after where the chain was cut (the rest of its cut word first)."""
+    def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first), as the
+        signature's message spells them (the template holds their stems)."""
+        spelt = {stem(raw): raw for raw in _WORDS.findall(f"{sig.signature} {read}".lower())}
         tpl = self.rec.tpls[c.tid]
-        nxt = " ".join(w for w in tpl[c.last + 1 : c.last + 4] if w)
+        nxt = " ".join(spelt.get(w, w) for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
-            nxt = (tpl[c.last][len(c.part) :] + " " + nxt).strip()
+            cut = _WORDS.findall(read.lower())[-1:] or [c.part]
+            whole = spelt.get(tpl[c.last], tpl[c.last])
+            nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
@@ -190,16 +223,20 @@ class Tolerant:
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
 
-    def _confirm(self, idx: int, c: Chain, where: _Where) -> tuple[object, int, int] | None:
+    def _confirm(self, idx: int, c: Chain, where: _Where, tolerant: bool = True) -> tuple[object, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
-        that covers the reading (the line breaks kept, then read as spaces; its fixed prefix restored where
-        the text dropped it). Returns (match, first line, last line)."""
+        that covers the reading (with ``tolerant``, also: the line breaks read as spaces, its fixed prefix
+        restored where the text dropped it, a whole message's line ended before the prose after it, ...: the
+        variants of ``_attempts``). Returns (match, first line, last line)."""
         got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         if got is None:
             return None
-        pattern, lo, text, start = got
-        end = start + len(where.read)
-        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
+        patterns, lo, text, start, end = got
+        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
+        if not tolerant and self._cased(idx, text, start, end):
+            return None  # its regex reads it as it is: the scan declined it for another reason than its case
+        attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
+        for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift)
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
@@ -208,24 +245,43 @@ class Tolerant:
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
 
-    def _reads_to_end(self, idx: int, c: Chain, where: _Where, quoted: bool = False) -> bool:
+    def _cased(self, idx: int, text: str, start: int, end: int) -> bool:
+        """Whether the signature's regex, in its own case, matches the text over [start, end)."""
+        sig = self.sigs[idx]
+        try:
+            return _search(compile_pattern(sig.regex, sig.flags), text, start, end) is not None
+        except regex_error():
+            return True
+
+    def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
+        """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
+        message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
+        tried with its line ended there."""
+        bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
+        for pattern in self._flattened(idx, patterns):
+            for base in bases:
+                for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
+                    yield pattern, variant, shift
+
+    def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
-        reading ends at its delimiter; one the regex cannot read may be a whole message all the same
-        (``_whole``)."""
+        reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
+        be a whole message all the same (``_whole``)."""
+        quoted = cut == "quoted"
         got = self._region(idx, where, 0)
         if got is None:
             return False
-        pattern, _lo, text, start = got
-        if quoted:
-            text = text[: start + len(where.read)]
-        for variant, shift in _variants(text, start, self._heads(idx, c, text, start), self.rec.weight):
+        patterns, _lo, text, start, end = got
+        if cut != "cut":
+            text = text[:end]
+        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start):
             try:
-                m = pattern.search(variant, partial=True, timeout=0.5)  # type: ignore[attr-defined]
+                m = pattern.search(variant, partial=True, timeout=0.5)
             except (TimeoutError, regex_error()):
                 return False
-            if m is not None and (m.partial or quoted) and m.start() <= start + shift:
-                return True  # (a quoted message may be whole where its delimiter cuts the text)
+            if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
+                return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
         return quoted and self._whole(c, where)
 
     def _whole(self, c: Chain, where: _Where) -> bool:
@@ -242,18 +298,45 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[object, int, str, int] | None:
-        """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
-        signature's window before them (one line at least) and ``after`` lines after them. Returns (pattern,
-        first line, text, the reading's offset in it)."""
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
+        """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
+        several lines carried on one), and the text it reads a reading in: the reading's lines, the
+        signature's window before them (one line at least) and ``after`` lines after them, the reading's words
+        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
+        first line, text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         try:
-            pattern = compile_pattern(sig.regex, folded(sig.flags))
+            patterns = [compile_pattern(sig.regex, folded(sig.flags))]
         except regex_error():
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
-        return pattern, lo, text, sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
+        start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
+        read = _respelt(where.read, self._spelling(idx))
+        return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+
+    def _flattened(self, idx: int, patterns: list[Any]) -> Iterator[Any]:
+        """The patterns, then the signature's regex with its message's line breaks read as spaces too (compiled
+        only when the others did not read the text)."""
+        yield from patterns
+        sig = self.sigs[idx]
+        flat = _flat(sig.regex, "VERBOSE" in sig.flags)
+        if flat != sig.regex:
+            try:
+                yield compile_pattern(flat, folded(sig.flags))
+            except regex_error():
+                return
+
+    def _spelling(self, idx: int) -> dict[str, list[str]]:
+        """The words of the signature's message and regex, by their stems."""
+        got = self._spelt.get(idx)
+        if got is None:
+            sig = self.sigs[idx]
+            got = self._spelt[idx] = {}
+            for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                for raw in _WORDS.findall(text.lower()):
+                    got.setdefault(stem(raw), []).append(raw)
+        return got
 
     def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
         """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
@@ -264,11 +347,13 @@ class Tolerant:
         own = (t[0] for i, t in enumerate(self.rec.tpls) if self.rec.owner[i] == idx)
         return list(dict.fromkeys(h for h in own if h))
 
-    def _lookalike(self, sig: Signature, c: Chain) -> bool:
+    def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
         the signature from that other message."""
         read = self.rec.words_of(c)
-        return any(holds(read, look) for look in sig.lookalikes)
+        line = where.lines[where.li_s][: where.col]
+        before = stem(_WORDS.findall(line)[-1].lower()) if _WORDS.search(line) else None
+        return any(_says(read, look, before) for look in sig.lookalikes)
 
     def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
         """Whether the text has, on the same line, another word where the template's next word should be, or
@@ -309,7 +394,7 @@ class Tolerant:
 
     # ------------------------------------------------------------------ raising frames
 
-    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: frozenset[int]) -> Iterator[Found]:
+    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
         """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose innermost frame is where
         signatures raise their error and whose message does not follow (it is empty, cut, or missing)."""
         if not self.frames:
@@ -322,7 +407,7 @@ class Tolerant:
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if not sigs:
                 continue
-            if len({root(s) for s in sigs}) > 1:
+            if not one_message(sigs):
                 reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
                 for sig in sigs[:4]:
                     yield Miss(sig, "", li, reason)
@@ -337,6 +422,10 @@ class Tolerant:
         path = (frame.group("path") or frame.group("path2")).replace("\\", "/")
         function = frame.group("func") or ""
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
+
+
+def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(c.start <= e and s <= c.end for s, e in spans)
 
 
 @lru_cache(maxsize=4)
@@ -387,10 +476,15 @@ def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]
     """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
     line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at')."""
     out = []
-    for (w, _a, b), (w2, a2, _b) in pairwise(tw):
-        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and w + w2 in known:
+    for (_w, a, b), (_w2, a2, b2) in pairwise(tw):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known:
             out.append(b)
     return out
+
+
+def _joined(text: str, a: int, b: int, b2: int) -> str:
+    """The word a hard wrap split at ``b`` (a line break), read as one."""
+    return stem((text[a:b] + text[b + 1 : b2]).lower())
 
 
 def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
@@ -401,7 +495,7 @@ def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) 
     out: list[tuple[str, int, int]] = []
     for w, a, b in tw:
         if out and out[-1][2] in cuts and a == out[-1][2] + 1:
-            out[-1] = (out[-1][0] + w, out[-1][1], b)
+            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
         else:
             out.append((w, a, b))
     return out
@@ -417,6 +511,61 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+@lru_cache(maxsize=1024)
+def _flat(source: str, verbose: bool) -> str:
+    """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
+    line break: the message given on one line, or broken elsewhere. A break that ends a repeated group ('any
+    lines', ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message
+    (and, read as spaces, would backtrack without end)."""
+    out: list[str] = []
+    groups: list[bool] = []  # the open groups: whether each is a lookbehind
+    i, in_class = 0, False
+    while i < len(source):
+        ch, pair = source[i], source[i : i + 2]
+        if ch == "\\":
+            out.append("[ \\n]" if pair == "\\n" and not in_class and not any(groups) else pair)
+            i += 2
+            continue
+        if verbose and ch == "#" and not in_class:  # a comment, to its line's end
+            stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
+            out.append(source[i:stop])
+            i = stop
+            continue
+        if not in_class:
+            _group(source, i, groups)
+        in_class = (ch == "[") if not in_class else ch != "]"
+        out.append(ch)
+        i += 1
+    return _LINES.sub(r"\1\\n\2", "".join(out))
+
+
+def _group(source: str, i: int, groups: list[bool]) -> None:
+    """A group opened (whether a lookbehind) or closed at ``source[i]``."""
+    if source[i] == "(":
+        groups.append(source.startswith(("(?<=", "(?<!"), i))
+    elif source[i] == ")" and groups:
+        groups.pop()
+
+
+_LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
+
+
+def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
+    """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
+    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
+    before it spaced ('{{node x}}with these attrs')."""
+
+    def one(m: re.Match[str]) -> str:
+        raw = m.group(0)
+        low = raw.lower()
+        known = spelling.get(stem(low))
+        if not known or low in known:
+            return raw
+        return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
+
+    return _GLUED.sub(" ", _WORDS.sub(one, read))
+
+
 def _search(pattern: object, text: str, start: int, end: int) -> object | None:
     """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None."""
     try:
@@ -428,6 +577,16 @@ def _search(pattern: object, text: str, start: int, end: int) -> object | None:
     except (TimeoutError, regex_error()):
         return None
     return None
+
+
+def _says(read: Sequence[str], look: Sequence[str], before: str | None) -> bool:
+    """Whether a lookalike holds the words read, where the text does not say another word right before them
+    on their line than the lookalike does (a source line's 'if "Failed to call ...' is not the message of an
+    'InternalError: Failed to call ...')."""
+    for i, word in enumerate(look):
+        if word == read[0] and holds(("\0", *read), ("\0", *look[i:])) and (i == 0 or before is None or look[i - 1] == before):
+            return True
+    return False
 
 
 def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
@@ -456,6 +615,9 @@ _EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$"
 _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
+_PROSE_TAIL = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
+_WORDS = re.compile(r"[A-Za-z0-9]+")
+_GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
 _COMMENT = re.compile(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
@@ -493,15 +655,27 @@ def _innermost(lines: Sequence[str], li: int) -> bool:
     return True
 
 
+def _open(rest: str) -> bool:
+    """Whether the rest of the input after a message's words is a value cut inside its brackets, on their line
+    ('with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="lin'): a list of any length."""
+    rest = rest.rstrip()
+    return "\n" not in rest and any(rest.count(a) > rest.count(b) for a, b in ("[]", "()", "{}"))
+
+
 def _closes(line: str) -> bool:
     """Whether a source line closes more brackets than it opens: the last line of a statement over several
     lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
     return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
-def root(sig: Signature) -> str:
-    """The message a signature reads: its own, or for a cause, the generic one it refines."""
-    return sig.cause.of[0] if sig.cause is not None and sig.cause.of else sig.id
+def one_message(sigs: Iterable[Signature]) -> bool:
+    """Whether the signatures read one message: a signature's own, or for a cause, one of the generic ones it
+    refines, that all of them read."""
+    common: set[str] | None = None
+    for sig in sigs:
+        own = set(sig.cause.of) if sig.cause is not None and sig.cause.of else {sig.id}
+        common = own if common is None else common & own
+    return common is None or bool(common)
 
 
 # --------------------------------------------------------------------------- shortest distinctive prefixes
@@ -537,7 +711,7 @@ def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "")
     for _w, _a, b in reversed(words(message)[:-1]):
         lines = clean[: start + b].split("\n")
         got = [f for f in reader.read(lines, len(lines) - 1) if isinstance(f, RawMatch)]
-        if not any(f.sig.id == sig.id for f in got) or len({root(f.sig) for f in got}) > 1:
+        if not any(f.sig.id == sig.id for f in got) or not one_message(f.sig for f in got):
             break
         length = b
     return Prefix(sig.id, name, message, length)
