@@ -9,6 +9,8 @@ The whole base is ``@pytest.mark.exhaustive`` (.ci/run); the default run takes a
 
 from __future__ import annotations
 
+import math
+import zlib
 from collections.abc import Iterator
 
 import pytest
@@ -25,7 +27,7 @@ from test_census import COVERED, render
 
 CATALOG = catalogs.builtin()
 READER = Tolerant(CATALOG.signatures, Matcher(CATALOG).evidence)
-SAMPLE = 15  # the default run: every SAMPLE-th example
+SAMPLE = 15  # the default run: one example in SAMPLE (by a hash of its id and name)
 # the share of cases a form may still miss (issue 27's goal is none): a ratchet at what the mechanism gives.
 # The whole base (the exhaustive run) measured on c49028d title 72/1715, lower 36/1715, upper 9/1715, capitalized
 # 14/1715, bare 96/795, split 157/1695, cut 98/7793, emptied 16/64; with the tolerant reading of short messages
@@ -64,9 +66,9 @@ def _texts() -> Iterator[tuple[Signature, str, str]]:
 
 def _cases(every: int) -> Iterator[tuple[Signature, str, str, int, int]]:
     """(signature, example name, clean text, message start, end) of every ``every``-th example."""
-    for n, (sig, name, text) in enumerate(_texts()):
-        if n % every:
-            continue
+    for sig, name, text in _texts():
+        if every > 1 and zlib.crc32(f"{sig.id} {name}".encode()) % every:
+            continue  # a sample by the example's name: the same examples whatever signatures are added
         clean = clean_text(text)
         got = message(compile_pattern(sig.regex, sig.flags), clean, sig.prefilter or (sig.signature,))
         if got is not None:
@@ -108,7 +110,11 @@ def _check(every: int) -> None:
     counts, misses = _run(every)
     report = "\n".join(misses[:80])
     for how, (cases, missed) in counts.items():
-        assert missed <= MISS_RATE[how] * cases + 1, f"{how}: {missed} of {cases} miss\n{report}"
+        expected = MISS_RATE[how] * cases
+        # the whole base is held to the ratchet; a sample (which examples it holds shifts as signatures are
+        # added) to the ratchet plus two standard deviations of the count a sample of that size draws
+        allowed = expected + 1 + (2 * math.sqrt(expected) if every > 1 else 0)
+        assert missed <= allowed, f"{how}: {missed} of {cases} miss\n{report}"
 
 
 def test_a_sample_of_the_examples_in_every_form() -> None:
