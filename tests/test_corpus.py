@@ -17,9 +17,9 @@ import re
 from pathlib import Path
 
 import pytest
-from forms import lower, title, upper  # tests/ is on sys.path (rootdir-based imports)
 
 from cudnn_doctor import diagnose
+from forms import lower, title, upper  # tests/ is on sys.path (rootdir-based imports)
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
 NOTHING_AT_ALL = {"neg_clean_training_log", "neg_nccl_timeout"}

@@ -106,7 +106,7 @@ class Tolerant:
                 vain.add((c.start, c.end))
                 tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
 
-    def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | None | bool:
+    def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
         or False where the reading is not re-cased (lower, upper or capitalized) or no other signature holds
         its words."""
