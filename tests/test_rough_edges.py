@@ -417,6 +417,7 @@ def test_a_process_that_diagnoses_again_and_again_loads_the_catalog_once(warm_ca
     entry = next(warm_cache.glob("catalog-*"))
     entry.write_bytes(entry.read_bytes())  # another process wrote it again: read again
     assert compiled.load_catalog() is not first
+    monkeypatch.setenv("CUDNN_DOCTOR_CACHE_DIR", str(tmp_path / "cache"))  # not the shared warm cache's directory
     for i in range(compiled.MAX_LOADED + 3):
         d = _user_sigs(tmp_path / str(i))
         compiled.load_catalog([d], builtin=False, use_env=False)  # one signature each: a cheap distinct catalog
