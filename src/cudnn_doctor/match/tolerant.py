@@ -25,6 +25,7 @@ steps:
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or se
 # SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
 SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
 MAX_READINGS = 8  # per text: the strongest, apart
+SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
+SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
 # chains read in vain per text, at most (one more per TRY_CHARS of the lines around each): each costs a few regex
 # searches over its lines' window (~5 ms; ~90 ms among 500-character lines), and a line repeated hundreds of
 # times gives as many chains (48 s for 8 KB of a repeated warning, issue 30's fuzz run); over the base's
@@ -66,6 +69,7 @@ class Tolerant:
         self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
         self._bits: dict[int, float] = {}  # a template's information
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
+        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -80,6 +84,7 @@ class Tolerant:
         lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
         signatures it matched there."""
         hi = len(lines) - 1 if hi is None else hi
+        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
         tw = _rejoined(text, words(text), self.rec.weight)
         if not tw:
@@ -237,7 +242,7 @@ class Tolerant:
             return None  # its regex reads it as it is: the scan declined it for another reason than its case
         attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
         for pattern, variant, shift in attempts:
-            got = _search(pattern, variant, start + shift, end + shift)
+            got = _search(pattern, variant, start + shift, end + shift, self._timeout())
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
             if got is not None:
@@ -245,11 +250,15 @@ class Tolerant:
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
 
+    def _timeout(self) -> float:
+        """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
+        return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
+
     def _cased(self, idx: int, text: str, start: int, end: int) -> bool:
         """Whether the signature's regex, in its own case, matches the text over [start, end)."""
         sig = self.sigs[idx]
         try:
-            return _search(compile_pattern(sig.regex, sig.flags), text, start, end) is not None
+            return _search(compile_pattern(sig.regex, sig.flags), text, start, end, self._timeout()) is not None
         except regex_error():
             return True
 
@@ -276,8 +285,9 @@ class Tolerant:
         if cut != "cut":
             text = text[:end]
         for pattern, variant, shift in self._attempts(idx, c, patterns, text, start):
+            timeout = self._timeout()
             try:
-                m = pattern.search(variant, partial=True, timeout=0.5)
+                m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
             except (TimeoutError, regex_error()):
                 return False
             if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
@@ -468,7 +478,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
         yield text[:start] + head + text[start:], 0
     line_start = text.rfind("\n", 0, start) + 1
     head = text[line_start:start]
-    if _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
+    if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
         yield text[:line_start] + text[start:], line_start - start
 
 
@@ -566,10 +576,13 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
     return _GLUED.sub(" ", _WORDS.sub(one, read))
 
 
-def _search(pattern: object, text: str, start: int, end: int) -> object | None:
-    """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None."""
+def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
+    """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None (also when the
+    search runs past ``timeout`` seconds, or none is left)."""
+    if timeout <= 0:
+        return None
     try:
-        for m in pattern.finditer(text, timeout=0.5):  # type: ignore[attr-defined]
+        for m in pattern.finditer(text, timeout=timeout):  # type: ignore[attr-defined]
             if m.start() < end and m.end() > start and m.end() > m.start():
                 return m
             if m.start() >= end:
@@ -621,6 +634,7 @@ _GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
 _COMMENT = re.compile(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
+PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
 _PROSE_HEAD = re.compile(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
 
 
