@@ -20,13 +20,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..kb.patterns import LazyRe, compile_pattern
+from ..kb.patterns import LazyRe
 from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround, specificity
 
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
@@ -327,7 +326,7 @@ def _absorbed(group: list[Finding], lookup: Callable[[str], Signature | None] | 
         reach = f.first.line - f.signature.context.lines_before
         for e in group:
             upstream = e.count == 1 and reach <= e.first.line < f.first.line and e.signature.cause is None
-            if upstream and id(e) not in gone and _evidence_line(f.signature, e.first.text) and any(
+            if upstream and id(e) not in gone and _read_as_evidence(f, e.first.text) and any(
                 causes(e.signature, s) for s in symptoms
             ):
                 f.related = sorted({*f.related, e.signature.id, *e.related} - {f.signature.id})
@@ -335,14 +334,14 @@ def _absorbed(group: list[Finding], lookup: Callable[[str], Signature | None] | 
     return gone
 
 
-def _evidence_line(sig: Signature, text: str) -> bool:
-    """Whether one of the signature's own required context patterns (not a shared ``@set``) matches ``text``."""
-    for item in sig.context.require_any:
-        if not item.startswith("@"):
-            with contextlib.suppress(Exception):  # a budget overrun or a pattern this engine refuses: not evidence
-                if compile_pattern(item, ("IGNORECASE",)).search(text, timeout=0.1):
-                    return True
-    return False
+def _read_as_evidence(f: Finding, text: str) -> bool:
+    """Whether the text its context check found for one of the signature's own ``require_any`` patterns (not a
+    shared ``@set``: the matcher keeps it first in ``evidence``) and ``text`` (another match's) are one stretch of
+    a line: either holds the other."""
+    required = f.signature.context.require_any
+    if not required or any(item.startswith("@") for item in required) or not f.evidence:
+        return False
+    return f.evidence[0] in text or text in f.evidence[0]
 
 
 def _leads_of(cause: Finding, lookup: Callable[[str], Signature | None] | None) -> set[str]:
