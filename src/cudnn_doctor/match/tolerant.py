@@ -245,6 +245,8 @@ class Tolerant:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
             if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
                 got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
+            if got is not None and got.end() <= start + max(0, len(variant) - len(text)):
+                got = None  # a prefix put back (the only longer variant): a match inside it alone read nothing of the text
             if got is not None:
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
