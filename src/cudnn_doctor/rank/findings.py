@@ -138,6 +138,8 @@ def causes(a: Signature, b: Signature) -> bool:
         return True
     if a.cause is not None and b.id in a.cause.of:
         return True
+    if a.cause is None and a.differential:  # a status with candidates of its own (a framework's wrapper of b's
+        return False  # status): the same error in other words, not a cause before it
     return any(e.signature == a.id for e in b.differential)
 
 
