@@ -243,11 +243,7 @@ class Tolerant:
         attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
-            if got is not None and shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
-                got = None  # the spaced variant: only a message broken over lines (a lookbehind reads the breaks)
-            if got is not None and got.end() <= start + max(0, len(variant) - len(text)):
-                got = None  # a prefix put back (the only longer variant): a match inside it alone read nothing of the text
-            if got is not None:
+            if got is not None and _reads_text(got, text, variant, start, shift):
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
@@ -576,6 +572,15 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
     return _GLUED.sub(" ", _WORDS.sub(one, read))
+
+
+def _reads_text(got: Any, text: str, variant: str, start: int, shift: int) -> bool:
+    """Whether a match in a variant of ``text`` reads the text itself: in the spaced variant, only a message
+    broken over lines (a lookbehind reads the breaks); in one with a prefix put back (the only longer
+    variant), more than the prefix alone."""
+    if shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
+        return False
+    return got.end() > start + max(0, len(variant) - len(text))
 
 
 def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
