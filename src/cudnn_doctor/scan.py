@@ -27,6 +27,7 @@ from .rank.findings import (
     order,
 )
 from .rank.tracebacks import user_frame
+from .rank.wrappers import attribute
 from .read.normalize import normalize_line
 from .read.sources import Block, ReadStats, Source, read_blocks, read_range, text_source
 from .report import Diagnosis
@@ -188,6 +189,7 @@ def _rank(
         frame = user_frame(frames.get((f.first.source, f.id), []))
         f.user_frame = frame.to_record() if frame else None
 
+    findings[:] = attribute(findings, catalog.signatures, frames)
     for f in findings:
         complete(f)
     # a cause that won its cluster but is ruled out by the versions leaves the generic status in its place

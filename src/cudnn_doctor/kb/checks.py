@@ -13,7 +13,7 @@ from ..model import Case, Signature
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)\}(?!\})")
 TEMPLATE_FIELDS = ("explain", "explain_zh", "checks", "derived", "root_cause", "root_cause_zh")
 # fields that quote logs or framework source verbatim (braces there are the framework's, not ours)
-_QUOTED_FIELDS = ("regex", "examples", "counter_examples", "id", "context", "prefilter", "signature", "wordings", "templates")
+_QUOTED_FIELDS = ("regex", "examples", "counter_examples", "id", "context", "prefilter", "signature", "wordings", "templates", "framework_marks")
 
 
 def semantic_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> list[str]:
@@ -39,14 +39,17 @@ def semantic_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> l
 
 
 def _context_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> list[str]:
-    """Each ``context`` item is a known ``@set`` or a regex that compiles."""
+    """Each ``context`` item is a known ``@set`` or a regex that compiles; so is each framework mark, and only
+    a framework's own status signature (one that captures the status) has marks."""
     from .patterns import compile_pattern
 
     problems = []
     ctx = sig.context
-    for key, items in (("require_any", ctx.require_any), ("exclude_any", ctx.exclude_any), ("support_any", ctx.support_any)):
+    lists = (("context.require_any", ctx.require_any), ("context.exclude_any", ctx.exclude_any),
+             ("context.support_any", ctx.support_any), ("framework_marks", sig.framework_marks))
+    for key, items in lists:
         for i, item in enumerate(items):
-            where = f"{sig.path}: $.context.{key}[{i}]"
+            where = f"{sig.path}: $.{key}[{i}]"
             if item.startswith("@"):
                 if item[1:] not in evidence:
                     problems.append(f"{where}: unknown evidence set {item!r} (known: {', '.join(sorted(evidence)) or 'none'})")
@@ -55,6 +58,9 @@ def _context_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> l
                 compile_pattern(item, ("IGNORECASE",))
             except Exception as exc:
                 problems.append(f"{where}: does not compile: {exc}")
+    if sig.framework_marks and (sig.framework == "any" or "?P<status>" not in sig.regex):
+        problems.append(f"{sig.path}: $.framework_marks: only a framework's own status signature (its regex captures"
+                        " the status) takes a cross-framework status's finding")
     return problems
 
 

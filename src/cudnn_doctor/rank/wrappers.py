@@ -1,0 +1,84 @@
+"""A cross-framework cuDNN status read as a framework's own, where that framework's message is not in the log.
+
+``CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy`` (an issue's title) or ``CUDNNError:
+CUDNN_STATUS_BAD_PARAM (code 3) while training lstm`` hold a status that the cross-framework
+``cudnn/rnn-status-*`` signatures read, and say which framework raised it, but not in the line that
+framework's own wrapper signature (``cupy/cudnn-rnn-status``, ``flux/cudnn-rnn-status-error``) reads. A
+wrapper's ``framework_marks`` name what only its framework prints or is called (a package, a class, a source
+file, a message form). Where one is on the status's line or in the traceback that ends there (nothing else: a
+pip list or an environment dump names every framework installed), the finding becomes the wrapper's, with the
+status the generic captured, a little less confidence and the mark as its evidence. Marks of two frameworks
+there, or none: the generic stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..kb.patterns import compile_pattern
+from ..model import Finding, Signature
+
+CONFIDENCE_DROP = 0.05
+MAX_LINES = 40  # of a traceback before the status
+_TRACEBACK_HEAD = "Traceback (most recent call last)"
+
+
+def attribute(
+    findings: list[Finding], signatures: Sequence[Signature], frames: Mapping[tuple[str, str], Sequence[str]]
+) -> list[Finding]:
+    """``findings`` with each cross-framework RNN status that one framework's marks claim given to that
+    framework's wrapper (unless that wrapper is a finding of the same source already)."""
+    wrappers = [s for s in signatures if s.framework_marks]
+    have = {(f.first.source, f.id) for f in findings}
+    out = []
+    for f in findings:
+        got = _claimed(f, wrappers, frames.get((f.first.source, f.id), ())) if _cross_framework(f.signature) else None
+        if got is None or (f.first.source, got[0].id) in have:
+            out.append(f)
+            continue
+        wrapper, mark = got
+        have.add((f.first.source, wrapper.id))
+        out.append(Finding(
+            signature=wrapper, first=f.first, last=f.last, count=f.count, files=f.files,
+            confidence=round(f.confidence - CONFIDENCE_DROP, 2), evidence=[mark, *f.evidence],
+            related=[f.id, *(r for r in f.related if r != wrapper.id)],
+            demoted=[f"read as {wrapper.id} from {mark!r} on the error's line or in its traceback; that signature's own message is not in the log"],
+        ))
+    return out
+
+
+def _cross_framework(sig: Signature) -> bool:
+    """A status signature of no one framework, on the RNN path (cudnn/rnn-status-*)."""
+    return sig.framework == "any" and sig.scope == "rnn" and sig.cause is None and bool(sig.differential)
+
+
+def _claimed(f: Finding, wrappers: Sequence[Signature], before: Sequence[str]) -> tuple[Signature, str] | None:
+    """The one wrapper whose marks are on the finding's lines, and the text of its first mark there."""
+    own = max(1, f.first.end_line - f.first.line + 1)  # ``before`` ends with the match's own lines
+    lines = [*_traceback(before[:-own]), *(before[-own:] or f.first.text.splitlines())]
+    found: dict[str, tuple[Signature, str]] = {}
+    for w in wrappers:
+        mark = _first_mark(w, lines)
+        if mark is not None:
+            found.setdefault(w.framework, (w, mark))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _traceback(before: Sequence[str]) -> Sequence[str]:
+    """The lines of the Python traceback that ends at the finding (none where it has none)."""
+    tail = before[-MAX_LINES:]
+    heads = [i for i, line in enumerate(tail) if _TRACEBACK_HEAD in line]
+    return tail[heads[-1] :] if heads else ()
+
+
+def _first_mark(w: Signature, lines: Sequence[str]) -> str | None:
+    for item in w.framework_marks:
+        pattern = compile_pattern(item, ("IGNORECASE",))
+        for line in lines:
+            try:
+                m = pattern.search(line[:4096], timeout=0.05)
+            except TimeoutError:
+                continue
+            if m is not None:
+                return m.group(0)
+    return None
