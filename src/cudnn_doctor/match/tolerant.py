@@ -243,7 +243,7 @@ class Tolerant:
         attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
-            if got is not None and _reads_text(got, text, variant, start, shift):
+            if got is not None and not _spaced_only(got, text, variant, shift):
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
@@ -462,7 +462,7 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
 
 def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
     """The text as it is, with its line breaks as spaces, with each fixed prefix put back at ``start`` (the
-    offsets after it shift: the caller's span then starts at the prefix), and with the prose before ``start``
+    reading moves by the prefix's length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start``
     on its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the
     message at a line's start; not a code comment's, nor inside a quote that prose opened), with the words a hard wrap split (``known``: template words) joined back; each
     with how far ``start`` moved in it."""
@@ -473,7 +473,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     if "\n" in text:
         yield text.replace("\n", " "), 0
     for head in heads:
-        yield text[:start] + head + text[start:], 0
+        yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     line_start = text.rfind("\n", 0, start) + 1
     head = text[line_start:start]
     if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
@@ -574,13 +574,10 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
     return _GLUED.sub(" ", _WORDS.sub(one, read))
 
 
-def _reads_text(got: Any, text: str, variant: str, start: int, shift: int) -> bool:
-    """Whether a match in a variant of ``text`` reads the text itself: in the spaced variant, only a message
-    broken over lines (a lookbehind reads the breaks); in one with a prefix put back (the only longer
-    variant), more than the prefix alone."""
-    if shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text):
-        return False
-    return got.end() > start + max(0, len(variant) - len(text))
+def _spaced_only(got: Any, text: str, variant: str, shift: int) -> bool:
+    """Whether a match in the spaced variant (line breaks read as spaces) read no line break: that variant is
+    only for a message broken over lines (a lookbehind reads the breaks)."""
+    return shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text)
 
 
 def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
