@@ -490,7 +490,7 @@ def attach(
     lookup = {s.id: s for s in catalog_signatures}
     causes = causes_of(catalog_signatures)
     for f in generic:
-        found = candidates(f.signature, lookup, causes, lang)
+        found = _with_outranked(f, candidates(f.signature, lookup, causes, lang), lookup, causes, lang)
         context = list(contexts.get((f.first.source, f.id), ()))
         if f.first.text and (not context or f.first.text.splitlines()[-1] not in context[-1]):
             context.append(f.first.text)
@@ -499,6 +499,28 @@ def attach(
         frameworks = error_frameworks(f, lookup, context)
         f.differential = assess(found, f.signature, versions, context, evidence, call, frameworks)
     return top
+
+
+def _with_outranked(
+    f: Finding, found: list[Candidate], lookup: Mapping[str, Signature], causes: Mapping[str, list[Signature]], lang: str
+) -> list[Candidate]:
+    """A framework's status signature that outranked the cross-framework status of the same error (in its
+    ``related``) also shows that one's candidates of its own framework (a Chainer cause written against
+    cudnn/rnn-status-bad-param under cupy/cudnn-rnn-status): its own differential is the rest."""
+    known = {c.id for c in found if c.id}
+    more = []
+    for rid in f.related:
+        g = lookup.get(rid)
+        if g is None or g.framework != "any" or g.id == f.id or not is_generic_rnn_status(g):
+            continue
+        for c in candidates(g, lookup, causes, lang):
+            sig = lookup.get(c.id) if c.id else None
+            if sig is not None and c.id not in known and sig.framework not in _GENERAL and same_run(sig.framework, f.signature.framework):
+                known.add(c.id)
+                more.append(c)
+    if not more:
+        return found
+    return sorted(found + more, key=lambda c: -len(c.threads))
 
 
 def _fold_refined(findings: list[Finding]) -> set[int]:
