@@ -135,13 +135,26 @@ def _counter_forms(text: str) -> Iterator[str]:
     yield text.strip()[: len(text.strip()) // 2]  # cut half-way
 
 
+# Counter-examples whose title form is no counter-example any more: what made them one is off their first line,
+# and the title's own "LSTM training" is the RNN evidence they lacked. Each names why.
+TITLE_BECOMES_RNN = {
+    ("flux/cudnn-rnn-status-error", "conv"): "its convolution frame is gone: '# LSTM training: CUDNNError: "
+    "CUDNN_STATUS_BAD_PARAM (code 3)' is CUDA.jl's status in an LSTM, as a user's title 'CUDNNError: ... (code 3) while "
+    "training lstm' is (rank/wrappers.py reads both as Flux's)",
+}
+
+
 @pytest.mark.exhaustive
 def test_every_counter_example_stays_unmatched_in_every_form() -> None:
     failures = [
         f"{sig.id} [{ex.name}]"
         for sig in CATALOG.signatures
         for ex in sig.counter_examples
-        for text in _counter_forms(ex.text)
-        if sig.id in _ids(text)
+        for i, text in enumerate(_counter_forms(ex.text))
+        if sig.id in _ids(text) and not (i == 3 and (sig.id, ex.name) in TITLE_BECOMES_RNN)
     ]
     assert failures == []
+    by_id = {s.id: s for s in CATALOG.signatures}
+    for sid, name in TITLE_BECOMES_RNN:  # each still needed (i == 3 above: the title form)
+        (ex,) = [e for e in by_id[sid].counter_examples if e.name == name]
+        assert sid in _ids(list(_counter_forms(ex.text))[3]), f"{sid} [{name}]: no longer read in its title form: remove it"

@@ -48,17 +48,11 @@ GENERICS = [s for s in SIGS if is_generic_status(s)]
 # Violations found by the audit and not fixed yet, each with what is left to do. Strict xfail: fixing one fails the
 # test until its line is removed here, and a new violation is not listed, so it fails at once.
 _CENSUS = (
-    "docs/census/*.yaml (not this audit's files) expects the cross-framework generic on top for this wrapper; "
-    "raising the framework signature above it (67) fails tests/test_census.py, and its differential would lose the "
-    "status's cross-framework candidates: see the audit report for the ranking rule"
+    "not a status wrapper: the status wrappers outrank cudnn/rnn-status-* (priority 67, tests/test_ranking.py), but "
+    "this version check loses to the cross-framework version-mismatch signature, which docs/census/jax.yaml expects on top"
 )
 KNOWN: dict[tuple[str, str], str] = {
     # a framework's wrapper outranked by the cross-framework signature (class 3)
-    ("framework", "flux/cudnn-rnn-status-error"): _CENSUS,
-    ("framework", "jax/rnn-cudnn-call-failed"): _CENSUS,
-    ("framework", "mxnet/rnn-cudnn-status"): _CENSUS,
-    ("framework", "onnxruntime/rnn-cudnn-failure"): _CENSUS,
-    ("framework", "paddle/rnn-cudnn-status"): _CENSUS,
     ("framework", "jax/cuda-backend-version-check"): _CENSUS,
     # generic examples that show a cause's evidence: move the example to the cause, or make the cause stricter
     ("generic", "cudnn/rnn-status-execution-failed"): "pytorch-0.3-ctypes gets pytorch/cause-legacy-rnn-unchecked-device-dtype: "
@@ -102,8 +96,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
     "evidence of a JIT failure (require comgr/'Code object build failed')",
     ("cause", "tensorflow/cause-gpu-held-by-another-process-rnn"): "add the counter-example (fail-to-find with ample memory)",
-    ("cause", "paddle/cause-cudnn-version-mismatch-warning"): "its counter-example's status is read by "
-    "cudnn/rnn-status-bad-param, which outranks its generics (paddle/rnn-cudnn-status): the class-3 ranking rule",
     ("cause", "tensorflow/cause-masked-rnn-cudnn81-illegal-address"): "add the counter-example (copy failure without the "
     "illegal address)",
 }
