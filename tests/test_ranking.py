@@ -84,3 +84,19 @@ def test_a_put_back_prefix_alone_reads_nothing() -> None:
     text = "Exception in main training loop: \nInvalid operation is performed in: NStepBiLSTM (Forward)\n"
     assert _top(text) != "cupy/cudnn-rnn-status"
     assert _top("Exception in main training loop: \nfoo bar n_step_rnn.py\n") is None
+
+
+def test_a_wrapper_s_differential_keeps_its_framework_s_causes_of_the_status_it_outranked() -> None:
+    """The causes written against the cross-framework status (cause.of: cudnn/rnn-status-bad-param) stay in the
+    differential when the framework's own status signature wins: its framework's ones, not other frameworks'."""
+    from catalogs import builtin
+    from cudnn_doctor import diagnose
+
+    sig = next(s for s in builtin().signatures if s.id == "pytorch/cudnn-rnn-bad-param")
+    ex = next(e for e in sig.examples if e.name == "rnn-to-cuda-torch-2-7")
+    (f, *_) = diagnose(ex.text).findings
+    assert f.id == sig.id and "cudnn/rnn-status-bad-param" in f.related
+    ids = {c.id for c in f.differential if c.id}
+    written_against_generic = {s.id for s in CATALOG.signatures if s.cause and "cudnn/rnn-status-bad-param" in s.cause.of}
+    assert ids & {i for i in written_against_generic if i.startswith("pytorch/")}
+    assert not ids & {i for i in written_against_generic if i.split("/")[0] in ("chainer", "flux", "mxnet", "paddle")}
