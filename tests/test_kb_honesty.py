@@ -54,11 +54,6 @@ _CENSUS = (
 )
 KNOWN: dict[tuple[str, str], str] = {
     # a framework's wrapper outranked by the cross-framework signature (class 3)
-    ("framework", "flux/cudnn-rnn-status-error"): _CENSUS,
-    ("framework", "jax/rnn-cudnn-call-failed"): _CENSUS,
-    ("framework", "mxnet/rnn-cudnn-status"): _CENSUS,
-    ("framework", "onnxruntime/rnn-cudnn-failure"): _CENSUS,
-    ("framework", "paddle/rnn-cudnn-status"): _CENSUS,
     ("framework", "jax/cuda-backend-version-check"): _CENSUS,
     # generic examples that show a cause's evidence: move the example to the cause, or make the cause stricter
     ("generic", "cudnn/rnn-status-execution-failed"): "pytorch-0.3-ctypes gets pytorch/cause-legacy-rnn-unchecked-device-dtype: "
