@@ -93,11 +93,12 @@ class Tolerant:
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
-        tries, vain = 0, set()  # the spans read in vain (other templates give chains over the same words)
+        tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
+        # give the same signatures; another template's words over the same span may not)
         for c in self._strong(text, tw, ends):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
-            if _overlaps(c, spans) or (c.start, c.end) in vain:
+            if _overlaps(c, spans) or (c.start, c.end, self.rec.words_of(c)) in vain:
                 continue
             where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
             matched = self._matched(c, where, taken or {})
@@ -108,7 +109,7 @@ class Tolerant:
                 spans.append((c.start, c.end))
                 yield from got
             else:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
-                vain.add((c.start, c.end))
+                vain.add((c.start, c.end, self.rec.words_of(c)))
                 tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
