@@ -273,6 +273,11 @@ class LazyRe(_Deferred):
     def pattern(self) -> str | bytes:
         return self._get().pattern  # type: ignore[no-any-return]
 
+    @property
+    def compiled(self) -> Any:
+        """The compiled pattern itself: its bound methods, for a loop over many lines (``map``)."""
+        return self._get()
+
 
 @lru_cache(maxsize=32)
 def _compile_re(source: str | bytes, flags: int) -> Any:
