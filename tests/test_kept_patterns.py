@@ -35,10 +35,12 @@ def test_every_pattern_rebuilt_from_its_kept_code_is_the_compiled_one(catalog: A
 
 def test_kept_code_that_is_damaged_or_another_patterns_is_compiled_again(monkeypatch: pytest.MonkeyPatch) -> None:
     import marshal
+    import pickle
 
     monkeypatch.setattr(patterns, "_CACHE", {})
     monkeypatch.setattr(patterns, "_CODE", {})
-    for kept in (b"not marshal", marshal.dumps([1]), marshal.dumps({repr(("a+", ())): ("b+", 0)}), marshal.dumps({repr(("a+", ())): (1, 2)})):
+    planted = pickle.dumps(print)  # a pickle (the cache's old format) is not marshal data: nothing is called
+    for kept in (b"not marshal", planted, marshal.dumps([1]), marshal.dumps({repr(("a+", ())): ("b+", 0)}), marshal.dumps({repr(("a+", ())): (1, 2)})):
         patterns.restore_code(lambda kept=kept: kept)
         patterns._CACHE.clear()
         assert patterns.compile_pattern("a+").findall("xaaya") == ["aa", "a"]
