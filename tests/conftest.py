@@ -46,8 +46,9 @@ def builtin_cache_entry(tmp_path_factory: pytest.TempPathFactory, _isolated_cach
     finally:
         os.environ["CUDNN_DOCTOR_CACHE_DIR"] = session_dir
     (entry,) = where.glob("catalog-*.cache")
-    if not (Path(session_dir) / entry.name).exists():
-        shutil.copy2(entry, Path(session_dir) / entry.name)
+    for kept in where.glob("*.cache"):  # with the entry beside it that keeps the compiled patterns
+        if not (Path(session_dir) / kept.name).exists():
+            shutil.copy2(kept, Path(session_dir) / kept.name)
     return entry
 
 
@@ -69,5 +70,6 @@ def warm_cache(fresh_cache: Path, builtin_cache_entry: Path) -> Path:
     import shutil
 
     fresh_cache.mkdir(mode=0o700)
-    shutil.copy2(builtin_cache_entry, fresh_cache / builtin_cache_entry.name)
+    for kept in builtin_cache_entry.parent.glob("*.cache"):  # the catalog's entry and its compiled patterns'
+        shutil.copy2(kept, fresh_cache / kept.name)
     return fresh_cache

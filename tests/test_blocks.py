@@ -165,3 +165,16 @@ def test_block_tails_and_heads_as_lists_of_lines_gave(seed: int) -> None:
             assert _tail_region(data, len(rows), n, prev) == (b"\n".join(tail), len(tail)), (n, len(rows))
         prev_ref = _tail_lines_reference(data, 214, prev_ref)
         prev = _tail_region(data, len(rows), 214, prev)
+
+
+def test_rechunk_merges_blocks_up_to_the_size_of_a_read_as_it_is_then(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rechunk merges small blocks while they stay under the scan's read size (input.BLOCK_BYTES, as it is when
+    rechunk is called: tests make it a few hundred bytes so that a log spans many blocks), not under a fixed
+    1 MiB that made such a log one block again."""
+    monkeypatch.setattr(input_mod, "BLOCK_BYTES", 200)
+    data = b"\n".join(b"step %d " % i + b"x" * 30 for i in range(300))
+    blocks = list(input_mod._blocks(io.BytesIO(data), "t.log", ReadStats(), None))  # type: ignore[arg-type]
+    got = list(_rechunk(blocks))
+    assert b"\n".join(bytes(b.data) for b in got) == data and sum(b.lines for b in got) == 300
+    # each block: at most the lines carried into it (20 of ~38 bytes) and a read
+    assert len(got) > 30 and max(len(b.data) for b in got) < 200 + 20 * 40

@@ -227,3 +227,59 @@ def test_a_big_logs_records_of_equal_or_alternating_length_are_never_a_wrap() ->
     text = "\n".join([*pytest_v, "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]"]) + "\n"
     (f,) = diagnose(text, catalog=CATALOG).findings
     assert f.first.line == len(pytest_v) + 1
+
+
+NOTEBOOK_VALUES = [
+    "plain\n", "colour \x1b[33mWARN\x1b[0m here\n", 'a quote " a backslash \\ and \\n as text\n', "two\nlines\n",
+    "no newline", "two newlines\n\n", "", "unicode \u00e9 \u2603 \U0001d11e \U0001f600\n", "\\\n", "tab\there\n",
+]
+
+
+def _notebook_block(values: list[str], extra: dict[int, tuple[str, str]]) -> tuple[bytes, bytes, tuple[int, ...]]:
+    """A block of a notebook's JSON string lines (the lines in ``extra`` inserted at their index, each with
+    the line it must become) and what presenting it must give: its text and each line's original line."""
+    lines = [f"      {json.dumps(v)}," for v in values]
+    lines[-1] = lines[-1].rstrip(",")
+    for at, (line, _) in sorted(extra.items()):
+        lines.insert(at, line)
+    want: list[tuple[str, int]] = []
+    it = iter(values)
+    for i in range(len(lines)):
+        if i in extra:
+            want.append((extra[i][1], i))
+            continue
+        v = next(it)
+        want += [(x, i) for x in (v[:-1] if v.endswith("\n") else v).split("\n")]
+    want.append(("", len(lines)))
+    return ("\n".join(lines) + "\n").encode(), "\n".join(t for t, _ in want).encode("utf-8", "surrogatepass"), tuple(o for _, o in want)
+
+
+def test_a_notebooks_string_lines_decode_alike_in_bulk_and_line_by_line() -> None:
+    """A block of lone JSON strings is decoded by one json.loads, any other block line by line: both give
+    each string's lines (its last newline dropped) at the string's line, and keep a line that is not one valid
+    string as it is (an unknown escape, two strings on a line)."""
+    values = NOTEBOOK_VALUES * 3
+    bad, two = '      "bad \\x escape",', '      "two", "strings",'
+    for extra in ({}, {0: ('    "text": [', "")}, {5: (bad, bad)}, {7: (two, two)}, {3: ("      [],", "")}):
+        data, text, origin = _notebook_block(values, extra)
+        got = present(data, paste=False)
+        assert got is not None and "notebook" in got.undone, extra
+        assert (got.data, got.origin) == (text, origin), extra
+
+
+def test_a_line_start_looked_for_in_the_whole_text_is_found_as_line_by_line() -> None:
+    """present._AnyLine (a per-line pattern looked for in a block's whole text, on its first line and after
+    each newline) finds and counts what matching each line finds."""
+    import itertools
+    import re
+
+    from cudnn_doctor.read import present as p
+
+    pieces = ["", " ", "\t", "   ", "> x", ">", "```", "```py ", "~~~", "- a", "* b", "1. c", "12) d", "-x", "  3 | code", "4: x", "7\tx", "9. x", "12  y", "text", "a > b"]
+    cases = [(p._QUOTE_ANY, re.compile(r"^[ \t]{0,3}>")), (p._FENCE_ANY, p._FENCE.compiled), (p._BULLET_ANY, p._BULLET.compiled), (p._GUTTER_ANY, p._GUTTER)]
+    for n in range(1, 4):
+        for lines in itertools.product(pieces, repeat=n):
+            text = "\n".join(lines)
+            for anyline, each in cases:
+                hits = sum(each.match(t) is not None for t in lines)
+                assert anyline.found(text) == (hits > 0) and anyline.count(text) == hits, (lines, each.pattern)

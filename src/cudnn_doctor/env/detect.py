@@ -384,25 +384,27 @@ DETECTORS: list[Detector] = [
        r"in \S.*?\((?P<v>\d[^)]*)\)\s*$",
        70, _package_row, "*"),
     # --- cuDNN
-    _d("cuDNN loaded", [CUDNN],
+    # the library's own reports (rank 90) are looked for by what their regexes need, not `cudnn`: no lower-ranked
+    # finding retires them, so in a log without one (a PyTorch log) every line naming cuDNN went to them
+    _d("cuDNN loaded", ["loaded cudnn version "],
        r"Loaded cuDNN version (?P<v>\d+)", 90, _one("cudnn", **_CUDNN), "cudnn"),
-    _d("cuDNN API log", [CUDNN],
+    _d("cuDNN API log", ["cudnn (v"],
        r"\bCuDNN \(v(?P<v>\d{4,5})\b", 90, _one("cudnn", **_CUDNN), "cudnn"),
     _d("cuDNN runtime check",
-       [VERSION, "linked against", CUDNN],
+       ["found runtime version", "but linked against", "loaded runtime cudnn library:", "found cudnn version"],
        r"(?:found runtime version|but linked against|Loaded runtime CuDNN library:|Found cuDNN version)\s*"
        r"(?P<v>\(\s*\d+,\s*\d+,\s*\d+\s*\)|\d[\d.]*)",
        90, _one("cudnn", **_CUDNN), "cudnn"),
-    _d("torch.backends.cudnn.version()", [CUDNN],
+    _d("torch.backends.cudnn.version()", ["cudnn.version()"],
        r"cudnn\.version\(\)\)?\s*[:=,]?\s*(?P<v>\d{4,5})\b", 80, _one("cudnn", **_CUDNN), "cudnn"),
     _d("cuDNN version text",
        [CUDNN],
        r"(?<![\w/-])cuDNN(?: runtime)?(?:\s+version)?\s*[:=]?\s*v?(?P<v>\d+\.\d+(?:\.\d+)*|\d{4,5})(?![\w.])",
        80, _one("cudnn", **_CUDNN), "cudnn"),
-    _d("libcudnn file", [CUDNN],
+    _d("libcudnn file", ["libcudnn", "cudnn64_"],
        r"(?:libcudnn(?:_\w+)?\.so\.|libcudnn(?:_\w+)?\.(?=\d[\d.]*\.dylib)|cudnn64_)(?P<v>\d+(?:\.\d+){0,2})",
        50, _one("cudnn", **_CUDNN), "cudnn"),
-    _d("TF build info", [CUDNN],
+    _d("TF build info", ["'cudnn_version'"],
        r"'cudnn_version',?\s*:?\s*'(?P<v>[\d.]+)'", 40, _one("cudnn", **_CUDNN), "cudnn"),
     _d("CUDA/cuDNN version (issue template)", ["cuda/cudnn version"],  # what its regex needs
        r"CUDA/cuDNN version:?\s*(?:CUDA\s*)?(?P<cuda>\d+\.\d+(?:\.\d+)?)\s*(?:/|,|and)\s*"

@@ -6,7 +6,10 @@ checked on load (a stale or colliding file is a miss):
 * JSON values (``load`` / ``store``): the compiled catalog's validated records and the values derived from
   them (kb/compiled.py);
 * bytes (``load_bytes`` / ``store_bytes``): hyperscan's serialized databases (``hyperscan_database``), which
-  hyperscan itself checks when it deserializes them.
+  hyperscan itself checks when it deserializes them; and beside a catalog's entry the arguments that rebuild
+  its compiled patterns (kb/patterns.py ``kept_code``: plain data, strings, numbers, bytes and containers of
+  them, in ``marshal``'s format; nothing in it is run: it is handed to the `regex` package's own unpickling
+  function, an engine program for its C code as a hyperscan database is for hyperscan's).
 
 Every failure here means "no cache", never a failed run:
 
@@ -17,7 +20,8 @@ Every failure here means "no cache", never a failed run:
 * a directory that cannot be used (not this user's, writable by group or others as a restored CI cache often
   is, not writable) is said once on stderr, and a private one (``cudnn-doctor-<uid>`` in the system temp
   directory, mode 0700) is used instead; when that cannot be used either, the run goes on without a cache
-  (said once too). Only a private directory is trusted: a hyperscan database is native code's input.
+  (said once too). Only a private directory is trusted: a hyperscan database and a compiled pattern's code
+  are native code's input.
 
 The MAX_ENTRIES most recently used entries of each kind are kept.
 """

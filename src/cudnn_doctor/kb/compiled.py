@@ -26,12 +26,14 @@ from typing import TYPE_CHECKING
 
 from ..version import __version__
 from .load import SCHEMA_FILE, Catalog, catalog_roots, evidence_file, read_catalog, root_files
+from .patterns import kept_code, restore_code
 
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
 _CACHE_FORMAT = 12
+CODE_KIND = "patterns"  # the cache entry beside a catalog's that keeps its compiled patterns (patterns.kept_code)
 # the code that shapes an entry: the records' model, and the values derived from them (match/: message templates
 # and lookalikes, the values the matcher derives from the patterns, the words' weights)
 _SHAPING_CODE = (
@@ -74,6 +76,9 @@ def load_catalog(
         entry = _entry(catalog)
         entry["derived"]["patterns"] = _pattern_values(catalog)
         cache.store(key, entry)
+        cache.store_bytes(key, kept_code(), CODE_KIND)  # every pattern, compiled by _pattern_values
+    else:
+        restore_code(lambda: cache.load_bytes(key, CODE_KIND))
     _remember(key, catalog, entry["derived"])
     return catalog
 

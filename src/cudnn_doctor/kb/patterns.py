@@ -1,7 +1,8 @@
 """Regexes compiled on first use and shared: the `regex` module's for signatures and evidence (``compile_pattern``,
 ``Lazy``), the standard library's for the package's own fixed patterns (``LazyRe``), and values derived from a
-pattern by parsing it (``derived``), each computed once per process. Nothing here is persisted: the cache holds
-plain data only (cache.py), and a diagnosis compiles the few patterns its input makes it need.
+pattern by parsing it (``derived``), each computed once per process. What is kept in the cache is plain data
+(cache.py): the derived values, and the arguments that rebuild a compiled pattern without parsing it again
+(``kept_code``); a diagnosis compiles (or rebuilds) the few patterns its input makes it need.
 """
 
 from __future__ import annotations
@@ -70,18 +71,89 @@ _CACHE: dict[tuple[str, tuple[str, ...]], Any] = {}
 
 
 def compile_pattern(pattern: str, flags: tuple[str, ...] = ()) -> Any:
-    """Compile with the `regex` module, MULTILINE plus the named flags (raises regex.error)."""
+    """Compile with the `regex` module, MULTILINE plus the named flags (raises regex.error); rebuilt from
+    the code the catalog's cache keeps where it has it (``restore_code``)."""
     key = (pattern, tuple(flags))
     got = _CACHE.get(key)
     if got is None:
-        regex = regex_module()
-        bits = regex.MULTILINE
-        for name in flags:
-            if name not in _FLAG_NAMES:
-                raise KeyError(name)
-            bits |= getattr(regex, name)
-        got = _CACHE[key] = regex.compile(pattern, bits)
+        got = _CACHE[key] = _restored(key) or _compiled(pattern, key[1])
     return got
+
+
+def _compiled(pattern: str, flags: tuple[str, ...]) -> Any:
+    regex = regex_module()
+    bits = regex.MULTILINE
+    for name in flags:
+        if name not in _FLAG_NAMES:
+            raise KeyError(name)
+        bits |= getattr(regex, name)
+    return regex.compile(pattern, bits)
+
+
+# ------------------------------------------------------------------ compiled patterns kept in the cache
+#
+# Compiling a `regex` pattern is mostly its Python parser's work (~1.4 ms a pattern; a pasted traceback
+# compiles ~20, a tenth of its run). The package pickles a compiled pattern as its C compile function and the
+# arguments the parser made for it (the engine's code, the groups), which rebuild it in ~0.03 ms. The
+# catalog's cache keeps them for every pattern the matcher may compile (kb/compiled.py: one entry beside the
+# catalog's, written with it), as plain data (``marshal``: strings, numbers, bytes, tuples, lists, dicts),
+# read when the first pattern is asked for; each is rebuilt by that one function when asked for.
+
+_CODE: dict[str, Any] = {}  # the kept arguments, by repr((pattern, flags)), until asked for
+_CODE_SOURCES: list[Callable[[], bytes | None]] = []  # where to read more of them, once
+
+
+def restore_code(source: Callable[[], bytes | None]) -> None:
+    """Read the kept patterns (what ``kept_code`` gave) from ``source()`` when the first one is asked for."""
+    _CODE_SOURCES.append(source)
+
+
+def kept_code() -> bytes:
+    """Every pattern compiled in this process as the arguments that rebuild it, as plain data."""
+    import copyreg
+    import marshal
+
+    out: dict[str, Any] = {}
+    for key, compiled in _CACHE.items():
+        _, args = copyreg.dispatch_table[type(compiled)](compiled)
+        out[repr(key)] = args
+    return marshal.dumps(out)
+
+
+def _restored(key: tuple[str, tuple[str, ...]]) -> Any:
+    """The pattern rebuilt from its kept arguments, or None (none kept, or not this pattern's)."""
+    while _CODE_SOURCES:
+        _read_code(_CODE_SOURCES.pop())
+    args = _CODE.pop(repr(key), None)
+    if type(args) is not tuple or not args or args[0] != key[0]:
+        return None
+    try:
+        return _rebuild()(*args)
+    except Exception:  # damaged, or another engine's: compiled again
+        return None
+
+
+def _read_code(source: Callable[[], bytes | None]) -> None:
+    import marshal
+
+    data = source()
+    try:
+        got = marshal.loads(data) if data else None
+    except (ValueError, EOFError, TypeError):
+        got = None
+    if isinstance(got, dict):
+        for k, v in got.items():
+            _CODE.setdefault(k, v)
+
+
+@lru_cache(maxsize=1)
+def _rebuild() -> Callable[..., Any]:
+    """The `regex` package's own function that rebuilds a pickled pattern (its reduction of a compiled one)."""
+    import copyreg
+
+    regex = regex_module()
+    function, _ = copyreg.dispatch_table[regex.Pattern](regex.compile(""))
+    return function  # type: ignore[no-any-return]
 
 
 def derived(kind: str, args: tuple[Any, ...], compute: Any) -> Any:
@@ -272,6 +344,11 @@ class LazyRe(_Deferred):
     @property
     def pattern(self) -> str | bytes:
         return self._get().pattern  # type: ignore[no-any-return]
+
+    @property
+    def compiled(self) -> Any:
+        """The compiled pattern itself: its bound methods, for a loop over many lines (``map``)."""
+        return self._get()
 
 
 @lru_cache(maxsize=32)

@@ -130,7 +130,10 @@ class Reader:
                     for got in self._tolerant(block, exact, missed, last):
                         yield _placed(got, source, block.first, lmap)
                 index += 1
-                exact, missed = [], []
+                # a match the block's window found on the next block's lines (its head: a message a regex reached
+                # from a line of this block) is that block's too: its tolerant reading must not find it again
+                after = block.first + block.block.lines if block is not None else None
+                exact, missed = [e for e in exact if after is not None and e[1] >= after], []
                 yield None, None
 
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[int], last: bool) -> Iterator[RawMatch | Miss]:

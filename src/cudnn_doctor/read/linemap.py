@@ -12,6 +12,7 @@ import bisect
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from . import sources
 from .sources import Block, Marks
 
 
@@ -80,14 +81,16 @@ class LineMap:
         return seg.orig_first + max(seg.origin[off], nxt)
 
 
-def rechunk(blocks: Iterable[Block], keep: int = 20, limit: int = 1 << 20) -> Iterator[Block]:
+def rechunk(blocks: Iterable[Block], keep: int = 20, limit: int | None = None) -> Iterator[Block]:
     """The same lines in blocks that do not cut a wrapped line from its continuation: the input's blocks
-    (its last line comes alone) are merged while they stay under ``limit``, and otherwise each block's last
-    ``keep`` lines go on with the next one.
+    (its last line comes alone) are merged while they stay under ``limit`` (the size of a read,
+    ``sources.BLOCK_BYTES``, as it is when called: a block is never more than a read and the lines carried
+    into it), and otherwise each block's last ``keep`` lines go on with the next one.
 
     The lines held are kept as pieces, joined by newlines, and joined once, when their block is given: a
     block is copied once (slicing it, then prepending the lines it passes on to the next, was two copies of
     every MiB read). The pieces' line marks (input.Marks) go with them."""
+    limit = sources.BLOCK_BYTES if limit is None else limit
     parts: list[bytes] = []  # the held lines: pieces to join with b"\n"
     held: list[tuple[int, Marks | None]] = []  # each piece's lines and marks
     size = lines = 0

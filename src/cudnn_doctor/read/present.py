@@ -68,11 +68,39 @@ def _html_module() -> Any:
 
 
 _QUOTE = LazyRe(r"^[ \t]{0,3}(?:>[ \t]?)+")
-_FENCE = LazyRe(r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$")
-_BULLET = LazyRe(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)")
+_FENCE_SOURCE = r"^[ \t]{0,3}(?:`{3,}|~{3,})[\w+-]*[ \t]*$"
+_FENCE = LazyRe(_FENCE_SOURCE)
+_BULLET_SOURCE = r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)"
+_BULLET = LazyRe(_BULLET_SOURCE)
+_GUTTER_SOURCE = r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))"
+_GUTTER = re.compile(_GUTTER_SOURCE)
+
+
+class _AnyLine:
+    """A per-line pattern (``^...``) looked for in a block's whole text, at the start of any of its lines: on
+    the first line, and after every newline (a literal the ``re`` engine skips to, ~10x faster than a
+    MULTILINE ``^``, which is tried at every character)."""
+
+    __slots__ = ("after", "first")
+
+    def __init__(self, source: str) -> None:
+        self.first = LazyRe(source, re.MULTILINE)
+        self.after = LazyRe("\n" + source[1:], re.MULTILINE)
+
+    def found(self, text: str) -> bool:
+        return self.first.match(text) is not None or self.after.search(text) is not None
+
+    def count(self, text: str) -> int:
+        return (self.first.match(text) is not None) + len(self.after.findall(text))
+
+
+# each looked for in a block's whole text before line by line (a quote mark: '>' at the start of a line)
+_QUOTE_ANY = _AnyLine(r"^[ \t]{0,3}>")
+_FENCE_ANY = _AnyLine(_FENCE_SOURCE)
+_BULLET_ANY = _AnyLine(_BULLET_SOURCE)
+_GUTTER_ANY = _AnyLine(_GUTTER_SOURCE)
 _TAG = LazyRe(r"<(?:/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary|kbd|samp)\b[^>\n]{0,200}|br\s*/?)>", re.IGNORECASE)
 _BR = LazyRe(r"<br\s*/?>", re.IGNORECASE)
-_GUTTER = re.compile(r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))")
 # a JSON string as the loop unrolled (runs of plain characters between escapes): the same strings as
 # ``"(?:[^"\\]|\\.)*"``, one alternation per character, at a fifth of the cost
 _JSON_STRING_LINE = LazyRe(r'^\s*(?:"[\w-]+"\s*:\s*\[?\s*)?("[^"\\]*(?:\\.[^"\\]*)*")\s*[,\]}]*\s*$')
@@ -80,6 +108,10 @@ _JSON_STRUCTURE = LazyRe(
     r'^\s*(?:[\[\]{},]+|"[\w-]+"\s*:\s*(?:[\[{]|\d+|null|true|false|\{\}|\[\]|"(?:code|markdown|raw|error|stream|stdout|stderr|'
     r'execute_result|display_data|[0-9a-f-]{8,36})")?\s*,?)\s*$'
 )
+# a line that is one JSON string and nothing else (_JSON_STRING_LINE without a key)
+_JSON_PURE_STRING = LazyRe(r'^\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*[,\]}]*\s*$')
+# a line (not the first) that does not start with a JSON string
+_NOT_A_STRING_LINE = LazyRe(r'\n[ \t]*[^ \t"\n]')
 _SUMMARY_KEY = LazyRe(r'^\s*"(?:ename|evalue)"\s*:\s*"')
 _SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": ""})
 _SMART_CHARS = tuple(chr(c) for c in _SMART)  # looked for first: translate goes at ~100 ns a character
@@ -135,50 +167,113 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True) -> 
     Cheap unless a presentation is seen: a paste is looked at whole, a big log's block by its first 32 KiB (a
     log is quoted or escaped from end to end, and searching every byte of a GB log for a dozen markers would
     cost a third of the scan). Once one is seen, every presentation's undo looks at the lines (one may show
-    only after another is undone: a notebook's JSON strings hold quoted or wrapped lines)."""
+    only after another is undone: a notebook's JSON strings hold quoted or wrapped lines), each first at the
+    block's whole text (kept beside the lines, joined again only when an undo changed them): a look at C
+    speed that tells most blocks there is nothing to undo without a Python step per line."""
     table = [p for p in PRESENTATIONS if paste or not p.paste_only]
     sample = data if len(data) <= DETECT_WHOLE else data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
     if not any(p.seen(sample, literals) for p in table):
         return None
-    raw = data.decode("utf-8", "replace").split("\n")
+    text = data.decode("utf-8", "replace")
+    raw = text.split("\n")
     # A CRLF line end is a line end: left on a piece that gets joined to the next, the '\r' would read as a
     # progress-bar overwrite and erase what came before it.
-    lines: Lines = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
+    if "\r" in text:
+        lines: Lines = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
+        text = _joined(lines)
+    else:
+        lines = list(zip(raw, range(len(raw)), strict=True))
     undone: list[str] = []
     for p in table:
-        got = p.undo(lines, literals)
+        got = p.undo(lines, text, literals)
         if got is not None:
             lines, what = got
+            text = _joined(lines)
             undone.append(what)
     if not undone:
         return None
-    text = "\n".join(t for t, _ in lines)
     return Presented(text.encode("utf-8", "surrogatepass"), tuple(o for _, o in lines), tuple(undone))
+
+
+def _joined(lines: Lines) -> str:
+    return "\n".join([t for t, _ in lines])
 
 
 Lines = list[tuple[str, int]]
 
 
-def _notebook(lines: Lines) -> Lines | None:
+def _notebook(lines: Lines, text: str) -> Lines | None:
     """JSON string lines (a notebook's source, outputs, traceback lists) decoded; a one-line JSON object of an
-    output (``{"output_type": "error", ..., "traceback": [...]}``) becomes its traceback's lines."""
-    if not any("\\u001b" in t or "\\n" in t or '"traceback"' in t or '"evalue"' in t for t, _ in lines):
+    output (``{"output_type": "error", ..., "traceback": [...]}``) becomes its traceback's lines.
+
+    By whole-block steps where it can: a block whose every line is one JSON string (nearly every block of a
+    notebook's JSON) is decoded by one ``json.loads`` (``_lone_strings``); else each line is looked at, its
+    lone strings decoded together (``_each_line``). Either way a notebook costs about what its lines cost as
+    plain text."""
+    if not ("\\u001b" in text or "\\n" in text or '"traceback"' in text or '"evalue"' in text):
         return None
-    out: Lines = []
-    changed = False
-    for t, o in lines:
-        if _SUMMARY_KEY.match(t) or _JSON_STRUCTURE.match(t):
-            # "ename"/"evalue" (the traceback holds the same message), brackets, keys, numbers: not the log
-            out.append(("", o))
-            changed = True
-            continue
-        got = _json_lines(t)
-        if got is None:
-            out.append((t, o))
-            continue
-        changed = True
-        out += [(x, o) for x in got]
-    return out if changed else None
+    texts = [t for t, _ in lines]
+    values = _lone_strings(text, texts)
+    if values is None:
+        values = _each_line(texts)
+        if values is None:
+            return None
+    origins = [o for _, o in lines]
+    if "\n" not in "".join(values):
+        return list(zip(values, origins, strict=True))
+    return [(x, o) for v, o in zip(values, origins, strict=True) for x in v.split("\n")]
+
+
+def _lone_strings(text: str, texts: list[str]) -> list[str] | None:
+    """Each line's JSON string decoded, without its last newline, when every line (but an empty last one) is
+    one JSON string and its comma: the lines as one JSON list, read by one ``json.loads``. None when it is not
+    so: a line that does not start with a quote, one that holds no string or two, anything not JSON."""
+    body = text[:-1] if text.endswith("\n") else text
+    if not texts[0].lstrip(" \t").startswith('"') or _NOT_A_STRING_LINE.search(body) is not None:
+        return None
+    try:
+        values = _json_module().loads("[" + body.rstrip().rstrip(",") + "]")
+    except ValueError:
+        return None
+    if len(values) != body.count("\n") + 1:  # a line that holds no string, another two
+        return None
+    values = [v[:-1] if v.endswith("\n") else v for v in values]
+    return [*values, ""] if len(body) < len(text) else values
+
+
+def _each_line(texts: list[str]) -> list[str | None] | None:
+    """Each line's text decoded, line by line (the lines a line stands for joined by newlines; a line that is
+    not JSON as it is), or None when none is JSON. Lone strings are decoded together (``_strings``)."""
+    pure = [*map(_JSON_PURE_STRING.compiled.match, texts)]
+    decoded = _strings([m.group(1) for m in pure if m is not None])
+    values = [v[:-1] if v is not None and v.endswith("\n") else v for v in decoded]
+    if None in pure:
+        it = iter(values)
+        values = [next(it) if m is not None else _json_line(t) for t, m in zip(texts, pure, strict=True)]
+    if all(v is None for v in values):
+        return None
+    if None in values:  # a line that is not JSON (or not valid JSON) stays as it is
+        values = [t if v is None else v for t, v in zip(texts, values, strict=True)]
+    return values
+
+
+def _strings(literals: list[str]) -> list[str | None]:
+    """JSON string literals decoded, all in one ``json.loads`` (each on its own where one is not valid JSON:
+    an unknown escape, a control character; None for that one)."""
+    try:
+        return _json_module().loads("[" + ",".join(literals) + "]")  # type: ignore[no-any-return]
+    except ValueError:
+        return [_json_string(x) for x in literals]
+
+
+def _json_line(t: str) -> str | None:
+    """What a JSON line other than a lone string stands for, its lines as one text: an empty line for
+    structure and the ``ename``/``evalue`` summary (the traceback holds the same message); None for a line
+    that is not JSON."""
+    if _SUMMARY_KEY.match(t) or _JSON_STRUCTURE.match(t):
+        return ""
+    got = _json_lines(t)
+    return None if got is None else "\n".join(got)
 
 
 def _json_lines(t: str) -> list[str] | None:
@@ -233,30 +328,34 @@ def _string_list_lines(parts: Any) -> list[str] | None:
     return None
 
 
-def _html(lines: Lines) -> Lines | None:
-    if not any("&" in t or "<" in t for t, _ in lines):
+def _html(lines: Lines, text: str) -> Lines | None:
+    amp = "&" in text
+    if not (amp or ("<" in text and _TAG.search(text))):
         return None
-    out: Lines = []
+    out = lines[:]
     changed = False
-    for t, o in lines:
-        if "<" in t and _TAG.search(t):
-            pieces = _BR.split(t)
-            pieces = [_TAG.sub("", p) for p in pieces]
-            changed = True
-        else:
-            pieces = [t]
-        for p in pieces:
-            if "&" in p:
-                u = _html_module().unescape(p)
-                changed = changed or u != p
-                p = u
-            out.append((p, o))
+    # the lines to look at, from the last: a line split at its <br> tags replaces itself
+    for i in reversed([i for i, (t, _) in enumerate(lines) if "&" in t or "<" in t]):
+        t, o = lines[i]
+        pieces, tagged = _html_line(t, amp)
+        changed = changed or tagged or pieces != [t]
+        out[i : i + 1] = [(p, o) for p in pieces]
     return out if changed else None
 
 
-def _markdown(lines: Lines) -> Lines | None:
-    quoted = any(_QUOTE.match(t) and not t.lstrip().startswith(">>> ") for t, _ in lines)
-    fenced = any(_FENCE.match(t) for t, _ in lines)
+def _html_line(t: str, amp: bool) -> tuple[list[str], bool]:
+    """One line split at its <br> tags, its other tags dropped, its entities unescaped; whether it held a tag."""
+    tagged = "<" in t and _TAG.search(t) is not None
+    pieces = [_TAG.sub("", p) for p in _BR.split(t)] if tagged else [t]
+    if amp:
+        pieces = [_html_module().unescape(p) if "&" in p else p for p in pieces]
+    return pieces, tagged
+
+
+def _markdown(lines: Lines, text: str) -> Lines | None:
+    # a quote mark or a fence somewhere in the block's text first (at C speed), then line by line
+    quoted = _QUOTE_ANY.found(text) and any(_QUOTE.match(t) and not t.lstrip().startswith(">>> ") for t, _ in lines)
+    fenced = _FENCE_ANY.found(text)
     if not (quoted or fenced):
         return None
     return [(_unquoted(t, quoted, fenced), o) for t, o in lines]
@@ -275,10 +374,10 @@ def _unquoted(t: str, quoted: bool, fenced: bool) -> str:
     return t
 
 
-def _bullets(lines: Lines) -> Lines | None:
+def _bullets(lines: Lines, text: str) -> Lines | None:
     """List bullets (``- ``, ``* ``, ``1. ``) dropped: after unwrapping, so a wrapped piece that happens to
     begin with ``- `` keeps its length."""
-    if not any(_BULLET.match(t) for t, _ in lines):
+    if not _BULLET_ANY.found(text):
         return None
     out: Lines = []
     for t, o in lines:
@@ -300,10 +399,17 @@ def _consecutive(nums: Sequence[int | None]) -> bool:
     if len(nums) < 3:
         return False
     steps = sum(1 for a, b in pairwise(nums) if a is not None and b is not None and b == a + 1)
-    return steps >= max(2, int(0.6 * (len(nums) - 1)))
+    return steps >= _steps_needed(len(nums))
 
 
-def _gutter(lines: Lines) -> Lines | None:
+def _steps_needed(n: int) -> int:
+    return max(2, int(0.6 * (n - 1)))
+
+
+def _gutter(lines: Lines, text: str) -> Lines | None:
+    # each step is a line numbered as in a gutter: fewer such lines in the block's text, no gutter
+    if len(lines) < 3 or _GUTTER_ANY.count(text) < _steps_needed(len(lines)):
+        return None
     texts = [t for t, _ in lines]
     matches = [_GUTTER.match(t) for t in texts]
     if not _consecutive([int(m.group(1)) if m else None for m in matches]):
@@ -311,8 +417,8 @@ def _gutter(lines: Lines) -> Lines | None:
     return [(t[m.end() :] if m else t, o) for (t, o), m in zip(lines, matches, strict=True)]
 
 
-def _characters(lines: Lines) -> Lines | None:
-    if not any("^M" in t or not t.isascii() for t, _ in lines):
+def _characters(lines: Lines, text: str) -> Lines | None:
+    if "^M" not in text and (text.isascii() or not any(c in text for c in _SMART_CHARS)):
         return None
     out: Lines = []
     changed = False
@@ -329,7 +435,7 @@ def _characters(lines: Lines) -> Lines | None:
     return out if changed else None
 
 
-def _unwrapped(lines: Lines, literals: Collection[str]) -> tuple[Lines, str] | None:
+def _unwrapped(lines: Lines, _text: str, literals: Collection[str]) -> tuple[Lines, str] | None:
     wrapped = wrap_width([t for t, _ in lines], literals)
     if wrapped is None:
         return None
@@ -344,13 +450,13 @@ class Presentation:
 
     name: str
     seen: Callable[[bytes, Collection[str]], bool]
-    undo: Callable[[Lines, Collection[str]], tuple[Lines, str] | None]
+    undo: Callable[[Lines, str, Collection[str]], tuple[Lines, str] | None]  # the lines, their text joined
     paste_only: bool = False
 
 
-def _step(name: str, undo: Callable[[Lines], Lines | None]) -> Callable[[Lines, Collection[str]], tuple[Lines, str] | None]:
-    def run(lines: Lines, _literals: Collection[str]) -> tuple[Lines, str] | None:
-        got = undo(lines)
+def _step(name: str, undo: Callable[[Lines, str], Lines | None]) -> Callable[[Lines, str, Collection[str]], tuple[Lines, str] | None]:
+    def run(lines: Lines, text: str, _literals: Collection[str]) -> tuple[Lines, str] | None:
+        got = undo(lines, text)
         return None if got is None else (got, name)
 
     return run
