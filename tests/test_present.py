@@ -137,6 +137,27 @@ def test_cut_title_followed_by_a_body() -> None:
     assert d.findings and "EXECUTION_FAILED" in d.findings[0].signature.signature and d.findings[0].cut
 
 
+def test_a_cut_counts_from_what_tells_its_message_apart() -> None:
+    """A message cut by the input's end counts from the words that only its message holds, even where they carry
+    less than a whole reading needs (common words: 'can only be called'), and a cut last word of one or two
+    letters is read as the start of the word expected there, not as another word."""
+    for text, sig_id in (
+        ("loss.backward()\nRuntimeError: cudnn RNN backward c", "pytorch/rnn-backward-in-eval-mode"),
+        ("loss.backward()\nRuntimeError: backward_weight can only", "pytorch/rnn-backward-in-eval-mode"),
+        ("out = lstm(x, h)\nRuntimeError: Input and hidden tensors are not at the same d", "pytorch/rnn-input-hidden-device-mismatch"),
+        ("RuntimeError: input.size(-1) must be eq", "pytorch/rnn-input-size-mismatch"),
+    ):
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == sig_id and d.findings[0].cut is not None, text
+    for text in (
+        "RuntimeError: derivative for _cud",  # _cudnn_rnn_backward or _cudnn_convolution_backward (a counter-example)
+        "RuntimeError: 'lengths' argument",  # two words
+        "RuntimeError: cudnn RNN backward c\nEpoch 3 done",  # a short word at a line's end, not the input's
+        "RuntimeError: Input and hidden tens",  # hidden tensors on another device, or of another dtype
+    ):
+        assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
+
+
 def test_too_short_a_cut_is_a_near_miss_listing_candidates() -> None:
     d = diagnose("model.fit(x)\nRuntimeError: cuDNN error: CUDNN_STATUS_", catalog=CATALOG)
     assert not d.findings

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_VALUE = 12  # words a placeholder absorbs at most
-MIN_PART = 3  # characters of a cut last word that count
+MIN_PART = 3  # characters of a cut last word that count (a shorter one: only the input's last word)
 # the same SAME_WORDS words start chains at most SAME_STARTS times per text: the tolerant reading reads 8
 # chains and tries 64 in vain at most (tolerant.MAX_READINGS, MAX_TRIES); a line printed 500 times made 225,000
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
@@ -86,7 +86,7 @@ class Recognizer:
             for c in grown:
                 self._wait(c, waiting, done)
             if i in ends:
-                self._cut_words(word, i, waiting, done)
+                self._cut_words(word, i, waiting, done, i == len(text_words) - 1)
             if i % 256 == 255:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
@@ -96,8 +96,10 @@ class Recognizer:
         """The template starts at text word ``i`` (``word``) whose chains may carry ``min_bits``: those whose
         template may give that much, and that either give it grown back alone or can grow forward at all
         (every way to grow, whole, glued or cut, needs a word beginning as the next one within reach)."""
+        reach = heads[i + 1 : i + 2 + MAX_VALUE] if i + 1 < len(heads) else []
+        short = len(heads) - 1 - i if heads and len(heads[-1]) < MIN_PART else 0  # how far a short cut last word is
         for tid, pos, nxt, gap, alone in self._plan(word, min_bits):
-            if alone or (nxt is not None and nxt in (heads[i + 1 : i + 2 + MAX_VALUE] if gap else heads[i + 1 : i + 2])):
+            if alone or (nxt is not None and (nxt in (reach if gap else reach[:1]) or (0 < short <= (MAX_VALUE + 1 if gap else 1) and nxt.startswith(heads[-1])))):
                 yield tid, pos
 
     def _plan(self, word: str, min_bits: float) -> list[tuple[int, int, str | None, bool, bool]]:
@@ -151,9 +153,11 @@ class Recognizer:
         else:
             waiting.setdefault(self.tpls[c.tid][nxt[0]], []).append(c)
 
-    def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> None:
-        """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there."""
-        if len(word) < MIN_PART:
+    def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain], last: bool) -> None:
+        """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there. A word shorter
+        than MIN_PART only as the ``last`` word of the text ('... not at the same d'): at a line's end it is too
+        often a word of its own."""
+        if len(word) < (1 if last else MIN_PART):
             return
         for expected, chains in list(waiting.items()):
             if len(expected) > len(word) and expected.startswith(word):

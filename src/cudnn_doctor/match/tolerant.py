@@ -35,7 +35,7 @@ from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
-from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
+from .chains import MAX_VALUE, MIN_PART, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
 from .templates import FORMAT, HEAD, START_BITS, index, message_span, stem, words
@@ -44,6 +44,9 @@ MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or se
 # a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
 # SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
 SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
+# a message cut by the input's end counts from CUT_BITS and CUT_WORDS words on (its cut word included), where
+# only one message of the base holds them and its regex reads them to the end ('cudnn RNN backward c')
+CUT_BITS, CUT_WORDS = 10.0, 3
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -94,7 +97,7 @@ class Tolerant:
         spans: list[tuple[int, int]] = []
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
         tries, vain = 0, set()  # the spans read in vain (other templates give chains over the same words)
-        for c in self._strong(text, tw, ends):
+        for c in self._strong(text, tw, ends, last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             if _overlaps(c, spans) or (c.start, c.end) in vain:
@@ -123,26 +126,32 @@ class Tolerant:
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
-    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
-        """The chains enough to be read (``_enough``), grown back, strongest first."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, SHORT_BITS)]
-        chains = [c for c in chains if self._enough(c, tw, text, ends)]
+    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[Chain]:
+        """The chains enough to be read (``_enough``), grown back, strongest first; ``last``: the input's last
+        word (-1: the input goes on after the text)."""
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, CUT_BITS if last >= 0 else SHORT_BITS)]
+        chains = [c for c in chains if self._enough(c, tw, text, ends, c.end == last)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         return chains
 
-    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
-        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or most of a short message
-        that no other message of the base holds (its signatures read one message)."""
-        if c.bits < SHORT_BITS or self._contradicted(c, tw, text, ends):
+    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int], cut: bool = False) -> bool:
+        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or, where no other message of
+        the base holds it (its signatures read one message), most of a short message or (``cut``: it ends the
+        input) CUT_BITS."""
+        if c.bits < (CUT_BITS if cut else SHORT_BITS) or self._contradicted(c, tw, text, ends):
             return False
         if c.bits >= MIN_BITS:
             return True
-        total = self._bits.get(c.tid)
-        if total is None:
-            total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
         read = self.rec.words_of(c)
-        if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
-            return False
+        if cut:
+            if sum(1 for w in read if w) < CUT_WORDS:
+                return False
+        else:
+            total = self._bits.get(c.tid)
+            if total is None:
+                total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
+            if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
+                return False
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
 
@@ -397,7 +406,8 @@ class Tolerant:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
             chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
-            need = self.rec.bits(seq[:-1]) + self.rec.weight.get(seq[-1], 0.0) * 0.5 - 1e-6  # every word read as one
+            part = self.rec.weight.get(seq[-1], 0.0) * 0.5 if len(seq[-1]) >= MIN_PART else 0.0  # a short cut word: its start
+            need = self.rec.bits(seq[:-1]) + part - 1e-6  # every word read as one
             got = tuple(sorted({self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need}))
             self._holding[seq] = got
         return got
