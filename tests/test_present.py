@@ -197,6 +197,13 @@ def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
             assert _has_at(data, b"```") == (b"```" in data) and _has_at(data, b"^M") == (b"^M" in data), data
 
 
+def test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split() -> None:
+    """Two words of a message on two lines ('only available' / 'for cuDNN') are not read as one word a hard
+    wrap split, though the base knows the word they would make (MXNet prints 'availablefor' elsewhere)."""
+    text = "[06:33:21] src/operator/rnn.cc:197: RNN on GPU is only available\nfor cuDNN at the moment."
+    assert _top(text)[0] == "mxnet/rnn-gpu-requires-cudnn-build"
+
+
 def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> None:
     """One hard-wrapped line cut between a lower-case and an upper-case letter ('Cudnn|RNN'), which
     _identifier_cut declines ('encountered|CUDA' is two words): the matcher's vocabulary holds the mixed-case

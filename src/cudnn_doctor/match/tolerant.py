@@ -494,10 +494,11 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
 
 def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
     """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
-    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at')."""
+    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
+    are not both template words ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor')."""
     out = []
-    for (_w, a, b), (_w2, a2, b2) in pairwise(tw):
-        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known:
+    for (w, a, b), (w2, a2, b2) in pairwise(tw):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known and not (w in known and w2 in known):
             out.append(b)
     return out
 
