@@ -158,6 +158,24 @@ def test_a_cut_counts_from_what_tells_its_message_apart() -> None:
         assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
 
 
+def test_a_message_s_first_clause_with_prose_after_it() -> None:
+    """A message given from memory, its first clause whole and the rest left out ('... not at the same device
+    after upgrading'), is read as that message, marked cut; not where what follows is more of a log (a name,
+    a capitalised word) rather than prose, nor where the clause is read only in part."""
+    for text in (
+        "# LSTM crashes: RuntimeError: Input and hidden tensors are not at the same device after moving to GPU",
+        "Input and hidden tensors are not at the same device, when I call model.cuda() first",
+    ):
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == "pytorch/rnn-input-hidden-device-mismatch" and d.findings[0].cut, text
+    for text in (
+        "Input and hidden tensors are not at the same device: CUDA error",
+        "Input and hidden tensors are not at the same device_id check",
+        "Input and hidden tensors are not at the same place after moving to GPU",
+    ):
+        assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
+
+
 def test_too_short_a_cut_is_a_near_miss_listing_candidates() -> None:
     d = diagnose("model.fit(x)\nRuntimeError: cuDNN error: CUDNN_STATUS_", catalog=CATALOG)
     assert not d.findings
