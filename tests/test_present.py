@@ -154,6 +154,10 @@ def test_a_cut_counts_from_what_tells_its_message_apart() -> None:
         "RuntimeError: 'lengths' argument",  # two words
         "RuntimeError: cudnn RNN backward c\nEpoch 3 done",  # a short word at a line's end, not the input's
         "RuntimeError: Input and hidden tens",  # hidden tensors on another device, or of another dtype
+        "ImportError: cannot import name",  # nothing RNN, cuDNN or code-like: a generic prefix
+        "AttributeError: 'NoneType' object has",
+        "x = layer(y)\nValueError: The rank of",
+        "onnxruntime.InferenceSession(path)\nFailed to create",
     ):
         assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
 

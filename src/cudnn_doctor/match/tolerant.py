@@ -45,8 +45,11 @@ MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or se
 # SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
 SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
 # a message cut by the input's end counts from CUT_BITS and CUT_WORDS words on (its cut word included), where
-# only one message of the base holds them and its regex reads them to the end ('cudnn RNN backward c')
+# only one message of the base holds them, they name something _SPECIFIC and its regex reads them to the end
+# ('cudnn RNN backward c'; not 'ImportError: cannot import name', nor "'NoneType' object has")
 CUT_BITS, CUT_WORDS = 10.0, 3
+# an RNN or cuDNN word (a hidden state too), or a name in code (snake_case, a.b, a call or an index: 'input.size(-1)', 'hidden[0]')
+_SPECIFIC = re.compile(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]")
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -138,14 +141,14 @@ class Tolerant:
     def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int], cut: bool = False) -> bool:
         """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or, where no other message of
         the base holds it (its signatures read one message), most of a short message or (``cut``: it ends the
-        input) CUT_BITS."""
+        input) CUT_BITS naming something specific."""
         if c.bits < (CUT_BITS if cut else SHORT_BITS) or self._contradicted(c, tw, text, ends):
             return False
         if c.bits >= MIN_BITS:
             return True
         read = self.rec.words_of(c)
         if cut:
-            if sum(1 for w in read if w) < CUT_WORDS:
+            if sum(1 for w in read if w) < CUT_WORDS or not _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]):
                 return False
         else:
             total = self._bits.get(c.tid)
@@ -518,12 +521,18 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
 def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
     """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
     line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
-    are not both template words ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor')."""
+    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor')."""
     out = []
     for (w, a, b), (w2, a2, b2) in pairwise(tw):
-        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known and not (w in known and w2 in known):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known and not _words(w, w2, known):
             out.append(b)
     return out
+
+
+def _words(w: str, w2: str, known: Container[str]) -> bool:
+    """Whether two words a line break parts are words of their own: template words of MIN_PART characters at
+    least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e' of 'be', which are template words too)."""
+    return len(w) >= MIN_PART and len(w2) >= MIN_PART and w in known and w2 in known
 
 
 def _joined(text: str, a: int, b: int, b2: int) -> str:
