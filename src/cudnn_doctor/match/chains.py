@@ -21,6 +21,7 @@ MIN_PART = 3  # characters of a cut last word that count (a shorter one: only th
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
 # test: tests/test_chains_bound.py)
 SAME_WORDS, SAME_STARTS = 32, 80
+TAIL_WORDS = 64  # the last words of a text where chains of a message its end cuts start (Recognizer.chains)
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -63,16 +64,18 @@ class Recognizer:
             return pos + 2, True
         return None
 
-    def chains(self, text_words: Words, ends: frozenset[int] = frozenset(), min_bits: float = 0.0) -> list[Chain]:
+    def chains(self, text_words: Words, ends: frozenset[int] = frozenset(), min_bits: float = 0.0, tail_bits: float | None = None) -> list[Chain]:
         """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
         words that end a line or the text (where a cut last word may be read). Only chains that may carry
-        ``min_bits`` (grown back included) are sought: the others are the same chains, left out."""
+        ``min_bits`` (grown back included) are sought, ``tail_bits`` among the last TAIL_WORDS words (a
+        message the text's end cuts): the others are the same chains, left out."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
         weight = self.weight
         heads = [w[:MIN_PART] for w, _a, _b in text_words]
         plain = [w for w, _a, _b in text_words]
         starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
+        tail = len(text_words) - TAIL_WORDS if tail_bits is not None else len(text_words)
         for i, (word, _a, _b) in enumerate(text_words):
             grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
             for c in waiting.pop(word, ()):
@@ -82,7 +85,8 @@ class Recognizer:
                 else:
                     done.append(c)
             if word in self.starts and _fresh(plain, i, starts):
-                grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self._starting(word, i, heads, min_bits)]
+                bits = min_bits if i < tail or tail_bits is None else tail_bits
+                grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self._starting(word, i, heads, bits)]
             for c in grown:
                 self._wait(c, waiting, done)
             if i in ends:
