@@ -147,14 +147,12 @@ class Tolerant:
         if c.bits >= MIN_BITS:
             return True
         read = self.rec.words_of(c)
-        if cut:
-            if sum(1 for w in read if w) < CUT_WORDS or not _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]):
-                return False
-        else:
+        named = sum(1 for w in read if w)
+        if not (cut and named >= CUT_WORDS and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2])):
             total = self._bits.get(c.tid)
             if total is None:
                 total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
-            if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
+            if c.bits < max(SHORT_BITS, SHORT_SHARE * total) or named < SHORT_WORDS:
                 return False
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
