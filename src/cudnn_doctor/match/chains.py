@@ -71,22 +71,15 @@ class Recognizer:
         message the text's end cuts): the others are the same chains, left out."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
-        weight = self.weight
         heads = [w[:MIN_PART] for w, _a, _b in text_words]
         plain = [w for w, _a, _b in text_words]
         starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
-        tail = len(text_words) - TAIL_WORDS if tail_bits is not None else len(text_words)
+        tail, floor = len(text_words) - TAIL_WORDS, (min_bits if tail_bits is None else tail_bits)
         for i, (word, _a, _b) in enumerate(text_words):
-            grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
-            for c in waiting.pop(word, ()):
-                if self._reaches(c, i):
-                    c.last, c.end, c.bits = self._next(c), i, c.bits + weight.get(word, 0.0)
-                    grown.append(c)
-                else:
-                    done.append(c)
+            grown = self._grown(word, i, waiting, done)
             if word in self.starts and _fresh(plain, i, starts):
-                bits = min_bits if i < tail or tail_bits is None else tail_bits
-                grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self._starting(word, i, heads, bits)]
+                bits = min_bits if i < tail else floor
+                grown += [Chain(tid, pos, pos, i, i, self.weight[word]) for tid, pos in self._starting(word, i, heads, bits)]
             for c in grown:
                 self._wait(c, waiting, done)
             if i in ends:
@@ -95,6 +88,18 @@ class Recognizer:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
         return done
+
+    def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
+        """The chains waiting for ``word`` (text word ``i``) grown over it (or glued over it and the next);
+        those it comes too late for are done."""
+        grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
+        for c in waiting.pop(word, ()):
+            if self._reaches(c, i):
+                c.last, c.end, c.bits = self._next(c), i, c.bits + self.weight.get(word, 0.0)
+                grown.append(c)
+            else:
+                done.append(c)
+        return grown
 
     def _starting(self, word: str, i: int, heads: list[str], min_bits: float) -> Iterator[tuple[int, int]]:
         """The template starts at text word ``i`` (``word``) whose chains may carry ``min_bits``: those whose
