@@ -106,9 +106,9 @@ class Recognizer:
         template may give that much, and that either give it grown back alone or can grow forward at all
         (every way to grow, whole, glued or cut, needs a word beginning as the next one within reach)."""
         reach = heads[i + 1 : i + 2 + MAX_VALUE] if i + 1 < len(heads) else []
-        short = len(heads) - 1 - i if heads and len(heads[-1]) < MIN_PART else 0  # how far a short cut last word is
+        short = heads and len(heads[-1]) < MIN_PART and i == len(heads) - 2  # a short cut last word right after
         for tid, pos, nxt, gap, alone in self._plan(word, min_bits):
-            if alone or (nxt is not None and (nxt in (reach if gap else reach[:1]) or (0 < short <= (MAX_VALUE + 1 if gap else 1) and nxt.startswith(heads[-1])))):
+            if alone or (nxt is not None and (nxt in (reach if gap else reach[:1]) or (short and not gap and nxt.startswith(heads[-1])))):
                 yield tid, pos
 
     def _plan(self, word: str, min_bits: float) -> list[tuple[int, int, str | None, bool, bool]]:
@@ -146,6 +146,11 @@ class Recognizer:
                     grown.append(Chain(c.tid, c.first, nxt[0], c.start, i, c.bits + bits))
         return grown
 
+    def _gap(self, c: Chain) -> bool:
+        """Whether a value comes between the chain's last word and its template's next one."""
+        nxt = self.next_word(c.tid, c.last)
+        return nxt is not None and nxt[1]
+
     def _next(self, c: Chain) -> int:
         nxt = self.next_word(c.tid, c.last)
         assert nxt is not None
@@ -164,14 +169,14 @@ class Recognizer:
 
     def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain], last: bool) -> None:
         """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there. A word shorter
-        than MIN_PART only as the ``last`` word of the text ('... not at the same d'): at a line's end it is too
-        often a word of its own."""
+        than MIN_PART only as the ``last`` word of the text, right after the chain's word before it ('... not
+        at the same d'): at a line's end, or after a value, it is too often a word of its own."""
         if len(word) < (1 if last else MIN_PART):
             return
         for expected, chains in list(waiting.items()):
             if len(expected) > len(word) and expected.startswith(word):
                 for c in chains:
-                    if self._reaches(c, i):
+                    if self._reaches(c, i) and (len(word) >= MIN_PART or (i - c.end == 1 and not self._gap(c))):
                         bits = c.bits + self.weight.get(expected, 0.0) * len(word) / len(expected)
                         done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
 
