@@ -24,8 +24,10 @@ from forms import lower, title, upper  # tests/ is on sys.path (rootdir-based im
 CASES = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
 NOTHING_AT_ALL = {"neg_clean_training_log", "neg_nccl_timeout"}
 # Positives not right per form, measured on the 153 cases (a ratchet: lower a number when a change fixes cases,
-# never raise it). Before this branch (main dfb3f4d): lower 28, upper 28, title 55, cut 60 misses.
-MAX_MISSES = {"lower": 9, "upper": 9, "title": 46, "cut": 47}
+# never raise it). Before this branch (main dfb3f4d): lower 28, upper 28, title 55, cut 60 misses. On 019d11e title 43,
+# cut 47; then (a cut counts from what tells its message apart, a one-letter cut word, a message's first clause
+# with prose after it) title 42, cut 30.
+MAX_MISSES = {"lower": 9, "upper": 9, "title": 42, "cut": 30}
 
 
 def _expect(path: Path) -> tuple[dict[str, str], str]:

@@ -137,6 +137,51 @@ def test_cut_title_followed_by_a_body() -> None:
     assert d.findings and "EXECUTION_FAILED" in d.findings[0].signature.signature and d.findings[0].cut
 
 
+def test_a_cut_counts_from_what_tells_its_message_apart() -> None:
+    """A message cut by the input's end counts from the words that only its message holds, even where they carry
+    less than a whole reading needs (common words: 'can only be called'), and a cut last word of one or two
+    letters is read as the start of the word expected there, not as another word."""
+    for text, sig_id in (
+        ("loss.backward()\nRuntimeError: cudnn RNN backward c", "pytorch/rnn-backward-in-eval-mode"),
+        ("loss.backward()\nRuntimeError: backward_weight can only", "pytorch/rnn-backward-in-eval-mode"),
+        ("out = lstm(x, h)\nRuntimeError: Input and hidden tensors are not at the same d", "pytorch/rnn-input-hidden-device-mismatch"),
+        ("RuntimeError: input.size(-1) must be eq", "pytorch/rnn-input-size-mismatch"),
+    ):
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == sig_id and d.findings[0].cut is not None, text
+    for text in (
+        "RuntimeError: derivative for _cud",  # _cudnn_rnn_backward or _cudnn_convolution_backward (a counter-example)
+        "RuntimeError: 'lengths' argument",  # two words
+        "RuntimeError: cudnn RNN backward c\nEpoch 3 done",  # a short word at a line's end, not the input's
+        "RuntimeError: Input and hidden tens",  # hidden tensors on another device, or of another dtype
+        "ImportError: cannot import name",  # nothing RNN, cuDNN or code-like: a generic prefix
+        "AttributeError: 'NoneType' object has",
+        "x = layer(y)\nValueError: The rank of",
+        "onnxruntime.InferenceSession(path)\nFailed to create",
+        # a one-letter cut word only right after the word before it, not after a value ('[C' of a Lua traceback)
+        "Error in CuDNN: CUDNN_STATUS_NOT_SUPPORTED (cudnnConvolutionForward) stack traceback:\n\t[C",
+    ):
+        assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
+
+
+def test_a_message_s_first_clause_with_prose_after_it() -> None:
+    """A message given from memory, its first clause whole and the rest left out ('... not at the same device
+    after upgrading'), is read as that message, marked cut; not where what follows is more of a log (a name,
+    a capitalised word) rather than prose, nor where the clause is read only in part."""
+    for text in (
+        "# LSTM crashes: RuntimeError: Input and hidden tensors are not at the same device after moving to GPU",
+        "Input and hidden tensors are not at the same device, when I call model.cuda() first",
+    ):
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == "pytorch/rnn-input-hidden-device-mismatch" and d.findings[0].cut, text
+    for text in (
+        "Input and hidden tensors are not at the same device: CUDA error",
+        "Input and hidden tensors are not at the same device_id check",
+        "Input and hidden tensors are not at the same place after moving to GPU",
+    ):
+        assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
+
+
 def test_too_short_a_cut_is_a_near_miss_listing_candidates() -> None:
     d = diagnose("model.fit(x)\nRuntimeError: cuDNN error: CUDNN_STATUS_", catalog=CATALOG)
     assert not d.findings
@@ -174,6 +219,13 @@ def test_a_mark_is_found_from_its_first_byte_as_by_in() -> None:
         for chars in itertools.product(b"`^Mx", repeat=n):
             data = bytes(chars)
             assert _has_at(data, b"```") == (b"```" in data) and _has_at(data, b"^M") == (b"^M" in data), data
+
+
+def test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split() -> None:
+    """Two words of a message on two lines ('only available' / 'for cuDNN') are not read as one word a hard
+    wrap split, though the base knows the word they would make (MXNet prints 'availablefor' elsewhere)."""
+    text = "[06:33:21] src/operator/rnn.cc:197: RNN on GPU is only available\nfor cuDNN at the moment."
+    assert _top(text)[0] == "mxnet/rnn-gpu-requires-cudnn-build"
 
 
 def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> None:

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_VALUE = 12  # words a placeholder absorbs at most
-MIN_PART = 3  # characters of a cut last word that count
+MIN_PART = 3  # characters of a cut last word that count (a shorter one: only the input's last word)
 # the same SAME_WORDS words start chains at most SAME_STARTS times per text: the tolerant reading reads 8
 # chains and tries 64 in vain at most (tolerant.MAX_READINGS, MAX_TRIES); a line printed 500 times made 225,000
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
 # test: tests/test_chains_bound.py)
 SAME_WORDS, SAME_STARTS = 32, 80
+TAIL_WORDS = 64  # the last words of a text where chains of a message its end cuts start (Recognizer.chains)
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -63,41 +64,51 @@ class Recognizer:
             return pos + 2, True
         return None
 
-    def chains(self, text_words: Words, ends: frozenset[int] = frozenset(), min_bits: float = 0.0) -> list[Chain]:
+    def chains(self, text_words: Words, ends: frozenset[int] = frozenset(), min_bits: float = 0.0, tail_bits: float | None = None) -> list[Chain]:
         """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
         words that end a line or the text (where a cut last word may be read). Only chains that may carry
-        ``min_bits`` (grown back included) are sought: the others are the same chains, left out."""
+        ``min_bits`` (grown back included) are sought, ``tail_bits`` among the last TAIL_WORDS words (a
+        message the text's end cuts): the others are the same chains, left out."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
-        weight = self.weight
         heads = [w[:MIN_PART] for w, _a, _b in text_words]
         plain = [w for w, _a, _b in text_words]
         starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
+        tail, floor = len(text_words) - TAIL_WORDS, (min_bits if tail_bits is None else tail_bits)
         for i, (word, _a, _b) in enumerate(text_words):
-            grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
-            for c in waiting.pop(word, ()):
-                if self._reaches(c, i):
-                    c.last, c.end, c.bits = self._next(c), i, c.bits + weight.get(word, 0.0)
-                    grown.append(c)
-                else:
-                    done.append(c)
+            grown = self._grown(word, i, waiting, done)
             if word in self.starts and _fresh(plain, i, starts):
-                grown += [Chain(tid, pos, pos, i, i, weight[word]) for tid, pos in self._starting(word, i, heads, min_bits)]
+                bits = min_bits if i < tail else floor
+                grown += [Chain(tid, pos, pos, i, i, self.weight[word]) for tid, pos in self._starting(word, i, heads, bits)]
             for c in grown:
                 self._wait(c, waiting, done)
             if i in ends:
-                self._cut_words(word, i, waiting, done)
+                self._cut_words(word, i, waiting, done, i == len(text_words) - 1)
             if i % 256 == 255:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
         return done
 
+    def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
+        """The chains waiting for ``word`` (text word ``i``) grown over it (or glued over it and the next);
+        those it comes too late for are done."""
+        grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
+        for c in waiting.pop(word, ()):
+            if self._reaches(c, i):
+                c.last, c.end, c.bits = self._next(c), i, c.bits + self.weight.get(word, 0.0)
+                grown.append(c)
+            else:
+                done.append(c)
+        return grown
+
     def _starting(self, word: str, i: int, heads: list[str], min_bits: float) -> Iterator[tuple[int, int]]:
         """The template starts at text word ``i`` (``word``) whose chains may carry ``min_bits``: those whose
         template may give that much, and that either give it grown back alone or can grow forward at all
         (every way to grow, whole, glued or cut, needs a word beginning as the next one within reach)."""
+        reach = heads[i + 1 : i + 2 + MAX_VALUE] if i + 1 < len(heads) else []
+        short = heads and len(heads[-1]) < MIN_PART and i == len(heads) - 2  # a short cut last word right after
         for tid, pos, nxt, gap, alone in self._plan(word, min_bits):
-            if alone or (nxt is not None and nxt in (heads[i + 1 : i + 2 + MAX_VALUE] if gap else heads[i + 1 : i + 2])):
+            if alone or (nxt is not None and (nxt in (reach if gap else reach[:1]) or (short and not gap and nxt.startswith(heads[-1])))):
                 yield tid, pos
 
     def _plan(self, word: str, min_bits: float) -> list[tuple[int, int, str | None, bool, bool]]:
@@ -135,6 +146,11 @@ class Recognizer:
                     grown.append(Chain(c.tid, c.first, nxt[0], c.start, i, c.bits + bits))
         return grown
 
+    def _gap(self, c: Chain) -> bool:
+        """Whether a value comes between the chain's last word and its template's next one."""
+        nxt = self.next_word(c.tid, c.last)
+        return nxt is not None and nxt[1]
+
     def _next(self, c: Chain) -> int:
         nxt = self.next_word(c.tid, c.last)
         assert nxt is not None
@@ -151,14 +167,16 @@ class Recognizer:
         else:
             waiting.setdefault(self.tpls[c.tid][nxt[0]], []).append(c)
 
-    def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> None:
-        """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there."""
-        if len(word) < MIN_PART:
+    def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain], last: bool) -> None:
+        """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there. A word shorter
+        than MIN_PART only as the ``last`` word of the text, right after the chain's word before it ('... not
+        at the same d'): at a line's end, or after a value, it is too often a word of its own."""
+        if len(word) < (1 if last else MIN_PART):
             return
         for expected, chains in list(waiting.items()):
             if len(expected) > len(word) and expected.startswith(word):
                 for c in chains:
-                    if self._reaches(c, i):
+                    if self._reaches(c, i) and (len(word) >= MIN_PART or (i - c.end == 1 and not self._gap(c))):
                         bits = c.bits + self.weight.get(expected, 0.0) * len(word) / len(expected)
                         done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
-from .chains import MAX_VALUE, Chain, Recognizer, holds, word_ends
+from .chains import MAX_VALUE, MIN_PART, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
 from .templates import FORMAT, HEAD, START_BITS, index, message_span, stem, words
@@ -44,6 +44,12 @@ MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or se
 # a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
 # SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
 SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
+# a message cut by the input's end counts from CUT_BITS and CUT_WORDS words on (its cut word included), where
+# only one message of the base holds them, they name something _SPECIFIC and its regex reads them to the end
+# ('cudnn RNN backward c'; not 'ImportError: cannot import name', nor "'NoneType' object has")
+CUT_BITS, CUT_WORDS = 10.0, 3
+# an RNN or cuDNN word (a hidden state too), or a name in code (snake_case, a.b, a call or an index: 'input.size(-1)', 'hidden[0]')
+_SPECIFIC = re.compile(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]")
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -69,6 +75,7 @@ class Tolerant:
         self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
         self._bits: dict[int, float] = {}  # a template's information
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
+        self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
@@ -95,7 +102,7 @@ class Tolerant:
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
         # give the same signatures; another template's words over the same span may not)
-        for c in self._strong(text, tw, ends):
+        for c in self._strong(text, tw, ends, last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             if _overlaps(c, spans) or (c.start, c.end, self.rec.words_of(c)) in vain:
@@ -124,26 +131,30 @@ class Tolerant:
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
-    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int]) -> list[Chain]:
-        """The chains enough to be read (``_enough``), grown back, strongest first."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, SHORT_BITS)]
-        chains = [c for c in chains if self._enough(c, tw, text, ends)]
+    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[Chain]:
+        """The chains enough to be read (``_enough``), grown back, strongest first; ``last``: the input's last
+        word (-1: the input goes on after the text)."""
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, SHORT_BITS, CUT_BITS if last >= 0 else None)]
+        chains = [c for c in chains if self._enough(c, tw, text, ends, c.end == last)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         return chains
 
-    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
-        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or most of a short message
-        that no other message of the base holds (its signatures read one message)."""
-        if c.bits < SHORT_BITS or self._contradicted(c, tw, text, ends):
+    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int], cut: bool = False) -> bool:
+        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or, where no other message of
+        the base holds it (its signatures read one message), most of a short message or (``cut``: it ends the
+        input) CUT_BITS naming something specific."""
+        if c.bits < (CUT_BITS if cut else SHORT_BITS) or self._contradicted(c, tw, text, ends):
             return False
         if c.bits >= MIN_BITS:
             return True
-        total = self._bits.get(c.tid)
-        if total is None:
-            total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
         read = self.rec.words_of(c)
-        if c.bits < SHORT_SHARE * total or sum(1 for w in read if w) < SHORT_WORDS:
-            return False
+        named = sum(1 for w in read if w)
+        if not (cut and named >= CUT_WORDS and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2])):
+            total = self._bits.get(c.tid)
+            if total is None:
+                total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
+            if c.bits < max(SHORT_BITS, SHORT_SHARE * total) or named < SHORT_WORDS:
+                return False
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
 
@@ -158,12 +169,34 @@ class Tolerant:
             return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
         if _delimited(text, tw[c.start][1], tw[c.end][2]):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
+        nxt = self.rec.next_word(c.tid, c.last)
+        if c.end != last and nxt is not None and not nxt[1] and self._clause(c, text, tw[c.end][2]):
+            return "clause"  # its first clause, other words after it ('... at the same device after upgrading')
         if last < 0:
             return ""
-        nxt = self.rec.next_word(c.tid, c.last)
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
-            return "cut" if 0 <= last - c.end <= MAX_VALUE else ""
-        return "cut" if c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :]))) else ""
+            cut = 0 <= last - c.end <= MAX_VALUE
+        else:
+            cut = c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :])))
+        return "cut" if cut else ""
+
+    def _clause(self, c: Chain, text: str, end: int) -> bool:
+        """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
+        follows it in the text (``end``: where it ends there): from its first word to a word its message's
+        text ends a clause after (a comma, a semicolon, a full stop before a space; not a colon, which
+        introduces what tells a message apart: 'Status Message: ...') where the same next word follows
+        ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end."""
+        if c.first != 1 or c.bits < MIN_BITS or not _PROSE_AFTER.match(text, end):
+            return False
+        got = self._clauses.get(c.tid)
+        if got is None:
+            tpl, sig = self.rec.tpls[c.tid], self.sigs[self.rec.owner[c.tid]]
+            pairs = set()
+            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                tw = words(msg)
+                pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
+            got = self._clauses[c.tid] = frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
+        return c.last in got
 
     def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
         """The signatures holding the chain confirmed by their regex (ignoring case), else a cut reading. On
@@ -371,7 +404,7 @@ class Tolerant:
         a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
         tpl = self.rec.tpls[c.tid]
         if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
-            return not _delimited(text, tw[c.start][1], tw[c.end][2])
+            return not _delimited(text, tw[c.start][1], tw[c.end][2]) and not self._clause(c, text, tw[c.end][2])
         if c.first > 1 and tpl[c.first - 1] and c.start > 0:
             between = text[tw[c.start - 1][2] : tw[c.start][1]]
             return "\n" not in between and not _OPENING.search(between)
@@ -396,7 +429,8 @@ class Tolerant:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
             chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
-            need = self.rec.bits(seq[:-1]) + self.rec.weight.get(seq[-1], 0.0) * 0.5 - 1e-6  # every word read as one
+            part = self.rec.weight.get(seq[-1], 0.0) * 0.5 if len(seq[-1]) >= MIN_PART else 0.0  # a short cut word: its start
+            need = self.rec.bits(seq[:-1]) + part - 1e-6  # every word read as one
             got = tuple(sorted({self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need}))
             self._holding[seq] = got
         return got
@@ -483,12 +517,19 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
 
 def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
     """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
-    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at')."""
+    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
+    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor')."""
     out = []
-    for (_w, a, b), (_w2, a2, b2) in pairwise(tw):
-        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known:
+    for (w, a, b), (w2, a2, b2) in pairwise(tw):
+        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known and not _words(w, w2, known):
             out.append(b)
     return out
+
+
+def _words(w: str, w2: str, known: Container[str]) -> bool:
+    """Whether two words a line break parts are words of their own: template words of MIN_PART characters at
+    least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e' of 'be', which are template words too)."""
+    return len(w) >= MIN_PART and len(w2) >= MIN_PART and w in known and w2 in known
 
 
 def _joined(text: str, a: int, b: int, b2: int) -> str:
@@ -620,6 +661,9 @@ _FRAME = re.compile(
     r"""File\s+"?(?P<path>[^",\n]+?\.py)"?(?:,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)?(?P<func>\w+)"""
     r"""|\[\d+\]\((?:file|vscode[\w-]*):/*(?P<path2>[^)\s?]+\.py)\?line=\d+\)"""
 )
+# the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
+_CLAUSE_END = re.compile(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
+_PROSE_AFTER = re.compile(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
 # what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
