@@ -163,8 +163,10 @@ def _examples() -> list[tuple[str, str, str]]:
 # word of one or two letters begins the word expected there (right after the word before it: not after a value,
 # so 'size(x, 1) == rn' is one of the 44), and two words of their own a line break parts are not one word a wrap
 # split (main 019d11e: 191 of 8,216, 176 of them cut points). The wrappers' rank (rank/wrappers.py, priority 67)
-# moved three MXNet examples' top to mxnet/rnn-cudnn-status, whose cut points fall before the status name.
-UNKNOWN_DIFFERENCES = 59
+# moved three MXNet examples' top to mxnet/rnn-cudnn-status, whose cut points fall before the status name, and
+# two of the six signatures of branch kb4 lose a hard wrap (dl4j keras-import at 120 columns, mkldnn_rnn_layer's
+# short DirectML line at 80): 63 of 8,517 on their merge.
+UNKNOWN_DIFFERENCES = 63
 
 
 @pytest.mark.exhaustive  # minutes: `pytest -m exhaustive` (.ci/run)
