@@ -98,7 +98,6 @@ class Matcher:
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
-        self._local: dict[int, bool] = {}
 
     @property
     def probes(self) -> list[Probe]:
@@ -113,12 +112,12 @@ class Matcher:
     def warm(self) -> None:
         """Compile every pattern this matcher may need (so that the catalog cache can keep them)."""
         self.tolerant()  # the templates' index
-        for idx, sig in enumerate(self.sigs):
+        for sig in self.sigs:
             compile_pattern(sig.regex, sig.flags)
             compile_pattern(sig.regex, folded(sig.flags))  # the folded retry's, the tolerant confirmation's
             required_runs(sig.regex, sig.flags)  # the literal gate's, kept in the cache: a paste asks for ~20
             required_runs(sig.regex, folded(sig.flags))
-            self._is_local(idx)
+            line_local(sig.regex, sig.flags)
             for item in context_items(sig):
                 self.evidence.pattern(item)
                 self.evidence.linewise(item)
@@ -245,18 +244,11 @@ class Matcher:
         lits = ", ".join(self.sigs[idx].prefilter[:2]) or "derived"
         return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
 
-    def _is_local(self, idx: int) -> bool:
-        got = self._local.get(idx)
-        if got is None:
-            sig = self.sigs[idx]
-            got = self._local[idx] = line_local(sig.regex, sig.flags)
-        return got
-
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
         disabled, with a warning). Signatures with the same regex and window search a run once."""
         sig = self.sigs[idx]
-        local = self._is_local(idx)
+        local = line_local(sig.regex, sig.flags)  # derived: worked out once per pattern
         key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
         got = win.lines.memo.get(key)
         if got is not None:
