@@ -354,23 +354,14 @@ class Matcher:
 
     def _context(self, sig: Signature, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match; decided once per context and span (signatures that share them)."""
-        ctx = sig.context
-        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
-        direct = direct_rnn(sig, matched)
-        key = ("verdict", ctx.exclude_any, ctx.require_any, ctx.support_any, lo, hi, stream, direct)
-        got = win.lines.memo.get(key)
-        if got is None:
-            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
-        return got  # type: ignore[no-any-return]
+        item of its context may match."""
+        return self.evidence.verdict(sig, direct_rnn(sig, matched), self._context_text(sig, span, stream, win))
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (ruleout.py), each
-        distinct line once."""
+        match; for an item found line by line, only those holding one of its literals (ruleout.py)."""
         ctx = sig.context
         lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
-        memo: dict[tuple[int, ...], str] = {}
         region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
@@ -380,14 +371,10 @@ class Matcher:
                 at = region.lines(item)
                 if not at or linewise:
                     lines = at
-            key = (linewise, *lines)
-            got = memo.get(key)
-            if got is None:
-                texts = win.lines.texts(lines, stream)
-                # an item found within one line finds the same first text in each distinct line once: a line
-                # repeated hundreds of times is searched once, and the text is the same around each repeat
-                got = memo[key] = "\n".join(dict.fromkeys(texts) if linewise else texts)
-            return got
+            texts = win.lines.texts(lines, stream)
+            # an item found within one line finds the same first text in each distinct line once: a line
+            # repeated hundreds of times is searched once
+            return "\n".join(dict.fromkeys(texts) if linewise else texts)
 
         return text
 
