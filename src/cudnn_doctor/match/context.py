@@ -5,7 +5,8 @@ case. Every item's regex runs under the same CPU budget as a signature's: past i
 rest of the run, with one warning (a user's catastrophic pattern costs its budget once, not at every match).
 
 Around a big log's repeated warning the lines of a context are not all normalized: ruleout.py says on which
-raw lines an item may match at all, and only those are read (``Context.lines``).
+raw lines an item may match at all, and only those are read (``Matcher._context_text``), each distinct line
+once for an item found within one line.
 """
 
 from __future__ import annotations
