@@ -5,7 +5,8 @@ case. Every item's regex runs under the same CPU budget as a signature's: past i
 rest of the run, with one warning (a user's catastrophic pattern costs its budget once, not at every match).
 
 Around a big log's repeated warning the lines of a context are not all normalized: ruleout.py says on which
-raw lines an item may match at all, and only those are read (``Context.lines``).
+raw lines an item may match at all, and only those are read (``Matcher._context_text``), each distinct line
+once for an item found within one line.
 """
 
 from __future__ import annotations
@@ -65,7 +66,6 @@ class Evidence:
         self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
         self.patterns: dict[str, Any] = {}
         self.disabled: set[str] = set()
-        self.found: dict[tuple[str, str], Any] = {}
         self.warnings: list[str] = [] if warnings is None else warnings
 
     def source(self, item: str) -> str:
@@ -85,20 +85,12 @@ class Evidence:
         return got
 
     def search(self, item: str, text: str) -> Any:
-        """The first match of ``item`` in ``text``, or None (also once the item is skipped). The last texts'
-        answers are remembered: a repeated message's checks read the same lines again."""
+        """The first match of ``item`` in ``text``, or None (also once the item is skipped)."""
         if item in self.disabled or not text:
             return None
-        got = self.found.get((item, text), self)
-        if got is not self:
-            return got
         try:
             pattern = self.pattern(item)
-            got = self.budget.search(item, lambda timeout: pattern.search(text, timeout=timeout))
-            if len(self.found) >= 512:
-                self.found.clear()
-            self.found[(item, text)] = got
-            return got
+            return self.budget.search(item, lambda timeout: pattern.search(text, timeout=timeout))
         except TimeoutError:
             self._skip(item, f"its regex took longer than its {self.budget.budget:g}s budget")
         except regex_error() as exc:

@@ -98,7 +98,6 @@ class Matcher:
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
-        self._local: dict[int, bool] = {}
 
     @property
     def probes(self) -> list[Probe]:
@@ -113,12 +112,12 @@ class Matcher:
     def warm(self) -> None:
         """Compile every pattern this matcher may need (so that the catalog cache can keep them)."""
         self.tolerant()  # the templates' index
-        for idx, sig in enumerate(self.sigs):
+        for sig in self.sigs:
             compile_pattern(sig.regex, sig.flags)
             compile_pattern(sig.regex, folded(sig.flags))  # the folded retry's, the tolerant confirmation's
             required_runs(sig.regex, sig.flags)  # the literal gate's, kept in the cache: a paste asks for ~20
             required_runs(sig.regex, folded(sig.flags))
-            self._is_local(idx)
+            line_local(sig.regex, sig.flags)
             for item in context_items(sig):
                 self.evidence.pattern(item)
                 self.evidence.linewise(item)
@@ -245,18 +244,11 @@ class Matcher:
         lits = ", ".join(self.sigs[idx].prefilter[:2]) or "derived"
         return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
 
-    def _is_local(self, idx: int) -> bool:
-        got = self._local.get(idx)
-        if got is None:
-            sig = self.sigs[idx]
-            got = self._local[idx] = line_local(sig.regex, sig.flags)
-        return got
-
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
         disabled, with a warning). Signatures with the same regex and window search a run once."""
         sig = self.sigs[idx]
-        local = self._is_local(idx)
+        local = line_local(sig.regex, sig.flags)  # derived: worked out once per pattern
         key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
         got = win.lines.memo.get(key)
         if got is not None:
@@ -362,23 +354,14 @@ class Matcher:
 
     def _context(self, sig: Signature, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match; decided once per context and span (signatures that share them)."""
-        ctx = sig.context
-        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
-        direct = direct_rnn(sig, matched)
-        key = ("verdict", ctx.exclude_any, ctx.require_any, ctx.support_any, lo, hi, stream, direct)
-        got = win.lines.memo.get(key)
-        if got is None:
-            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
-        return got  # type: ignore[no-any-return]
+        item of its context may match."""
+        return self.evidence.verdict(sig, direct_rnn(sig, matched), self._context_text(sig, span, stream, win))
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (ruleout.py), each
-        distinct line once."""
+        match; for an item found line by line, only those holding one of its literals (ruleout.py)."""
         ctx = sig.context
         lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
-        memo: dict[tuple[int, ...], str] = {}
         region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
@@ -388,14 +371,10 @@ class Matcher:
                 at = region.lines(item)
                 if not at or linewise:
                     lines = at
-            key = (linewise, *lines)
-            got = memo.get(key)
-            if got is None:
-                texts = win.lines.texts(lines, stream)
-                # an item found within one line finds the same first text in each distinct line once: a line
-                # repeated hundreds of times is searched once, and the text is the same around each repeat
-                got = memo[key] = "\n".join(dict.fromkeys(texts) if linewise else texts)
-            return got
+            texts = win.lines.texts(lines, stream)
+            # an item found within one line finds the same first text in each distinct line once: a line
+            # repeated hundreds of times is searched once
+            return "\n".join(dict.fromkeys(texts) if linewise else texts)
 
         return text
 

@@ -1,25 +1,21 @@
 """The environment probes (model.Probe) fed from the prefilter's hits, with the probe shape memo.
 
 A speed mechanism (bench/: a dense log names cuDNN on one line in three: version banners, op traces): a line
-with the same bytes as one probed before (but for a GitHub timestamp, which normalization drops) tells the
-probes nothing new and is not even decoded; a line of the same *shape* (the same bytes but for digits) goes
-only to the probes that wanted that shape (a shape-free probe whose regex did not match it cannot match a line
+of the same *shape* as one probed before (the same bytes but for digits) is not even decoded when no probe
+wanted that shape, and goes only to the probes that wanted it (a shape-free probe whose regex did not match it cannot match a line
 of that shape). Its equivalence test: tests/test_probes.py.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from ..model import RETIRE, Probe
 
-PROBED_MEMO = 16384  # line shapes (and lines) remembered, each memo emptied when full
+PROBED_MEMO = 16384  # line shapes remembered, the memo emptied when full
 MEMO_LINE = 600  # bytes: longer lines are probed each time
 # digits -> '0': lines that differ only in their numbers (timestamps, step counters, versions) share a shape
 _SHAPE = bytes.maketrans(b"123456789", b"000000000")
-# normalize.py's GitHub Actions timestamp, in ASCII bytes (anything it does not match is kept in the key)
-_RAW_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ")
 
 
 class Probes:
@@ -33,7 +29,6 @@ class Probes:
                 by_literal.setdefault(lit.lower(), []).append(pidx)
         self.by_literal = {lit: tuple(p) for lit, p in by_literal.items()}
         self.retired: set[int] = set()
-        self._probed: dict[tuple[bytes, tuple[int, ...]], None] = {}
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
 
     def give(self, line: bytes, pidxs: tuple[int, ...], text: Callable[[], tuple[str, int]]) -> bool:
@@ -43,15 +38,9 @@ class Probes:
         shape = None
         if len(line) <= MEMO_LINE:
             shape = (line.translate(_SHAPE), pidxs)
-            got = self._shapes.get(shape)
-            if got is not None and not got:  # a shape every probe declined: the commonest case, first
+            todo = self._shapes.get(shape)
+            if todo is not None and not todo:  # a shape every probe declined: the commonest case
                 return False
-            ts = _RAW_TIMESTAMP.match(line)
-            raw = (line[ts.end() :] if ts else line, pidxs)
-            if raw in self._probed:
-                return False
-            _remember(self._probed, raw, None)
-            todo = got
         if todo is None:
             todo = tuple(sorted(set(pidxs)))
         wanted, retired = self._handle(todo, *text())
@@ -79,7 +68,6 @@ class Probes:
         """Stop giving lines to probe ``pidx``: its literals no longer make a line a probe line."""
         self.retired.add(pidx)
         self.by_literal = {lit: kept for lit, ps in self.by_literal.items() if (kept := tuple(p for p in ps if p != pidx))}
-        self._probed.clear()
         self._shapes.clear()
 
 

@@ -57,19 +57,15 @@ class RuleOut:
     def region(self, lines: Lines, lo: int, hi: int) -> Region:
         """Lines lo..hi of a window, looked at in pieces of PIECE lines, each scanned once (the checks around
         a repeated warning ask for overlapping regions)."""
-        key = ("region", lo, hi)
-        got = lines.memo.get(key)
-        if got is None:
-            pieces = []
-            big = len(lines.data) > SMALL_TEXT  # a paste: no hyperscan to load
-            for k in range(lo // PIECE, hi // PIECE + 1):
-                piece = lines.memo.get(("piece", k))
-                if piece is None:
-                    region = lines.region(k * PIECE, k * PIECE + PIECE - 1)
-                    piece = lines.memo[("piece", k)] = self.scan(region, k * PIECE, big)
-                pieces.append(piece)
-            got = lines.memo[key] = Region(self, pieces, lo, hi)
-        return got  # type: ignore[no-any-return]
+        pieces = []
+        big = len(lines.data) > SMALL_TEXT  # a paste: no hyperscan to load
+        for k in range(lo // PIECE, hi // PIECE + 1):
+            piece = lines.memo.get(("piece", k))
+            if piece is None:
+                region = lines.region(k * PIECE, k * PIECE + PIECE - 1)
+                piece = lines.memo[("piece", k)] = self.scan(region, k * PIECE, big)
+            pieces.append(piece)
+        return Region(self, pieces, lo, hi)
 
     def scan(self, region: bytes, first: int, big: bool = True) -> Presence:
         """What ``region`` (raw bytes of consecutive lines, the first of index ``first``) holds: one pass of

@@ -72,7 +72,6 @@ class Tolerant:
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs))
         self._holding = self.rec.held
-        self._verdicts: tuple[object, dict[tuple[Any, ...], tuple[list[str], bool] | str]] = (None, {})
         self._bits: dict[int, float] = {}  # a template's information
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
@@ -250,14 +249,7 @@ class Tolerant:
             return [], False
         ctx = sig.context
         lo, hi = max(0, where.li_s - ctx.lines_before), min(len(where.lines) - 1, where.li_e + ctx.lines_after)
-        direct = direct_rnn(sig, where.read)
-        if self._verdicts[0] is not where.lines:  # decided once per context and lines (signatures share them)
-            self._verdicts = (where.lines, {})
-        key = (ctx.exclude_any, ctx.require_any, ctx.support_any, lo, hi, direct)
-        got = self._verdicts[1].get(key)
-        if got is None:
-            got = self._verdicts[1][key] = self.evidence.verdict(sig, direct, "\n".join(where.lines[lo : hi + 1]))
-        return got
+        return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
 
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
