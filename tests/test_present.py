@@ -93,6 +93,29 @@ def test_quoted_nested_fenced_bullets_html_gutter_smart_quotes() -> None:
     assert _top(TRACE.replace("\n", "^M\n"))[0] == HIDDEN
 
 
+def test_a_lone_mark_glued_to_the_line_before_is_the_text() -> None:
+    """A bullet or quote mark is a presentation in a list or quote context (another marked line next to it, the
+    block's start, a blank line or a colon before it); alone after a line it continues, it is the text's own: a
+    message's second half that begins '* hidden_size', '> 0.f', '- helperAllowFallback()' (issue 27's split
+    form)."""
+    for text in (
+        "RuntimeError: weight_hh first dim must be 4\n* hidden_size = 1024, but got 768",
+        "LSTMBase(const OpKernelInfo&) clip_\n> 0.f was false.",
+        "Error during LSTM MKL/CuDNN helper forward pass\n- helperAllowFallback() is set to false\n\tat x.y(Z.java:1)",
+    ):
+        assert present(text.encode()) is None, text
+    listed = {
+        "I get:\n- RuntimeError: boom\nthen": b"I get:\nRuntimeError: boom",
+        "notes\n\n* first\n* second": b"notes\n\nfirst\nsecond",
+        "prose\n- item one\n  goes on\n- item two": b"prose\nitem one\n  goes on\nitem two",
+        "text\n> quoted\n> block": b"text\nquoted\nblock",
+        "Here is the log:\n> RuntimeError: boom": b"Here is the log:\nRuntimeError: boom",
+    }
+    for text, want in listed.items():
+        got = present(text.encode())
+        assert got is not None and got.data.startswith(want), text
+
+
 def test_python_prompt_is_not_a_quote() -> None:
     got = present(b">>> import torch\n>>> torch.__version__\n'2.2.0'")
     assert got is None or b">>> import torch" in got.data

@@ -358,15 +358,47 @@ def _markdown(lines: Lines, text: str) -> Lines | None:
     fenced = _FENCE_ANY.found(text)
     if not (quoted or fenced):
         return None
-    return [(_unquoted(t, quoted, fenced), o) for t, o in lines]
+    texts = [t for t, _ in lines]
+    marks = [_QUOTE.match(t) if quoted and not _prompt(t) else None for t in texts]
+    listed = _in_context([m is not None for m in marks], texts) if quoted else marks
+    out = [(_unquoted(t[m.end() :] if m is not None and on else t, fenced), o) for (t, o), m, on in zip(lines, marks, listed, strict=True)]
+    return None if out == lines else out
 
 
-def _unquoted(t: str, quoted: bool, fenced: bool) -> str:
-    """One line without its quote marks, a fence line blank, an inline-code line without its backticks."""
-    m = _QUOTE.match(t) if quoted else None
-    # '>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')
-    if m is not None and not (t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3):
-        t = t[m.end() :]
+def _prompt(t: str) -> bool:
+    """'>>> x' is a Python prompt, not a triple quote (unless quoted itself: '> >>> x')."""
+    m = _QUOTE.match(t)
+    return m is not None and t.lstrip().startswith(">>> ") and m.group(0).count(">") == 3
+
+
+def _in_context(marked: Sequence[bool], texts: Sequence[str]) -> list[bool]:
+    """Which marked lines (a quote mark, a bullet at a line's start) are the presentation, not the text: one
+    next to another marked line (a quoted block, a list; indented continuation lines between two items
+    allowed), at the block's start, after a blank line or after prose that ends with a colon ('I get:'). A lone
+    mark glued to the line before is the text's: the second half of a message or expression broken before a
+    '* hidden_size' or a '> 0.f', a '- helperAllowFallback()' clause."""
+    out = [False] * len(marked)
+    for i in (i for i, m in enumerate(marked) if m):
+        j, k = _item_end(marked, texts, i, -1), _item_end(marked, texts, i, 1)
+        if j < 0 or marked[j] or (k < len(marked) and marked[k]):
+            out[i] = True
+        else:
+            before = texts[i - 1].rstrip()
+            out[i] = not before or before.endswith(":")
+    return out
+
+
+def _item_end(marked: Sequence[bool], texts: Sequence[str], i: int, step: int) -> int:
+    """The index of the next line before (``step`` -1) or after (1) line ``i`` that is not an indented
+    continuation line of a list item (-1 or len: none)."""
+    j = i + step
+    while 0 <= j < len(texts) and texts[j][:1] in (" ", "\t") and texts[j].strip() and not marked[j]:
+        j += step
+    return j
+
+
+def _unquoted(t: str, fenced: bool) -> str:
+    """One line (its quote marks gone) with a fence line blank, an inline-code line without its backticks."""
     if fenced and _FENCE.match(t):
         t = ""
     if t.startswith("`") and t.endswith("`") and len(t) > 2 and t.count("`") == 2:
@@ -379,11 +411,12 @@ def _bullets(lines: Lines, text: str) -> Lines | None:
     begin with ``- `` keeps its length."""
     if not _BULLET_ANY.found(text):
         return None
-    out: Lines = []
-    for t, o in lines:
-        b = _BULLET.match(t)
-        out.append((t[b.end() :] if b is not None else t, o))
-    return out
+    texts = [t for t, _ in lines]
+    marks = [*map(_BULLET.compiled.match, texts)]
+    listed = _in_context([b is not None for b in marks], texts)
+    if not any(listed):
+        return None
+    return [(t[b.end() :] if b is not None and on else t, o) for (t, o), b, on in zip(lines, marks, listed, strict=True)]
 
 
 def _gutter_lines(raw: Sequence[bytes]) -> bool:
