@@ -116,6 +116,22 @@ def test_a_lone_mark_glued_to_the_line_before_is_the_text() -> None:
         assert got is not None and got.data.startswith(want), text
 
 
+def test_a_line_break_where_text_has_a_space_is_not_a_wrap() -> None:
+    """A hard wrap keeps every character; a message broken between two words by its poster loses the space. One
+    long line broken after a comma, an operator standing as a word, between a number and a word, or after a
+    word in capitals is not read as one wrapped line (issue 27's split form); a cut inside an identifier is."""
+    for first, second in (
+        ("MXNetError: Check failed: in_shape->size() == num_inputs (3 vs. 4) : Input shape mismatch. Expected 4", "input parameters but got 3."),
+        ("Batchwise recurrent operations (layout ==", "1) are not supported."),
+        ("AssertionError: LSTMCell: Expected input to be", "1-D or 2-D but received 3-D tensor"),
+        ("ValueError: Expected hidden size (1, 32,", "32), got (2, 32, 32)"),
+        ("RuntimeError: 'lengths' argument should be a 1D CPU", "int64 tensor, but got 2D cpu Long tensor"),
+    ):
+        assert wrap_width([first, second]) is None, first
+    assert wrap_width(["RuntimeError: cuDNN error: CUDNN_STATUS_EXEC", "UTION_FAILED"]) is not None
+    assert wrap_width(["TypeError: nn.LSTM(input_size=64, hidden_size=128, bidirectional=", "true)"]) is not None
+
+
 def test_python_prompt_is_not_a_quote() -> None:
     got = present(b">>> import torch\n>>> torch.__version__\n'2.2.0'")
     assert got is None or b">>> import torch" in got.data
