@@ -132,6 +132,16 @@ def test_a_line_break_where_text_has_a_space_is_not_a_wrap() -> None:
     assert wrap_width(["TypeError: nn.LSTM(input_size=64, hidden_size=128, bidirectional=", "true)"]) is not None
 
 
+def test_a_piece_that_closes_a_bracket_continues_even_when_it_begins_like_the_line_before() -> None:
+    """Records that begin alike ('Epoch 2/10 ...') are not pieces of one line; a piece that closes a bracket it did
+    not open is one, whatever it begins with (corpus 080 wrapped at 60: a Julia type list's '32,1},' twice)."""
+    a = "32,1}, ::Array{CuArrays.CUDNN.TensorDesc,1}, ::CuArray{Float"
+    b = "32,1}, ::CuArrays.CUDNN.TensorDesc, ::CuArray{Float32,1}, ::"
+    assert unwrap([(a, 0), (b, 1)], 60) == [(a + b, 0)]
+    epoch = ["Epoch 2/10 - loss: 0.4123 - acc: 0.8812 - val_loss: 0.5123 - va", "Epoch 3/10 - loss: 0.3"]
+    assert len(unwrap([(t, i) for i, t in enumerate(epoch)], 60)) == 2
+
+
 def test_python_prompt_is_not_a_quote() -> None:
     got = present(b">>> import torch\n>>> torch.__version__\n'2.2.0'")
     assert got is None or b">>> import torch" in got.data

@@ -618,8 +618,13 @@ def _continues(cur: str, nxt: str) -> bool:
     body = nxt[1:] if nxt[0] == " " else nxt
     if not body or _LINE_START.match(body):
         return False
-    head = _first_word(cur)
-    return not (len(head) >= 3 and _first_word(body) == head)
+    head, first = _first_word(cur), _first_word(body)
+    # a record never begins by closing a bracket it did not open ('32,1},' of a Julia signature's type list)
+    return not (len(head) >= 3 and first == head and not _closes(first))
+
+
+def _closes(word: str) -> bool:
+    return any(word.count(c) > word.count(o) for o, c in ("()", "[]", "{}"))
 
 
 _DOTTED_END = LazyRe(r"\w+(?:\.\w+)+\.$")
