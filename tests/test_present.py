@@ -93,6 +93,55 @@ def test_quoted_nested_fenced_bullets_html_gutter_smart_quotes() -> None:
     assert _top(TRACE.replace("\n", "^M\n"))[0] == HIDDEN
 
 
+def test_a_lone_mark_glued_to_the_line_before_is_the_text() -> None:
+    """A bullet or quote mark is a presentation in a list or quote context (another marked line next to it, the
+    block's start, a blank line or a colon before it); alone after a line it continues, it is the text's own: a
+    message's second half that begins '* hidden_size', '> 0.f', '- helperAllowFallback()' (issue 27's split
+    form)."""
+    for text in (
+        "RuntimeError: weight_hh first dim must be 4\n* hidden_size = 1024, but got 768",
+        "LSTMBase(const OpKernelInfo&) clip_\n> 0.f was false.",
+        "Error during LSTM MKL/CuDNN helper forward pass\n- helperAllowFallback() is set to false\n\tat x.y(Z.java:1)",
+    ):
+        assert present(text.encode()) is None, text
+    listed = {
+        "I get:\n- RuntimeError: boom\nthen": b"I get:\nRuntimeError: boom",
+        "notes\n\n* first\n* second": b"notes\n\nfirst\nsecond",
+        "prose\n- item one\n  goes on\n- item two": b"prose\nitem one\n  goes on\nitem two",
+        "text\n> quoted\n> block": b"text\nquoted\nblock",
+        "Here is the log:\n> RuntimeError: boom": b"Here is the log:\nRuntimeError: boom",
+    }
+    for text, want in listed.items():
+        got = present(text.encode())
+        assert got is not None and got.data.startswith(want), text
+
+
+def test_a_line_break_where_text_has_a_space_is_not_a_wrap() -> None:
+    """A hard wrap keeps every character; a message broken between two words by its poster loses the space. One
+    long line broken after a comma, an operator standing as a word, between a number and a word, or after a
+    word in capitals is not read as one wrapped line (issue 27's split form); a cut inside an identifier is."""
+    for first, second in (
+        ("MXNetError: Check failed: in_shape->size() == num_inputs (3 vs. 4) : Input shape mismatch. Expected 4", "input parameters but got 3."),
+        ("Batchwise recurrent operations (layout ==", "1) are not supported."),
+        ("AssertionError: LSTMCell: Expected input to be", "1-D or 2-D but received 3-D tensor"),
+        ("ValueError: Expected hidden size (1, 32,", "32), got (2, 32, 32)"),
+        ("RuntimeError: 'lengths' argument should be a 1D CPU", "int64 tensor, but got 2D cpu Long tensor"),
+    ):
+        assert wrap_width([first, second]) is None, first
+    assert wrap_width(["RuntimeError: cuDNN error: CUDNN_STATUS_EXEC", "UTION_FAILED"]) is not None
+    assert wrap_width(["TypeError: nn.LSTM(input_size=64, hidden_size=128, bidirectional=", "true)"]) is not None
+
+
+def test_a_piece_that_closes_a_bracket_continues_even_when_it_begins_like_the_line_before() -> None:
+    """Records that begin alike ('Epoch 2/10 ...') are not pieces of one line; a piece that closes a bracket it did
+    not open is one, whatever it begins with (corpus 080 wrapped at 60: a Julia type list's '32,1},' twice)."""
+    a = "32,1}, ::Array{CuArrays.CUDNN.TensorDesc,1}, ::CuArray{Float"
+    b = "32,1}, ::CuArrays.CUDNN.TensorDesc, ::CuArray{Float32,1}, ::"
+    assert unwrap([(a, 0), (b, 1)], 60) == [(a + b, 0)]
+    epoch = ["Epoch 2/10 - loss: 0.4123 - acc: 0.8812 - val_loss: 0.5123 - va", "Epoch 3/10 - loss: 0.3"]
+    assert len(unwrap([(t, i) for i, t in enumerate(epoch)], 60)) == 2
+
+
 def test_python_prompt_is_not_a_quote() -> None:
     got = present(b">>> import torch\n>>> torch.__version__\n'2.2.0'")
     assert got is None or b">>> import torch" in got.data
