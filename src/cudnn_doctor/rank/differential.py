@@ -102,6 +102,12 @@ def is_generic_rnn_status(sig: Signature) -> bool:
     return is_generic_status(sig) and (sig.id in GENERIC_RNN_STATUS or sig.scope == "rnn")
 
 
+def is_cross_framework_rnn_status(sig: Signature) -> bool:
+    """A generic RNN status of no one framework (cudnn/rnn-status-*): what a framework's own status signature
+    outranks (rank/wrappers.py, ``_with_outranked``)."""
+    return sig.framework == "any" and is_generic_rnn_status(sig)
+
+
 def causes_of(signatures: Iterable[Signature]) -> dict[str, list[Signature]]:
     """Generic id -> the cause signatures whose ``cause.of`` names it."""
     out: dict[str, list[Signature]] = {}
@@ -511,7 +517,7 @@ def _with_outranked(
     more = []
     for rid in f.related:
         g = lookup.get(rid)
-        if g is None or g.framework != "any" or g.id == f.id or not is_generic_rnn_status(g):
+        if g is None or g.id == f.id or not is_cross_framework_rnn_status(g):
             continue
         for c in candidates(g, lookup, causes, lang):
             sig = lookup.get(c.id) if c.id else None

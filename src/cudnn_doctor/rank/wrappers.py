@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 
 from ..kb.patterns import compile_pattern
 from ..model import Finding, Signature
+from .differential import TRACEBACK_HEAD, is_cross_framework_rnn_status
 
 CONFIDENCE_DROP = 0.05
 MAX_LINES = 40  # of a traceback before the status
-_TRACEBACK_HEAD = "Traceback (most recent call last)"
 
 
 def attribute(
@@ -32,7 +32,7 @@ def attribute(
     have = {(f.first.source, f.id) for f in findings}
     out = []
     for f in findings:
-        got = _claimed(f, wrappers, frames.get((f.first.source, f.id), ())) if _cross_framework(f.signature) else None
+        got = _claimed(f, wrappers, frames.get((f.first.source, f.id), ())) if is_cross_framework_rnn_status(f.signature) else None
         if got is None or (f.first.source, got[0].id) in have:
             out.append(f)
             continue
@@ -45,11 +45,6 @@ def attribute(
             demoted=[f"read as {wrapper.id} from {mark!r} on the error's line or in its traceback; that signature's own message is not in the log"],
         ))
     return out
-
-
-def _cross_framework(sig: Signature) -> bool:
-    """A status signature of no one framework, on the RNN path (cudnn/rnn-status-*)."""
-    return sig.framework == "any" and sig.scope == "rnn" and sig.cause is None and bool(sig.differential)
 
 
 def _claimed(f: Finding, wrappers: Sequence[Signature], before: Sequence[str]) -> tuple[Signature, str] | None:
@@ -67,7 +62,7 @@ def _claimed(f: Finding, wrappers: Sequence[Signature], before: Sequence[str]) -
 def _traceback(before: Sequence[str]) -> Sequence[str]:
     """The lines of the Python traceback that ends at the finding (none where it has none)."""
     tail = before[-MAX_LINES:]
-    heads = [i for i, line in enumerate(tail) if _TRACEBACK_HEAD in line]
+    heads = [i for i, line in enumerate(tail) if TRACEBACK_HEAD in line]
     return tail[heads[-1] :] if heads else ()
 
 
