@@ -249,9 +249,10 @@ def test_complete_last_lines_are_not_read_as_cut() -> None:
 def test_rnn_evidence_in_longer_identifiers() -> None:
     ev = Matcher(CATALOG).evidence
     for text in ("model = myLSTMEncoder(32)", "tagger = BiLSTMTagger()", "x = encoder_lstm_out[0]", "h = self.gru_layer2(x)",
-                 "y = tf.keras.layers.SimpleRNN(4)(x)", "fitting VAE_GRUDecoder_v2 on batch 3", "cell = enc_LstmCell(8)"):
+                 "y = tf.keras.layers.SimpleRNN(4)(x)", "fitting VAE_GRUDecoder_v2 on batch 3", "cell = enc_LstmCell(8)",
+                 "cuDNN fails with RNNs and masked sequences", "stacking two LSTMs", "GRUs on the GPU"):
         assert ev.find(("@rnn",), text), text
-    for text in ("denoise with RNNoise", "ungrudging", "GRUB_TIMEOUT=5", "Grupo de trabajo", "the scrnn loss", "HAS_RNNoise_FLAG", "MY_GRUB_Config"):
+    for text in ("denoise with RNNoise", "ungrudging", "GRUB_TIMEOUT=5", "Grupo de trabajo", "the scrnn loss", "HAS_RNNoise_FLAG", "MY_GRUB_Config", "the RNNsearch baseline"):
         assert ev.find(("@rnn",), text) is None, text
     log = "h = self.gru_layer2(x)\nRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED"
     assert diagnose(log, catalog=CATALOG).findings[0].signature.scope == "rnn"
