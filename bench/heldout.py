@@ -10,6 +10,7 @@ left the cause open), ``none-known`` (an RNN error no signature covers) or ``neg
     python bench/heldout.py --case 012 047   # only these cases (a quick look; not a score)
     python bench/heldout.py --repo /tmp/main # score another checkout's src/ and signatures/ (e.g. a
                                              # `git archive main | tar -x -C /tmp/main` snapshot)
+    python bench/heldout.py --set bench/heldout2   # score another held-out set (same format)
 
 Scores:
 - positives with a known signature: top-1 **right** (the first finding is ``expected`` or one of
@@ -33,7 +34,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent / "heldout"
+HERE = Path(__file__).resolve().parent / "heldout"  # the default set; --set chooses another
 ROOT = HERE.parents[1]
 cudnn_doctor = None  # imported by _load(), from the checkout chosen with --repo
 
@@ -66,17 +67,19 @@ def _load(repo: Path) -> None:
     cudnn_doctor = module
 
 
-def load_cases(only: set[str] | None = None) -> list[dict]:
-    """The records of cases.jsonl, in case order (only those named, if any)."""
+def load_cases(only: set[str] | None = None, set_dir: Path = HERE) -> list[dict]:
+    """The records of ``set_dir``/cases.jsonl, in case order (only those named, if any)."""
     cases = [
-        json.loads(line) for line in (HERE / "cases.jsonl").read_text(encoding="utf-8").splitlines() if line
+        json.loads(line)
+        for line in (set_dir / "cases.jsonl").read_text(encoding="utf-8").splitlines()
+        if line
     ]
     return [c for c in cases if not only or c["case"] in only]
 
 
-def score(case: dict) -> Result:
-    """Diagnose one case's log and score the answer against its label."""
-    text = (HERE / f"{case['case']}.log").read_text(encoding="utf-8")
+def score(case: dict, set_dir: Path = HERE) -> Result:
+    """Diagnose one case's log (``set_dir``/NNN.log) and score the answer against its label."""
+    text = (set_dir / f"{case['case']}.log").read_text(encoding="utf-8")
     diagnosis = cudnn_doctor.diagnose(text, source=f"{case['case']}.log")
     findings = diagnosis.findings
     res = Result(
@@ -193,9 +196,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the per-case results here")
     ap.add_argument("--case", nargs="*", help="only these case numbers")
     ap.add_argument("--repo", type=Path, default=ROOT, help="the checkout whose cudnn-doctor is scored")
+    ap.add_argument(
+        "--set",
+        type=Path,
+        default=HERE,
+        dest="set_dir",
+        help="the held-out set directory (default bench/heldout)",
+    )
     args = ap.parse_args(argv)
+    if not (args.set_dir / "cases.jsonl").is_file():
+        raise SystemExit(f"{args.set_dir} has no cases.jsonl")
     _load(args.repo)
-    results = [score(c) for c in load_cases(set(args.case) if args.case else None)]
+    only = set(args.case) if args.case else None
+    results = [score(c, args.set_dir) for c in load_cases(only, args.set_dir)]
     print(report(results))
     if args.json:
         args.json.write_text(

@@ -2,13 +2,17 @@
 
 Every GitHub thread (``owner/repo#N`` or an issues/pull/discussions URL) and every other URL that appears
 anywhere in ``signatures/**/*.yaml``, ``docs/census/`` or the ``source`` field of the development corpus
-(``shared/corpus/cases.jsonl``) is excluded. Run from the repository root::
+(``shared/corpus/cases.jsonl``) is excluded, and so is every ``source`` of the held-out sets
+(``bench/heldout*/cases.jsonl``): a second set must not reuse the first one's threads. Run from the
+repository root::
 
-    python bench/heldout/exclusions.py [--corpus PATH] [--check URL ...] [--cases]
+    python bench/heldout/exclusions.py [--corpus PATH] [--check URL ...] [--cases [SET_DIR]]
 
 It prints the normalised keys (``github:owner/repo#N`` lower-cased, or ``url:host/path``), one a line;
-``--check`` answers for each URL given whether it is excluded (exit 1 if any is); ``--cases`` checks every
-source of bench/heldout/cases.jsonl (run it again whenever signatures or the census cite new threads).
+``--check`` answers for each URL given whether it is excluded (exit 1 if any is; every held-out set's sources
+count); ``--cases`` checks every source of a set's cases.jsonl (``bench/heldout`` unless a set directory is
+given, e.g. ``--cases bench/heldout2``) against the knowledge base, the census, the corpus and the OTHER
+held-out sets (run it again whenever signatures or the census cite new threads).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+DEFAULT_SET = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path("/work/shared/corpus/cases.jsonl")
 
 _GH_URL = re.compile(
@@ -66,8 +72,23 @@ def normalise(text: str) -> set[str]:
     return keys
 
 
-def build(corpus: Path = DEFAULT_CORPUS) -> set[str]:
-    """The exclusion set from the knowledge base, the census and the development corpus."""
+def _sources(cases: Path) -> set[str]:
+    """The thread keys of the ``source`` fields of a cases.jsonl."""
+    keys: set[str] = set()
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            keys |= normalise(json.loads(line).get("source") or "")
+    return keys
+
+
+def heldout_sets() -> list[Path]:
+    """Every held-out set directory (``bench/heldout*`` holding a cases.jsonl)."""
+    return sorted(p for p in BENCH.glob("heldout*") if (p / "cases.jsonl").is_file())
+
+
+def build(corpus: Path = DEFAULT_CORPUS, skip_set: Path | None = None) -> set[str]:
+    """The exclusion set from the knowledge base, the census, the development corpus and the held-out sets
+    (all but ``skip_set``, the set being checked)."""
     keys: set[str] = set()
     for path in sorted((ROOT / "signatures").rglob("*.yaml")):
         keys |= normalise(path.read_text(encoding="utf-8"))
@@ -75,10 +96,10 @@ def build(corpus: Path = DEFAULT_CORPUS) -> set[str]:
         if path.is_file():
             keys |= normalise(path.read_text(encoding="utf-8", errors="replace"))
     if corpus.exists():
-        for line in corpus.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                src = json.loads(line).get("source") or ""
-                keys |= normalise(src)
+        keys |= _sources(corpus)
+    for held in heldout_sets():
+        if skip_set is None or held.resolve() != skip_set.resolve():
+            keys |= _sources(held / "cases.jsonl")
     return keys
 
 
@@ -94,13 +115,21 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--check", nargs="*", default=None)
-    ap.add_argument("--cases", action="store_true", help="check the sources of cases.jsonl")
+    ap.add_argument(
+        "--cases",
+        nargs="?",
+        type=Path,
+        const=DEFAULT_SET,
+        default=None,
+        metavar="SET_DIR",
+        help="check the sources of SET_DIR/cases.jsonl (default bench/heldout) against all but that set",
+    )
     args = ap.parse_args(argv)
-    keys = build(args.corpus)
+    keys = build(args.corpus, skip_set=args.cases)
     if args.cases:
         records = [
             json.loads(line)
-            for line in (Path(__file__).with_name("cases.jsonl")).read_text(encoding="utf-8").splitlines()
+            for line in (args.cases / "cases.jsonl").read_text(encoding="utf-8").splitlines()
             if line.strip()
         ]
         cited = [f"{r['case']} {r['source']}" for r in records if is_excluded(r["source"], keys)]
