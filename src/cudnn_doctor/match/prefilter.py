@@ -8,17 +8,17 @@ installed, else one trie-shaped alternation regex; ``bytes.find`` for a pasted t
 from __future__ import annotations
 
 import _thread  # threading's get_ident, without importing threading (start-up)
-import bisect
 import os
 import re
 import sys
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 from ..kb.patterns import LazyRe
 from ..read.sources import Block
-from ..read.textsafe import NORMALIZE_DELETES_BYTES
+from ..read.textsafe import delete_escapes
 
 SMALL_TEXT = 256 << 10
 
@@ -180,20 +180,26 @@ class Prefilter:
 
     def behind_escapes(self, data: bytes, start: int, end: int) -> dict[int, list[str]]:
         """{line start offset: literals} for the lines of data[start:end] as normalization reads them: a colour
-        code inside a literal ('RuntimeError\\x1b[39m: CUDNN_...') hides it from the raw scan, so where the
-        region holds an escape, its lines holding what normalization deletes are scanned once more with it
-        deleted (the other lines read the same: the raw scan has them)."""
+        code inside a literal ('RuntimeError\\x1b[39m: CUDNN_...') hides it from the raw scan, so a region
+        holding an escape is scanned once more with what normalization deletes deleted; the lines whose length
+        that changed are reported (the others read the same: the raw scan has them)."""
         if data.find(b"\x1b", start, end) < 0:
             return {}
-        spans = _deleting_lines(data, start, end)
-        clean = b"\n".join(_ESCAPES.sub(b"", data[a:b]) for a, b in spans)
+        region = data[start:end]
+        clean = delete_escapes(region)
         found = self.scan(clean)
         if not found:
             return {}
-        starts = [0]
-        for part in clean.split(b"\n")[:-1]:
-            starts.append(starts[-1] + len(part) + 1)
-        return {spans[bisect.bisect_right(starts, at) - 1][0]: found[at] for at in sorted(found)}
+        raw_at = _line_starts(region)
+        out: dict[int, list[str]] = {}
+        li = prev = 0
+        for at in sorted(found):
+            li += clean.count(b"\n", prev, at)
+            prev = at
+            le = clean.find(b"\n", at)
+            if raw_at[li + 1] - raw_at[li] - 1 != (len(clean) if le < 0 else le) - at:
+                out[start + raw_at[li]] = found[at]
+        return out
 
     def literals_in(self, line_lower: bytes) -> list[str]:
         """The literals a (lower-cased) line holds: only those starting where the trie matches are tried."""
@@ -208,37 +214,9 @@ class Prefilter:
         return out
 
 
-def _escapes_on_one_line() -> bytes:
-    """What normalization deletes from inside a line (read.textsafe), never across one: an unterminated OSC
-    stops at the line's end, so the n-th line of a region with these deleted is still its n-th line."""
-    source = NORMALIZE_DELETES_BYTES.pattern
-    one_line = source.replace(rb"[^\x07\x1b]", rb"[^\x07\x1b\n]")
-    assert one_line != source, "read.textsafe.ANSI's OSC form changed"
-    return one_line
-
-
-_ESCAPES = LazyRe(_escapes_on_one_line)
-# the first byte of whatever _ESCAPES deletes: ESC and the other C0 controls but tab, LF and CR, DEL, and the
-# lead byte of a one-byte CSI (\xc2\x9b) -- one class, which `re` searches for at a few ns a byte
-_DELETED_FIRST = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\xc2]")
-
-
-def _deleting_lines(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of the lines of data[start:end] (``start`` a line start) that hold something _ESCAPES
-    deletes: the only lines normalization reads otherwise than the raw scan."""
-    out: list[tuple[int, int]] = []
-    pos = start
-    search = _DELETED_FIRST.search
-    while (m := search(data, pos, end)) is not None:
-        at = m.start()
-        if data[at] == 0xC2 and data[at + 1 : at + 2] != b"\x9b":
-            pos = at + 1  # a Latin-1 character, not a CSI
-            continue
-        le = data.find(b"\n", at, end)
-        le = end if le < 0 else le
-        out.append((max(start, data.rfind(b"\n", start, at) + 1), le))
-        pos = le + 1
-    return out
+def _line_starts(data: bytes) -> list[int]:
+    """Where each line of ``data`` starts, and one past its end (in C: no Python step per line)."""
+    return list(accumulate(map((1).__add__, map(len, data.split(b"\n"))), initial=0))
 
 
 @lru_cache(maxsize=64)
