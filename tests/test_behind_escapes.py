@@ -1,27 +1,31 @@
-"""The prefilter's second look behind escape sequences (match/prefilter.py ``behind_escapes``): rescanning only
-the lines that hold what normalization deletes finds, merged with the raw scan, what rescanning the whole
-region with it deleted finds."""
+"""The prefilter's second look behind escape sequences (match/prefilter.py ``behind_escapes``): merged with the
+raw scan, it finds what scanning each line as normalization reads it (escape sequences and controls deleted, the
+text form) finds."""
 
 from __future__ import annotations
 
 import random
+import re
 
 from cudnn_doctor.match import Prefilter
-from cudnn_doctor.read.textsafe import NORMALIZE_DELETES_BYTES
+from cudnn_doctor.read.textsafe import ANSI, C0_BUT_TAB_LF_CR, DEL
 
 LITS = ["cudnn", "cudnn_status_", "rnn", "lstm", "os: "]
 PIECES = [b"CUDNN_STATUS_BAD_PARAM", b"cuD", b"NN", b"rnn", b"LSTM", b"os: ", b"plain words", b"\xc2\xb0C", b"\xc3\xa9t\xc3\xa9",
           b"\x1b[31m", b"\x1b[0m", b"\x1b]8;;x\x07", b"\x1b(", b"\xc2\x9b1m", b"\x08", b"\x7f", b"\t", b"\r", b" "]
 
 
-def _whole_region(pf: Prefilter, data: bytes) -> dict[int, list[str]]:
-    """The reference: the region with everything normalization deletes deleted, scanned whole."""
+def _line_by_line(pf: Prefilter, data: bytes) -> dict[int, list[str]]:
+    """The reference: each line of a region holding an escape, decoded and cleaned as text, scanned alone."""
     if b"\x1b" not in data:
         return {}
-    clean = NORMALIZE_DELETES_BYTES.sub(b"", data)
-    raw_starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
-    clean_starts = [0] + [i + 1 for i, c in enumerate(clean) if c == 10]
-    return {raw_starts[clean_starts.index(at)]: lits for at, lits in pf.scan(clean).items()}
+    out, at = {}, 0
+    for line in data.split(b"\n"):
+        text = re.sub(f"[{C0_BUT_TAB_LF_CR}{DEL}]", "", ANSI.sub("", line.decode()))
+        for lits in pf.scan(text).values():
+            out[at] = lits
+        at += len(line) + 1
+    return out
 
 
 def _merged(raw: dict[int, list[str]], more: dict[int, list[str]]) -> dict[int, list[str]]:
@@ -39,4 +43,7 @@ def test_escaped_lines_alone_find_what_the_whole_region_finds() -> None:
         lines = [b"".join(rng.choice(PIECES) for _ in range(rng.randrange(0, 7))) for _ in range(rng.randrange(1, 9))]
         data = b"\n".join(lines)
         raw = pf.scan(data)
-        assert _merged(raw, pf.behind_escapes(data, 0, len(data))) == _merged(raw, _whole_region(pf, data)), data
+        assert _merged(raw, pf.behind_escapes(data, 0, len(data))) == _merged(raw, _line_by_line(pf, data)), data
+        framed = b"cuD\x1b[0mNN before\n" + data + b"\nafter"  # a window's core, with lines around it
+        core = pf.behind_escapes(framed, 17, 17 + len(data))
+        assert {at - 17: lits for at, lits in core.items()} == pf.behind_escapes(data, 0, len(data)), data

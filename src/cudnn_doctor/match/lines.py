@@ -155,7 +155,8 @@ def head_region(data: bytes, n: int) -> tuple[bytes, int]:
 
 def tail_region(data: bytes, lines: int, n: int, prev: tuple[bytes, int]) -> tuple[bytes, int]:
     """The last ``n`` lines of a block of ``lines`` lines as one slice, and how many they are: topped up from the
-    previous tail (``prev``: its slice and lines) when the block is shorter."""
+    previous tail (``prev``: its slice and lines) when the block is shorter, by dropping that tail's first lines
+    (a block's worth: with lines of 30 KiB, the tail is ~15 MiB) and copying the rest once."""
     if n <= 0:
         return b"", 0
     if lines >= n:
@@ -163,5 +164,10 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[bytes, int]) -> tup
         for _ in range(n):
             pos = data.rfind(b"\n", 0, pos)
         return data[pos + 1 :], n
-    before, k = tail_region(prev[0], prev[1], n - lines, (b"", 0)) if prev[1] else (b"", 0)
-    return (before + b"\n" + data, k + lines) if k else (data, lines)
+    before, k = prev
+    if not k:
+        return data, lines
+    pos = -1
+    for _ in range(k + lines - n):  # the previous tail's lines that fall out
+        pos = before.find(b"\n", pos + 1)
+    return b"".join((memoryview(before)[pos + 1 :], b"\n", data)), min(n, k + lines)

@@ -1,46 +1,25 @@
 """The prefilter: one pass over a window for every signature's and probe's literals.
 
-A prefilter finds every line holding one of the signatures' literals (one combined scan; hyperscan when
-installed, else one trie-shaped alternation regex; ``bytes.find`` for a pasted traceback). A speed mechanism
-(bench/: every kind of 1 GiB log); its equivalence test is tests/test_prefilter.py.
+A prefilter finds every line holding one of the signatures' literals (one combined scan with hyperscan where
+installed; one ``bytes.find`` per literal for a pasted traceback, and where hyperscan is not installed). A speed
+mechanism (bench/: every kind of 1 GiB log); its equivalence tests: tests/test_streaming.py (the two engines),
+tests/test_behind_escapes.py.
 """
 
 from __future__ import annotations
 
 import _thread  # threading's get_ident, without importing threading (start-up)
-import bisect
 import os
-import re
 import sys
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
-from ..kb.patterns import LazyRe
 from ..read.sources import Block
-from ..read.textsafe import NORMALIZE_DELETES_BYTES
+from ..read.textsafe import delete_escapes
 
 SMALL_TEXT = 256 << 10
-
-
-@lru_cache(maxsize=8)
-def _trie_pattern(words: tuple[bytes, ...]) -> bytes:
-    """One regex alternation of ``words`` factored as a trie (``cud(?:a|nn)``): the `re` engine then tries
-    a handful of branches per position instead of every word, 10x faster than a flat alternation."""
-    trie: dict[int, Any] = {}
-    for w in words:
-        node = trie
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[-1] = {}
-
-    def build(node: dict[int, Any]) -> bytes:
-        if -1 in node:  # a shorter word ends here: it is enough for a hit
-            return b""
-        alts = [re.escape(bytes([ch])) + build(child) for ch, child in sorted(node.items())]
-        return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
-
-    return build(trie) if trie else rb"(?!x)x"
 
 
 def as_bytes(text: str | bytes) -> bytes:
@@ -59,33 +38,21 @@ class Prefilter:
 
     Works on the UTF-8 bytes as read, so nothing is decoded until a line is known to matter. With hyperscan (a
     dependency where PyPI has a wheel for it) the pass over a big input is a compiled multi-literal automaton
-    that also says which literal matched; inputs up to SMALL_TEXT use one ``bytes.find`` per literal. Without it, a trie-shaped `re` alternation runs over the lower-cased bytes, and the
-    literals of each hit line are found by trying those that start where the trie matched. Set
-    ``CUDNN_DOCTOR_NO_HYPERSCAN=1`` to force the pure-Python path (the benchmark compares both).
+    that also says which literal matched; inputs up to SMALL_TEXT, and every input without hyperscan, use one
+    ``bytes.find`` per literal over the lower-cased bytes. Set ``CUDNN_DOCTOR_NO_HYPERSCAN=1`` to force the
+    pure-Python path (the benchmark compares both).
     """
 
     def __init__(self, literals: Iterable[str]) -> None:
         self.literals = sorted({lit.lower() for lit in literals if lit}, key=lambda s: (-len(s), s))
         self._bytes = [lit.encode("utf-8") for lit in self.literals]
         self._hs: Any = None
-        self._re: Any = None
-        self._starts: Any = re.compile(rb"(?!x)x")
-        self._by_head: dict[bytes, list[tuple[bytes, str]]] = {}
-        self._short = False
         self._hs_tried = False
-        if not self.literals:
-            return
-        words = tuple(self._bytes)
-        self._re = LazyRe(lambda: _trie_pattern(words))
-        self._starts = LazyRe(lambda: b"(?=(?:" + _trie_pattern(words) + b"))")  # every position where a literal starts
-        for lit, raw in zip(self.literals, self._bytes, strict=True):
-            self._by_head.setdefault(raw[:2], []).append((raw, lit))
-        self._short = any(len(raw) < 2 for raw in self._bytes)
 
     @staticmethod
     def shared(literals: Iterable[str]) -> Prefilter:
         """One Prefilter per set of literals in a process (it keeps no state of a scan): the Matchers of
-        many small logs (triage) share its compiled hyperscan database and trie."""
+        many small logs (triage) share its compiled hyperscan database."""
         return _shared_prefilter(tuple(sorted({lit.lower() for lit in literals if lit})), _thread.get_ident())
 
     def _load_hyperscan(self) -> Any:
@@ -104,8 +71,8 @@ class Prefilter:
 
     @property
     def engine(self) -> str:
-        """What a big scan runs on: hyperscan (where installed) or the trie-shaped `re` alternation."""
-        return "hyperscan" if self._load_hyperscan() is not None else "re"
+        """What a big scan runs on: hyperscan (where installed), else one ``bytes.find`` per literal."""
+        return "hyperscan" if self._load_hyperscan() is not None else "find"
 
     def scan(self, data: bytes | str, start: int = 0, end: int | None = None) -> dict[int, list[str]]:
         """{line start offset: literals on that line} for the lines of data[start:end] holding a literal.
@@ -113,12 +80,10 @@ class Prefilter:
         Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
         data = as_bytes(data)
         end = len(data) if end is None else end
-        if self._re is None or start >= end:
+        if not self.literals or start >= end:
             return {}
         chunk = data[start:end] if start or end != len(data) else data
-        if end - start <= SMALL_TEXT and self._hs is None and not self._re.is_compiled:
-            return self._scan_small(chunk.lower(), start)
-        if self._load_hyperscan() is not None:
+        if (end - start > SMALL_TEXT or self._hs is not None) and self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
 
             def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
@@ -126,7 +91,7 @@ class Prefilter:
 
             self._hs.scan(chunk, match_event_handler=on_match)
             return self._lines_of(chunk, start, found)
-        return self._scan_re(chunk, start)
+        return self._scan_find(chunk.lower(), start)
 
     def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
         """Group hyperscan's (end offset, literal id) hits by line."""
@@ -147,24 +112,11 @@ class Prefilter:
                     lits.append(lit)
         return out
 
-    def _scan_re(self, chunk: bytes, start: int) -> dict[int, list[str]]:
-        """The pure-Python path: the trie-shaped alternation over the lower-cased bytes."""
-        out: dict[int, list[str]] = {}
-        low = chunk.lower()  # ASCII only: same length, same offsets
-        search = self._re.search
-        pos, n = 0, len(low)
-        while True:
-            m = search(low, pos)
-            if m is None:
-                return out
-            ls = low.rfind(b"\n", 0, m.start()) + 1
-            le = low.find(b"\n", m.end())
-            le = n if le < 0 else le
-            out[start + ls] = self.literals_in(low[ls:le])
-            pos = le + 1
-
-    def _scan_small(self, low: bytes, start: int) -> dict[int, list[str]]:
-        """A pasted traceback: one ``bytes.find`` per literal beats compiling the trie (~35 ms) for a few KB."""
+    def _scan_find(self, low: bytes, start: int) -> dict[int, list[str]]:
+        """One ``bytes.find`` per literal over the lower-cased bytes: a pasted traceback (importing hyperscan
+        and loading its database, ~50 ms, would cost it more than the scan), and every input where hyperscan
+        is not installed (~2.5x the CPU of a trie-shaped `re` alternation, which this replaced: no budget runs
+        without hyperscan)."""
         out: dict[int, list[str]] = {}
         find = low.find
         for raw, lit in zip(self._bytes, self.literals, strict=True):
@@ -180,65 +132,31 @@ class Prefilter:
 
     def behind_escapes(self, data: bytes, start: int, end: int) -> dict[int, list[str]]:
         """{line start offset: literals} for the lines of data[start:end] as normalization reads them: a colour
-        code inside a literal ('RuntimeError\\x1b[39m: CUDNN_...') hides it from the raw scan, so where the
-        region holds an escape, its lines holding what normalization deletes are scanned once more with it
-        deleted (the other lines read the same: the raw scan has them)."""
+        code inside a literal ('RuntimeError\\x1b[39m: CUDNN_...') hides it from the raw scan, so a region
+        holding an escape is scanned once more with what normalization deletes deleted; the lines whose length
+        that changed are reported (the others read the same: the raw scan has them)."""
         if data.find(b"\x1b", start, end) < 0:
             return {}
-        spans = _deleting_lines(data, start, end)
-        clean = b"\n".join(_ESCAPES.sub(b"", data[a:b]) for a, b in spans)
+        region = data[start:end]
+        clean = delete_escapes(region)
         found = self.scan(clean)
         if not found:
             return {}
-        starts = [0]
-        for part in clean.split(b"\n")[:-1]:
-            starts.append(starts[-1] + len(part) + 1)
-        return {spans[bisect.bisect_right(starts, at) - 1][0]: found[at] for at in sorted(found)}
-
-    def literals_in(self, line_lower: bytes) -> list[str]:
-        """The literals a (lower-cased) line holds: only those starting where the trie matches are tried."""
-        out: list[str] = []
-        by_head = self._by_head
-        for m in self._starts.finditer(line_lower):
-            p = m.start()
-            for cands in (by_head.get(line_lower[p : p + 2], ()), by_head.get(line_lower[p : p + 1], ()) if self._short else ()):
-                for raw, lit in cands:
-                    if lit not in out and line_lower.startswith(raw, p):
-                        out.append(lit)
+        raw_at = _line_starts(region)
+        out: dict[int, list[str]] = {}
+        li = prev = 0
+        for at in sorted(found):
+            li += clean.count(b"\n", prev, at)
+            prev = at
+            le = clean.find(b"\n", at)
+            if raw_at[li + 1] - raw_at[li] - 1 != (len(clean) if le < 0 else le) - at:
+                out[start + raw_at[li]] = found[at]
         return out
 
 
-def _escapes_on_one_line() -> bytes:
-    """What normalization deletes from inside a line (read.textsafe), never across one: an unterminated OSC
-    stops at the line's end, so the n-th line of a region with these deleted is still its n-th line."""
-    source = NORMALIZE_DELETES_BYTES.pattern
-    one_line = source.replace(rb"[^\x07\x1b]", rb"[^\x07\x1b\n]")
-    assert one_line != source, "read.textsafe.ANSI's OSC form changed"
-    return one_line
-
-
-_ESCAPES = LazyRe(_escapes_on_one_line)
-# the first byte of whatever _ESCAPES deletes: ESC and the other C0 controls but tab, LF and CR, DEL, and the
-# lead byte of a one-byte CSI (\xc2\x9b) -- one class, which `re` searches for at a few ns a byte
-_DELETED_FIRST = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\xc2]")
-
-
-def _deleting_lines(data: bytes, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of the lines of data[start:end] (``start`` a line start) that hold something _ESCAPES
-    deletes: the only lines normalization reads otherwise than the raw scan."""
-    out: list[tuple[int, int]] = []
-    pos = start
-    search = _DELETED_FIRST.search
-    while (m := search(data, pos, end)) is not None:
-        at = m.start()
-        if data[at] == 0xC2 and data[at + 1 : at + 2] != b"\x9b":
-            pos = at + 1  # a Latin-1 character, not a CSI
-            continue
-        le = data.find(b"\n", at, end)
-        le = end if le < 0 else le
-        out.append((max(start, data.rfind(b"\n", start, at) + 1), le))
-        pos = le + 1
-    return out
+def _line_starts(data: bytes) -> list[int]:
+    """Where each line of ``data`` starts, and one past its end (in C: no Python step per line)."""
+    return list(accumulate(map((1).__add__, map(len, data.split(b"\n"))), initial=0))
 
 
 @lru_cache(maxsize=64)

@@ -12,27 +12,12 @@ from __future__ import annotations
 import _thread
 import bisect
 import os
-import re
 import sys
 from typing import Any
 
-from ..read.textsafe import NORMALIZE_DELETES_BYTES
+from ..read.textsafe import delete_escapes
 from .lines import Lines
 from .prefilter import SMALL_TEXT, hs_literal
-
-# a byte normalization deletes from inside a line (colour codes, controls): literals are looked for without them
-_JOINABLE = bytes([*range(0, 9), 11, 12, *range(14, 32), 127])
-_CSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]")  # colours, the usual case: a pattern with a literal first byte
-
-
-def clean_bytes(region: bytes) -> bytes:
-    """``region`` without what normalize_line deletes from inside a line (newlines kept: line indexes hold)."""
-    if b"\x1b" in region:
-        region = _CSI.sub(b"", region)
-    if b"\xc2\x9b" in region or len(region.translate(None, _JOINABLE)) != len(region):
-        region = NORMALIZE_DELETES_BYTES.sub(b"", region)
-    return region
-
 
 PIECE = 64  # lines
 
@@ -70,7 +55,7 @@ class RuleOut:
     def scan(self, region: bytes, first: int, big: bool = True) -> Presence:
         """What ``region`` (raw bytes of consecutive lines, the first of index ``first``) holds: one pass of
         the database says which literals are there at all (in a ``big`` window)."""
-        low = clean_bytes(region).lower()
+        low = delete_escapes(region).lower()  # as normalization reads it
         db = self.database() if big else None
         present: set[bytes] | None = None
         if db is not None:
