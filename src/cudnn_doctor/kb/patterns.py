@@ -321,8 +321,8 @@ class Lazy(_Deferred):
 
 class LazyRe(_Deferred):
     """A standard-library `re` pattern compiled on its first use: ``source`` is the pattern, or a function that
-    builds it (the prefilter's trie is only needed for a big input; present.py's undoing patterns only for a
-    presentation that was detected). Equal sources share one compiled pattern."""
+    builds it (read/textsafe.py's byte patterns of the escapes; present.py's undoing patterns are only needed for
+    a presentation that was detected). Equal sources share one compiled pattern."""
 
     __slots__ = ("_compiled", "_flags", "_source")
 
