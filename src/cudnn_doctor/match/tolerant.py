@@ -133,7 +133,7 @@ class Tolerant:
     def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[Chain]:
         """The chains enough to be read (``_enough``), grown back, strongest first; ``last``: the input's last
         word (-1: the input goes on after the text)."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, SHORT_BITS, CUT_BITS if last >= 0 else None)]
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
         chains = [c for c in chains if self._enough(c, tw, text, ends, c.end == last)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         return chains
