@@ -215,15 +215,19 @@ class Tolerant:
         sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
         if not sigs:
             return
-        if not one_message(sigs) and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
-            reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
-            for sig in sigs[:4]:
-                yield Miss(sig, "", where.li_s, reason)
+        told = one_message(sigs) or self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs})
+        why = (f"read {where.read[-60:]!r}", "; paste the full message")
+        yield from self._told(sigs, where, where.li_s, where.li_e, told, why, self._expected_next(c, sigs[0], where.read))
+
+    def _told(self, sigs: list[Signature], where: _Where, li_s: int, li_e: int, told: bool, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
+        """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
+        marked cut for each signature where it tells one message (``told``), else near misses naming them."""
+        if not told:
+            reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
+            yield from (Miss(sig, "", li_s, reason) for sig in sigs[:4])
             return
-        nxt = self._expected_next(c, sigs[0], where.read)
         for sig in sigs:
-            record = _cut_record(sig, where.read, nxt or None)
-            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
+            yield self._match(sig, where, li_s, li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
 
     def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as the
@@ -438,17 +442,11 @@ class Tolerant:
             idxs = self._raising(lines[li])
             if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
-            where = _Where(lines, li, lines[li], 0, len(lines[li]))
+            line = lines[li]
+            where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
-            if not sigs:
-                continue
-            if not one_message(sigs):
-                reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
-                for sig in sigs[:4]:
-                    yield Miss(sig, "", li, reason)
-                continue
-            for sig in sigs:
-                yield self._match(sig, where, li, li, lines[li].strip(), {}, _cut_record(sig, lines[li].strip(), None))
+            if sigs:
+                yield from self._told(sigs, where, li, li, one_message(sigs), (f"the traceback ends in {where.read[:80]!r} without its message", ""))
 
     def _raising(self, line: str) -> list[int]:
         frame = _FRAME.search(line)
