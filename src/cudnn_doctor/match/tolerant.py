@@ -74,6 +74,7 @@ class Tolerant:
         self._holding = self.rec.held
         self._bits: dict[int, float] = {}  # a template's information
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
+        self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
@@ -167,14 +168,34 @@ class Tolerant:
             return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
         if _delimited(text, tw[c.start][1], tw[c.end][2]):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
+        nxt = self.rec.next_word(c.tid, c.last)
+        if c.end != last and nxt is not None and not nxt[1] and self._clause(c, text, tw[c.end][2]):
+            return "clause"  # its first clause, other words after it ('... at the same device after upgrading')
         if last < 0:
             return ""
-        nxt = self.rec.next_word(c.tid, c.last)
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
             cut = 0 <= last - c.end <= MAX_VALUE
         else:
             cut = c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :])))
         return "cut" if cut else ""
+
+    def _clause(self, c: Chain, text: str, end: int) -> bool:
+        """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
+        follows it in the text (``end``: where it ends there): from its first word to a word its message's
+        text ends a clause after (a comma, a semicolon, a full stop before a space; not a colon, which
+        introduces what tells a message apart: 'Status Message: ...') where the same next word follows
+        ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end."""
+        if c.first != 1 or c.bits < MIN_BITS or not _PROSE_AFTER.match(text, end):
+            return False
+        got = self._clauses.get(c.tid)
+        if got is None:
+            tpl, sig = self.rec.tpls[c.tid], self.sigs[self.rec.owner[c.tid]]
+            pairs = set()
+            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                tw = words(msg)
+                pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
+            got = self._clauses[c.tid] = frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
+        return c.last in got
 
     def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
         """The signatures holding the chain confirmed by their regex (ignoring case), else a cut reading. On
@@ -363,7 +384,7 @@ class Tolerant:
         a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
         tpl = self.rec.tpls[c.tid]
         if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
-            return not _delimited(text, tw[c.start][1], tw[c.end][2])
+            return not _delimited(text, tw[c.start][1], tw[c.end][2]) and not self._clause(c, text, tw[c.end][2])
         if c.first > 1 and tpl[c.first - 1] and c.start > 0:
             between = text[tw[c.start - 1][2] : tw[c.start][1]]
             return "\n" not in between and not _OPENING.search(between)
@@ -614,6 +635,9 @@ _FRAME = re.compile(
     r"""File\s+"?(?P<path>[^",\n]+?\.py)"?(?:,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)?(?P<func>\w+)"""
     r"""|\[\d+\]\((?:file|vscode[\w-]*):/*(?P<path2>[^)\s?]+\.py)\?line=\d+\)"""
 )
+# the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
+_CLAUSE_END = re.compile(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
+_PROSE_AFTER = re.compile(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
 # what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 _OPENING = re.compile(r"[:\"'`#>\-\u2014]")
