@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,6 @@ MIN_PART = 3  # characters of a cut last word that count (a shorter one: only th
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
 # test: tests/test_chains_bound.py)
 SAME_WORDS, SAME_STARTS = 32, 80
-TAIL_WORDS = 64  # the last words of a text where chains of a message its end cuts start (Recognizer.chains)
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -50,7 +49,6 @@ class Recognizer:
         self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
         self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
-        self._plans: dict[tuple[str, float], list[tuple[int, int, str | None, bool, bool]]] = {}
 
     def bits(self, words: Sequence[str]) -> float:
         return sum(self.weight.get(w, 0.0) for w in words if w)
@@ -64,22 +62,17 @@ class Recognizer:
             return pos + 2, True
         return None
 
-    def chains(self, text_words: Words, ends: frozenset[int] = frozenset(), min_bits: float = 0.0, tail_bits: float | None = None) -> list[Chain]:
+    def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
         """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
-        words that end a line or the text (where a cut last word may be read). Only chains that may carry
-        ``min_bits`` (grown back included) are sought, ``tail_bits`` among the last TAIL_WORDS words (a
-        message the text's end cuts): the others are the same chains, left out."""
+        words that end a line or the text (where a cut last word may be read)."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
-        heads = [w[:MIN_PART] for w, _a, _b in text_words]
         plain = [w for w, _a, _b in text_words]
         starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
-        tail, floor = len(text_words) - TAIL_WORDS, (min_bits if tail_bits is None else tail_bits)
-        for i, (word, _a, _b) in enumerate(text_words):
+        for i, word in enumerate(plain):
             grown = self._grown(word, i, waiting, done)
             if word in self.starts and _fresh(plain, i, starts):
-                bits = min_bits if i < tail else floor
-                grown += [Chain(tid, pos, pos, i, i, self.weight[word]) for tid, pos in self._starting(word, i, heads, bits)]
+                grown += [Chain(tid, pos, pos, i, i, self.weight[word]) for tid, pos in self.starts[word]]
             for c in grown:
                 self._wait(c, waiting, done)
             if i in ends:
@@ -100,37 +93,6 @@ class Recognizer:
             else:
                 done.append(c)
         return grown
-
-    def _starting(self, word: str, i: int, heads: list[str], min_bits: float) -> Iterator[tuple[int, int]]:
-        """The template starts at text word ``i`` (``word``) whose chains may carry ``min_bits``: those whose
-        template may give that much, and that either give it grown back alone or can grow forward at all
-        (every way to grow, whole, glued or cut, needs a word beginning as the next one within reach)."""
-        reach = heads[i + 1 : i + 2 + MAX_VALUE] if i + 1 < len(heads) else []
-        short = heads and len(heads[-1]) < MIN_PART and i == len(heads) - 2  # a short cut last word right after
-        for tid, pos, nxt, gap, alone in self._plan(word, min_bits):
-            if alone or (nxt is not None and (nxt in (reach if gap else reach[:1]) or (short and not gap and nxt.startswith(heads[-1])))):
-                yield tid, pos
-
-    def _plan(self, word: str, min_bits: float) -> list[tuple[int, int, str | None, bool, bool]]:
-        """The starts at ``word`` of templates that may give a chain of ``min_bits`` (its words from there on
-        and those before it): (template, position, the first characters of its next word (None: it ends
-        there), whether a value comes between, whether the word and those before it give ``min_bits``)."""
-        got = self._plans.get((word, min_bits))
-        if got is None:
-            got = []
-            for tid, pos in self.starts[word]:
-                tpl = self.tpls[tid]
-                before = 0
-                while before < pos - 1 and tpl[pos - 1 - before]:
-                    before += 1
-                back = self.bits(tpl[pos - before : pos])
-                if back + self.bits(tpl[pos:]) < min_bits:
-                    continue
-                nxt = self.next_word(tid, pos)
-                head = None if nxt is None else tpl[nxt[0]][:MIN_PART]
-                got.append((tid, pos, head, nxt is not None and nxt[1], back + self.weight[word] >= min_bits))
-            self._plans[(word, min_bits)] = got
-        return got
 
     def _glued(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
         """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over

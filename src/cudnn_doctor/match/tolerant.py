@@ -133,7 +133,7 @@ class Tolerant:
     def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[Chain]:
         """The chains enough to be read (``_enough``), grown back, strongest first; ``last``: the input's last
         word (-1: the input goes on after the text)."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends, SHORT_BITS, CUT_BITS if last >= 0 else None)]
+        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
         chains = [c for c in chains if self._enough(c, tw, text, ends, c.end == last)]
         chains.sort(key=lambda c: (-c.bits, c.start))
         return chains
@@ -215,15 +215,19 @@ class Tolerant:
         sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
         if not sigs:
             return
-        if not one_message(sigs) and not self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs}):
-            reason = f"read {where.read[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
-            for sig in sigs[:4]:
-                yield Miss(sig, "", where.li_s, reason)
+        told = one_message(sigs) or self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs})
+        why = (f"read {where.read[-60:]!r}", "; paste the full message")
+        yield from self._told(sigs, where, where.li_s, where.li_e, told, why, self._expected_next(c, sigs[0], where.read))
+
+    def _told(self, sigs: list[Signature], where: _Where, li_s: int, li_e: int, told: bool, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
+        """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
+        marked cut for each signature where it tells one message (``told``), else near misses naming them."""
+        if not told:
+            reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
+            yield from (Miss(sig, "", li_s, reason) for sig in sigs[:4])
             return
-        nxt = self._expected_next(c, sigs[0], where.read)
         for sig in sigs:
-            record = _cut_record(sig, where.read, nxt or None)
-            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, record)
+            yield self._match(sig, where, li_s, li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
 
     def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as the
@@ -299,9 +303,7 @@ class Tolerant:
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
-        reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
-        be a whole message all the same (``_whole``)."""
-        quoted = cut == "quoted"
+        reading ends at its delimiter, one before an ellipsis there."""
         got = self._region(idx, where, 0)
         if got is None:
             return False
@@ -316,21 +318,7 @@ class Tolerant:
                 return False
             if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
                 return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
-        return quoted and self._whole(c, where)
-
-    def _whole(self, c: Chain, where: _Where) -> bool:
-        """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
-        template to the end, and either each value is a format field (the string literal of the source line
-        that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
-        (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
-        first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
-        if c.part or self.rec.next_word(c.tid, c.last) is not None:
-            return False
-        values = sum(1 for w in self.rec.words_of(c) if not w)
-        if values:
-            return len(FORMAT.findall(where.read)) >= values
-        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
-        return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
+        return False
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
         """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
@@ -438,17 +426,11 @@ class Tolerant:
             idxs = self._raising(lines[li])
             if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
-            where = _Where(lines, li, lines[li], 0, len(lines[li]))
+            line = lines[li]
+            where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
-            if not sigs:
-                continue
-            if not one_message(sigs):
-                reason = f"the traceback ends in {lines[li].strip()[:80]!r} without its message: it could be any of {', '.join(s.id for s in sigs[:5])}"
-                for sig in sigs[:4]:
-                    yield Miss(sig, "", li, reason)
-                continue
-            for sig in sigs:
-                yield self._match(sig, where, li, li, lines[li].strip(), {}, _cut_record(sig, lines[li].strip(), None))
+            if sigs:
+                yield from self._told(sigs, where, li, li, one_message(sigs), (f"the traceback ends in {where.read[:80]!r} without its message", ""))
 
     def _raising(self, line: str) -> list[int]:
         frame = _FRAME.search(line)
