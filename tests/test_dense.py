@@ -122,21 +122,3 @@ def test_shape_free_detectors() -> None:
     assert free["cuDNN loaded"] and free["pip freeze"] and free["python"]
     assert not free["libcudnn file"]  # cudnn64_: a literal digit
     assert not free["GPU 0 line"]
-
-
-def _words_run(text: str, catalog, monkeypatch, within: int | None = None):  # type: ignore[no-untyped-def]
-    """diagnose(), and how many words the first big window left out of the pass (Matcher._drop_common)."""
-    from cudnn_doctor.match import matcher
-
-    dropped: list[int] = []
-    real = matcher.Matcher._drop_common
-
-    def drop(self, *args):  # type: ignore[no-untyped-def]
-        real(self, *args)
-        dropped.append(len(self._dropped))
-
-    with monkeypatch.context() as m:
-        m.setattr(matcher.Matcher, "_drop_common", drop)
-        if within is not None:
-            m.setattr(matcher, "COMMON_WITHIN", within)
-        return diagnose(text, catalog, m), dropped
