@@ -303,7 +303,9 @@ class Tolerant:
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
-        reading ends at its delimiter, one before an ellipsis there."""
+        reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
+        be a whole message all the same (``_whole``)."""
+        quoted = cut == "quoted"
         got = self._region(idx, where, 0)
         if got is None:
             return False
@@ -318,7 +320,21 @@ class Tolerant:
                 return False
             if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
                 return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
-        return False
+        return quoted and self._whole(c, where)
+
+    def _whole(self, c: Chain, where: _Where) -> bool:
+        """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
+        template to the end, and either each value is a format field (the string literal of the source line
+        that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
+        (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
+        first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
+        if c.part or self.rec.next_word(c.tid, c.last) is not None:
+            return False
+        values = sum(1 for w in self.rec.words_of(c) if not w)
+        if values:
+            return len(FORMAT.findall(where.read)) >= values
+        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
+        return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
         """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
