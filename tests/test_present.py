@@ -213,6 +213,22 @@ def test_a_cut_counts_from_what_tells_its_message_apart() -> None:
         assert not [f.id for f in diagnose(text, catalog=CATALOG).findings if f.signature.scope == "rnn"], text
 
 
+def test_a_quoted_message_is_read_whole_without_its_prefix_or_with_format_fields() -> None:
+    """A message quoted in a sentence without the fixed words its regex wants first ('rnn: '), and the raising
+    source line a cut traceback or a notebook shows, its values still format fields ('Expected {}, got {}'), are
+    read as that message, marked cut (tolerant.Tolerant._whole; no example or corpus log holds these shapes)."""
+    for text, sig in (
+        ('After moving to GPU my GRU says "hx is not contiguous" and stops.', "pytorch/rnn-hx-not-contiguous"),
+        ("I get 'hx is not contiguous' when calling the LSTM", "pytorch/rnn-hx-not-contiguous"),
+        ("    raise RuntimeError(\n        'Expected hidden size {}, got {}'.format(expected_hidden_size, list(hx.size())))\n"
+         "RuntimeError:", "pytorch/rnn-hidden-size-mismatch"),
+        ("  if input.size(-1) != self.input_size:\n      raise RuntimeError(\n"
+         "          'input.size(-1) must be equal to input_size. Expected {}, got {}'.format(\n", "pytorch/rnn-input-size-mismatch"),
+    ):
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == sig and d.findings[0].cut, text
+
+
 def test_a_message_s_first_clause_with_prose_after_it() -> None:
     """A message given from memory, its first clause whole and the rest left out ('... not at the same device
     after upgrading'), is read as that message, marked cut; not where what follows is more of a log (a name,
