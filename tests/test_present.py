@@ -401,3 +401,15 @@ def test_a_line_start_looked_for_in_the_whole_text_is_found_as_line_by_line() ->
             for anyline, each in cases:
                 hits = sum(each.match(t) is not None for t in lines)
                 assert anyline.found(text) == (hits > 0) and anyline.count(text) == hits, (lines, each.pattern)
+
+
+def test_a_big_notebook_blocks_decoded_head_shows_what_else_is_undone() -> None:
+    """In a big block (over 256 KiB: looked at by its head), a presentation is undone where its head shows
+    it as the block is when its turn comes: HTML seen only once the notebook's strings are decoded is undone."""
+    values = ["x = 1\n"] * 40_000
+    values[10] = "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED &lt;here&gt;\n"
+    data = ("\n".join(f"      {json.dumps(v)}," for v in values) + "\n").encode()
+    assert len(data) > 256 << 10
+    got = present(data, paste=False)
+    assert got is not None and got.undone == ("notebook", "html")
+    assert got.data.split(b"\n")[10] == b"RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED <here>"

@@ -164,72 +164,105 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True) -> 
     two words. ``paste``: the block is (the start of) an input of paste size; only a paste is taken to be
     hard-wrapped (a big log's lines of equal length are records, not the pieces of one line).
 
-    Cheap unless a presentation is seen: a paste is looked at whole, a big log's block by its first 32 KiB (a
-    log is quoted or escaped from end to end, and searching every byte of a GB log for a dozen markers would
-    cost a third of the scan). Once one is seen, every presentation's undo looks at the lines (one may show
-    only after another is undone: a notebook's JSON strings hold quoted or wrapped lines), each first at the
-    block's whole text (kept beside the lines, joined again only when an undo changed them): a look at C
-    speed that tells most blocks there is nothing to undo without a Python step per line."""
+    Cheap unless a presentation is seen: a paste is looked at whole, a big log's block by its head, its first
+    32 KiB (a log is quoted or escaped from end to end, and searching every byte of a GB log for a dozen
+    markers would cost a third of the scan). In a paste, once one is seen, every presentation's undo looks at
+    it (one may show only after another is undone: a notebook's JSON strings hold quoted or wrapped lines);
+    in a big block, each presentation seen in its head as it is when its turn comes (a notebook's decoded
+    strings). Each undo looks first at the block's whole text, a look at C speed that tells most blocks there
+    is nothing to undo; the text is split into lines only for an undo that has something to do (``Text``)."""
     table = [p for p in PRESENTATIONS if paste or not p.paste_only]
-    sample = data if len(data) <= DETECT_WHOLE else data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
-    if not any(p.seen(sample, literals) for p in table):
+    whole = len(data) <= DETECT_WHOLE
+    head = data if whole else _head(data)
+    if not any(p.seen(head, literals) for p in table):
         return None
     text = data.decode("utf-8", "replace")
-    raw = text.split("\n")
     # A CRLF line end is a line end: left on a piece that gets joined to the next, the '\r' would read as a
     # progress-bar overwrite and erase what came before it.
     if "\r" in text:
-        lines: Lines = [(t[:-1] if t.endswith("\r") else t, i) for i, t in enumerate(raw)]
-        text = _joined(lines)
-    else:
-        lines = list(zip(raw, range(len(raw)), strict=True))
+        text = text.replace("\r\n", "\n")
+        text = text[:-1] if text.endswith("\r") else text
+    block = Text(text)
     undone: list[str] = []
     for p in table:
-        got = p.undo(lines, text, literals)
+        if not whole and not p.seen(head, literals):
+            continue
+        got = p.undo(block, literals)
         if got is not None:
-            lines, what = got
-            text = _joined(lines)
+            block, what = got
             undone.append(what)
+            head = head if whole else _head(block.text[: 2 * DETECT_SAMPLE].encode("utf-8", "surrogatepass"))
     if not undone:
         return None
-    return Presented(text.encode("utf-8", "surrogatepass"), tuple(o for _, o in lines), tuple(undone))
+    return Presented(block.text.encode("utf-8", "surrogatepass"), block.origins(), tuple(undone))
 
 
-def _joined(lines: Lines) -> str:
-    return "\n".join([t for t, _ in lines])
+def _head(data: bytes) -> bytes:
+    """A big block's head, where its presentations are looked for: its first 32 KiB and the rest of that line."""
+    return data[: data.find(b"\n", DETECT_SAMPLE) + 1 or DETECT_SAMPLE]
 
 
 Lines = list[tuple[str, int]]
 
 
-def _notebook(lines: Lines, text: str) -> Lines | None:
+class Text:
+    """A block as the undos see it: its text and, per line, the original line it starts on (None: each line is
+    its own). Its lines, (text, original line) pairs, are made when an undo asks for them, once."""
+
+    __slots__ = ("_lines", "origin", "text")
+
+    def __init__(self, text: str, origin: list[int] | None = None) -> None:
+        self.text = text
+        self.origin = origin
+        self._lines: Lines | None = None
+
+    @classmethod
+    def of(cls, lines: Lines) -> Text:
+        got = cls("\n".join([t for t, _ in lines]), [o for _, o in lines])
+        got._lines = lines
+        return got
+
+    def lines(self) -> Lines:
+        if self._lines is None:
+            texts = self.text.split("\n")
+            self._lines = list(zip(texts, range(len(texts)) if self.origin is None else self.origin, strict=True))
+        return self._lines
+
+    def origins(self) -> tuple[int, ...]:
+        return tuple(range(self.text.count("\n") + 1)) if self.origin is None else tuple(self.origin)
+
+
+def _notebook(block: Text) -> Text | Lines | None:
     """JSON string lines (a notebook's source, outputs, traceback lists) decoded; a one-line JSON object of an
     output (``{"output_type": "error", ..., "traceback": [...]}``) becomes its traceback's lines.
 
     By whole-block steps where it can: a block whose every line is one JSON string (nearly every block of a
-    notebook's JSON) is decoded by one ``json.loads`` (``_lone_strings``); else each line is looked at, its
-    lone strings decoded together (``_each_line``). Either way a notebook costs about what its lines cost as
-    plain text."""
+    notebook's JSON) is decoded by one ``json.loads`` and its text joined whole (no list of lines); else each
+    line is looked at, its lone strings decoded together (``_each_line``). Either way a notebook costs about
+    what its lines cost as plain text."""
+    text = block.text
     if not ("\\u001b" in text or "\\n" in text or '"traceback"' in text or '"evalue"' in text):
         return None
-    texts = [t for t, _ in lines]
-    values = _lone_strings(text, texts)
-    if values is None:
-        values = _each_line(texts)
+    values = _lone_strings(text)
+    if values is not None:
+        values = [v[:-1] if v.endswith("\n") else v for v in values]
+        joined = "\n".join(values)
+        if joined.count("\n") == len(values) - 1:  # no string holds a newline but its last: a line each
+            return Text(joined, block.origin)
+    else:
+        values = _each_line([t for t, _ in block.lines()])
         if values is None:
             return None
-    origins = [o for _, o in lines]
-    if "\n" not in "".join(values):
-        return list(zip(values, origins, strict=True))
-    return [(x, o) for v, o in zip(values, origins, strict=True) for x in v.split("\n")]
+    lines = block.lines()
+    return [(x, o) for v, (_, o) in zip(values, lines, strict=True) for x in v.split("\n")]
 
 
-def _lone_strings(text: str, texts: list[str]) -> list[str] | None:
-    """Each line's JSON string decoded, without its last newline, when every line (but an empty last one) is
-    one JSON string and its comma: the lines as one JSON list, read by one ``json.loads``. None when it is not
-    so: a line that does not start with a quote, one that holds no string or two, anything not JSON."""
+def _lone_strings(text: str) -> list[str] | None:
+    """Each line's JSON string decoded, when every line (but an empty last one) is one JSON string and its
+    comma: the lines as one JSON list, read by one ``json.loads``. None when it is not so: a line that does not
+    start with a quote, one that holds no string or two, anything not JSON."""
     body = text[:-1] if text.endswith("\n") else text
-    if not texts[0].lstrip(" \t").startswith('"') or _NOT_A_STRING_LINE.search(body) is not None:
+    if not body.lstrip(" \t").startswith('"') or _NOT_A_STRING_LINE.search(body) is not None:
         return None
     try:
         values = _json_module().loads("[" + body.rstrip().rstrip(",") + "]")
@@ -237,7 +270,6 @@ def _lone_strings(text: str, texts: list[str]) -> list[str] | None:
         return None
     if len(values) != body.count("\n") + 1:  # a line that holds no string, another two
         return None
-    values = [v[:-1] if v.endswith("\n") else v for v in values]
     return [*values, ""] if len(body) < len(text) else values
 
 
@@ -328,10 +360,12 @@ def _string_list_lines(parts: Any) -> list[str] | None:
     return None
 
 
-def _html(lines: Lines, text: str) -> Lines | None:
+def _html(block: Text) -> Lines | None:
+    text = block.text
     amp = "&" in text
     if not (amp or ("<" in text and _TAG.search(text))):
         return None
+    lines = block.lines()
     out = lines[:]
     changed = False
     # the lines to look at, from the last: a line split at its <br> tags replaces itself
@@ -352,12 +386,14 @@ def _html_line(t: str, amp: bool) -> tuple[list[str], bool]:
     return pieces, tagged
 
 
-def _markdown(lines: Lines, text: str) -> Lines | None:
+def _markdown(block: Text) -> Lines | None:
     # a quote mark or a fence somewhere in the block's text first (at C speed), then line by line
-    quoted = _QUOTE_ANY.found(text) and any(_QUOTE.match(t) and not t.lstrip().startswith(">>> ") for t, _ in lines)
+    text = block.text
+    quoted = _QUOTE_ANY.found(text) and any(_QUOTE.match(t) and not t.lstrip().startswith(">>> ") for t, _ in block.lines())
     fenced = _FENCE_ANY.found(text)
     if not (quoted or fenced):
         return None
+    lines = block.lines()
     ends = _quote_ends([t for t, _ in lines]) if quoted else [0] * len(lines)
     out = [(_unquoted(t[end:], fenced), o) for (t, o), end in zip(lines, ends, strict=True)]
     return None if out == lines else out
@@ -411,11 +447,12 @@ def _unquoted(t: str, fenced: bool) -> str:
     return t
 
 
-def _bullets(lines: Lines, text: str) -> Lines | None:
+def _bullets(block: Text) -> Lines | None:
     """List bullets (``- ``, ``* ``, ``1. ``) dropped: after unwrapping, so a wrapped piece that happens to
     begin with ``- `` keeps its length."""
-    if not _BULLET_ANY.found(text):
+    if not _BULLET_ANY.found(block.text):
         return None
+    lines = block.lines()
     texts = [t for t, _ in lines]
     marks = [*map(_BULLET.compiled.match, texts)]
     listed = _in_context([b is not None for b in marks], texts)
@@ -444,10 +481,12 @@ def _steps_needed(n: int) -> int:
     return max(2, int(0.6 * (n - 1)))
 
 
-def _gutter(lines: Lines, text: str) -> Lines | None:
+def _gutter(block: Text) -> Lines | None:
     # each step is a line numbered as in a gutter: fewer such lines in the block's text, no gutter
-    if len(lines) < 3 or _GUTTER_ANY.count(text) < _steps_needed(len(lines)):
+    n = block.text.count("\n") + 1
+    if n < 3 or _GUTTER_ANY.count(block.text) < _steps_needed(n):
         return None
+    lines = block.lines()
     texts = [t for t, _ in lines]
     matches = [_GUTTER.match(t) for t in texts]
     if not _consecutive([int(m.group(1)) if m else None for m in matches]):
@@ -455,12 +494,13 @@ def _gutter(lines: Lines, text: str) -> Lines | None:
     return [(t[m.end() :] if m else t, o) for (t, o), m in zip(lines, matches, strict=True)]
 
 
-def _characters(lines: Lines, text: str) -> Lines | None:
+def _characters(block: Text) -> Lines | None:
+    text = block.text
     if "^M" not in text and (text.isascii() or not any(c in text for c in _SMART_CHARS)):
         return None
     out: Lines = []
     changed = False
-    for t, o in lines:
+    for t, o in block.lines():
         u = t
         if u.endswith("^M"):
             u = u[:-2]
@@ -473,12 +513,13 @@ def _characters(lines: Lines, text: str) -> Lines | None:
     return out if changed else None
 
 
-def _unwrapped(lines: Lines, _text: str, literals: Collection[str]) -> tuple[Lines, str] | None:
+def _unwrapped(block: Text, literals: Collection[str]) -> tuple[Text, str] | None:
+    lines = block.lines()
     wrapped = wrap_width([t for t, _ in lines], literals)
     if wrapped is None:
         return None
     joined = unwrap(lines, *wrapped)
-    return (joined, f"wrap {wrapped[0]}") if len(joined) != len(lines) else None
+    return (Text.of(joined), f"wrap {wrapped[0]}") if len(joined) != len(lines) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,14 +529,16 @@ class Presentation:
 
     name: str
     seen: Callable[[bytes, Collection[str]], bool]
-    undo: Callable[[Lines, str, Collection[str]], tuple[Lines, str] | None]  # the lines, their text joined
+    undo: Callable[[Text, Collection[str]], tuple[Text, str] | None]
     paste_only: bool = False
 
 
-def _step(name: str, undo: Callable[[Lines, str], Lines | None]) -> Callable[[Lines, str, Collection[str]], tuple[Lines, str] | None]:
-    def run(lines: Lines, text: str, _literals: Collection[str]) -> tuple[Lines, str] | None:
-        got = undo(lines, text)
-        return None if got is None else (got, name)
+def _step(name: str, undo: Callable[[Text], Text | Lines | None]) -> Callable[[Text, Collection[str]], tuple[Text, str] | None]:
+    def run(block: Text, _literals: Collection[str]) -> tuple[Text, str] | None:
+        got = undo(block)
+        if got is None:
+            return None
+        return (got if isinstance(got, Text) else Text.of(got)), name
 
     return run
 
