@@ -215,9 +215,8 @@ class Tolerant:
         sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
         if not sigs:
             return
-        told = one_message(sigs) or self._agree(self.rec.words_of(c), {self.sigs.index(s) for s in sigs})
         why = (f"read {where.read[-60:]!r}", "; paste the full message")
-        yield from self._told(sigs, where, where.li_s, where.li_e, told, why, self._expected_next(c, sigs[0], where.read))
+        yield from self._told(sigs, where, where.li_s, where.li_e, one_message(sigs), why, self._expected_next(c, sigs[0], where.read))
 
     def _told(self, sigs: list[Signature], where: _Where, li_s: int, li_e: int, told: bool, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
@@ -389,18 +388,6 @@ class Tolerant:
             between = text[tw[c.start - 1][2] : tw[c.start][1]]
             return "\n" not in between and not _OPENING.search(between)
         return False
-
-    def _agree(self, seq: tuple[str, ...], idxs: set[int]) -> bool:
-        """Whether the templates of the signatures ``idxs`` that hold the words ``seq`` all go on with the same
-        word (a wrapper's and the generic's message, cut after what tells the status: the ranking chooses
-        among them as among exact matches), not each with its own (a status name cut before it is told)."""
-        tw = words(" ".join(w if w else "0" for w in seq))
-        after: set[str] = set()
-        for c in self.rec.chains(tw, frozenset({len(tw) - 1})):
-            if self.rec.owner[c.tid] in idxs and c.end == len(tw) - 1:
-                tpl, k = self.rec.tpls[c.tid], c.last + (0 if c.part else 1)
-                after.add(tpl[k] if k < len(tpl) else "\0")
-        return len(after - {"\0"}) <= 1
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
