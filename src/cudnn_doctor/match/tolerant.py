@@ -267,8 +267,6 @@ class Tolerant:
             return None
         patterns, lo, text, start, end = got
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        if not tolerant and self._cased(idx, text, start, end):
-            return None  # its regex reads it as it is: the scan declined it for another reason than its case
         attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
@@ -280,14 +278,6 @@ class Tolerant:
     def _timeout(self) -> float:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
         return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
-
-    def _cased(self, idx: int, text: str, start: int, end: int) -> bool:
-        """Whether the signature's regex, in its own case, matches the text over [start, end)."""
-        sig = self.sigs[idx]
-        try:
-            return _search(compile_pattern(sig.regex, sig.flags), text, start, end, self._timeout()) is not None
-        except regex_error():
-            return True
 
     def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
