@@ -270,7 +270,7 @@ class Tolerant:
         attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
-            if got is not None and not _spaced_only(got, text, variant, shift):
+            if got is not None:
                 first = lo + variant.count("\n", 0, got.start())
                 return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
         return None
@@ -565,12 +565,6 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
     return _GLUED.sub(" ", _WORDS.sub(one, read))
-
-
-def _spaced_only(got: Any, text: str, variant: str, shift: int) -> bool:
-    """Whether a match in the spaced variant (line breaks read as spaces) read no line break: that variant is
-    only for a message broken over lines (a lookbehind reads the breaks)."""
-    return shift == 0 and variant is not text and "\n" not in text[got.start() : got.end()] and len(variant) == len(text)
 
 
 def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
