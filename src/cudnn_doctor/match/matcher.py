@@ -33,7 +33,7 @@ from .context import (
 from .lines import LazyLines, Lines, head_region, runs, tail_region
 from .prefilter import Prefilter, as_block
 from .probes import Probes
-from .regexinfo import cannot_match, derive_literal, identifiers, line_local, required_runs
+from .regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from .results import Miss, RawMatch
 from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
@@ -88,7 +88,7 @@ class Matcher:
         self.by_literal: dict[str, list[int]] = {}
         self.full_scan: list[int] = []
         for idx, sig in enumerate(self.sigs):
-            lits = list(sig.prefilter) or [lit for lit in [derive_literal(sig.regex, sig.flags)] if lit]
+            lits = list(sig.prefilter) or list(alternative_literals(sig.regex, sig.flags) or ())
             if not lits:
                 self.full_scan.append(idx)
             for lit in lits:
