@@ -10,7 +10,7 @@ steps:
    when it carries at least MIN_BITS and no other word stands where its next word should be on the
    same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
-   case, over the lines around the chain (its window);
+   case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
    then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
    the text dropped it, the prose after a whole message on its line taken off: confirmed
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
@@ -73,6 +73,7 @@ class Tolerant:
         self.rec = recognizer(tuple(self.sigs))
         self._holding = self.rec.held
         self._bits: dict[int, float] = {}  # a template's information
+        self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         frames: dict[tuple[str, str], list[int]] = {}
@@ -312,7 +313,8 @@ class Tolerant:
     def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
         """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
         several lines carried on one), and the text it reads a reading in: the reading's lines, the
-        signature's window before them (one line at least) and ``after`` lines after them. Returns (patterns,
+        signature's window before them (one line at least) and ``after`` lines after them, the reading's words
+        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
         first line, text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         try:
@@ -322,7 +324,8 @@ class Tolerant:
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        return patterns, lo, text, start, start + len(where.read)
+        read = _respelt(where.read, self._spelling(idx))
+        return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
     def _flattened(self, idx: int, patterns: list[Any]) -> Iterator[Any]:
         """The patterns, then the signature's regex with its message's line breaks read as spaces too (compiled
@@ -335,6 +338,17 @@ class Tolerant:
                 yield compile_pattern(flat, folded(sig.flags))
             except regex_error():
                 return
+
+    def _spelling(self, idx: int) -> dict[str, list[str]]:
+        """The words of the signature's message and regex, by their stems."""
+        got = self._spelt.get(idx)
+        if got is None:
+            sig = self.sigs[idx]
+            got = self._spelt[idx] = {}
+            for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                for raw in _WORDS.findall(text.lower()):
+                    got.setdefault(stem(raw), []).append(raw)
+        return got
 
     def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
         """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
@@ -530,6 +544,22 @@ def _group(source: str, i: int, groups: list[bool]) -> None:
 _LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
 
 
+def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
+    """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
+    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
+    before it spaced ('{{node x}}with these attrs')."""
+
+    def one(m: re.Match[str]) -> str:
+        raw = m.group(0)
+        low = raw.lower()
+        known = spelling.get(stem(low))
+        if not known or low in known:
+            return raw
+        return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
+
+    return _GLUED.sub(" ", _WORDS.sub(one, read))
+
+
 def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
     """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None (also when the
     search runs past ``timeout`` seconds, or none is left)."""
@@ -585,6 +615,7 @@ _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
 _PROSE_TAIL = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _WORDS = re.compile(r"[A-Za-z0-9]+")
+_GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 
 
 def _delimited(text: str, start: int, end: int) -> bool:
