@@ -7,7 +7,7 @@ traceback whose message line is empty but whose innermost frame says where it wa
 steps:
 
 1. the templates (templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
-   when it carries at least MIN_BITS and no other word stands where its next or previous word should be on the
+   when it carries at least MIN_BITS and no other word stands where its next word should be on the
    same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
    case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
@@ -368,17 +368,13 @@ class Tolerant:
         return any(_says(read, look, before) for look in sig.lookalikes)
 
     def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
-        """Whether the text has, on the same line, another word where the template's next word should be, or
-        where its word before should be: another message that shares words with this one ('... while
-        checking arguments for addmm', 'FlashRNN backward can only be called'), not a cut one (a cut stops at
-        a line's end, the input's end or an ellipsis; a message's prefix dropped leaves a line's start)."""
+        """Whether the text has, on the same line, another word where the template's next word should be:
+        another message that shares words with this one ('... while checking arguments for addmm'), not a cut
+        one (a cut stops at a line's end, the input's end or an ellipsis)."""
         tpl = self.rec.tpls[c.tid]
-        if not c.part and c.last + 1 < len(tpl) and tpl[c.last + 1] and c.end not in ends:
-            return not _delimited(text, tw[c.start][1], tw[c.end][2]) and not self._clause(c, text, tw[c.end][2])
-        if c.first > 1 and tpl[c.first - 1] and c.start > 0:
-            between = text[tw[c.start - 1][2] : tw[c.start][1]]
-            return "\n" not in between and not _OPENING.search(between)
-        return False
+        if c.part or c.last + 1 >= len(tpl) or not tpl[c.last + 1] or c.end in ends:
+            return False
+        return not _delimited(text, tw[c.start][1], tw[c.end][2]) and not self._clause(c, text, tw[c.end][2])
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
@@ -615,9 +611,7 @@ _FRAME = re.compile(
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = re.compile(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 _PROSE_AFTER = re.compile(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
-# what may stand between a message and the words before it in prose or a title: a colon, a quote, a dash
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
-_OPENING = re.compile(r"[:\"'`#>\-\u2014]")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = re.compile(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
