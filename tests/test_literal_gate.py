@@ -36,3 +36,22 @@ def test_a_run_every_branch_holds_is_required() -> None:
     assert required_runs(pattern) == ((" ", " deprecated", "warning: "), (" ", " deprecated", "error: "))
     assert not cannot_match(pattern, (), "error: f was declared deprecated")
     assert cannot_match(pattern, (), "error: f is gone")
+
+
+def test_a_signature_without_a_prefilter_is_looked_for_by_each_alternative_s_literal(catalog) -> None:  # type: ignore[no-untyped-def]
+    """A signature that names no prefilter (a user's, a deadends.dev record) is prefiltered by one literal per
+    alternative of its regex (regexinfo.alternative_literals), each on one line: found wherever it matches."""
+    import dataclasses
+
+    from cudnn_doctor.kb.load import Catalog
+    from cudnn_doctor.match import Matcher
+
+    sig = catalog.get("pytorch/rnn-backward-in-eval-mode")
+    regex = r"(?:cudnn RNN backward|cuDNN LSTM backward) can only be called\n?\s*in training mode"
+    bare = dataclasses.replace(sig, prefilter=(), regex=regex)
+    matcher = Matcher(Catalog(signatures=[bare], evidence=catalog.evidence))
+    assert not matcher.full_scan
+    assert set(matcher.by_literal) == {"cudnn rnn backward can only be called", "cudnn lstm backward can only be called"}
+    for text in ("RuntimeError: cuDNN LSTM backward can only be called\nin training mode\n",
+                 "x\nRuntimeError: cudnn RNN backward can only be called in training mode\n"):
+        assert [m.sig.id for m in matcher.scan_text(text)[0]] == [sig.id], text

@@ -2,7 +2,7 @@
 
 input -> normalize -> **match** -> rank -> render. The package, by concern:
 
-- ``regexinfo``: what a signature's regex says before it runs (required literal, line-locality);
+- ``regexinfo``: what a signature's regex says before it runs (the literals each alternative holds, line-locality);
 - ``prefilter``: one pass over a window for every literal (hyperscan, a trie-shaped `re`, or ``bytes.find``);
 - ``lines``: line access into a window of bytes;
 - ``context``: ``require_any`` / ``exclude_any`` / ``support_any`` evidence around a match, under a CPU budget;
@@ -20,7 +20,7 @@ from .context import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, SIGNATURE_BUDGET_S
 from .lines import LazyLines
 from .matcher import MAX_MATCH_TEXT, MAX_NEAR_MISSES_PER_SIG, SHORT_BEFORE, TRACEBACK_LINES, Matcher
 from .prefilter import SMALL_TEXT, Prefilter
-from .regexinfo import alternative_literals, derive_literal, line_local
+from .regexinfo import alternative_literals, line_local
 from .results import Miss, RawMatch
 
 __all__ = [
@@ -41,6 +41,5 @@ __all__ = [
     "Probe",
     "RawMatch",
     "alternative_literals",
-    "derive_literal",
     "line_local",
 ]

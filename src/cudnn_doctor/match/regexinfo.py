@@ -1,5 +1,5 @@
-"""What a signature's regex says before it runs: its required literal, whether a match may span lines, the
-literal runs each alternative holds.
+"""What a signature's regex says before it runs: the literal runs each alternative holds (one literal per
+alternative: a signature's prefilter where it names none), whether a match may span lines.
 
 Parsed once per pattern (``derived``: kept in the catalog cache), never per line. Conservative throughout:
 whatever the analysis does not understand counts as 'no literal' / 'may span lines' / 'no Confirm'.
@@ -14,74 +14,6 @@ from typing import Any
 from ..kb.patterns import derived
 
 _FLAG_BITS = {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}
-
-
-def derive_literal(pattern: str, flags: Sequence[str] = ()) -> str | None:
-    return derived("derive_literal", (pattern, tuple(flags)), _derive_literal)  # type: ignore[no-any-return]
-
-
-def _derive_literal(pattern: str, flags: tuple[str, ...]) -> str | None:
-    """The longest literal every match of ``pattern`` must contain, when that is easy to see.
-
-    Used for signatures without a ``prefilter`` (e.g. a deadends.dev record). Conservative: gives up on
-    top-level alternation, VERBOSE patterns and anything it does not understand; None means 'scan all'.
-    """
-    if "VERBOSE" in flags or pattern.startswith("(?x"):
-        return None
-    runs = _literal_runs(pattern)
-    if runs is None:
-        return None
-    best = max((r.strip() for r in runs), key=len, default="")
-    return best if len(best) >= 4 else None
-
-
-def _flush(cur: list[str], runs: list[str]) -> None:
-    if cur:
-        runs.append("".join(cur))
-        cur.clear()
-
-
-def _literal_runs(pattern: str) -> list[str] | None:
-    """The runs of plain characters outside groups that every match holds; None on a top-level ``|``."""
-    runs: list[str] = []
-    cur: list[str] = []
-    depth, i, n = 0, 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i = _take_escape(pattern, i, depth, cur, runs)
-            continue
-        if c == "|" and depth == 0:
-            return None
-        if c in "([)":
-            _flush(cur, runs)
-            depth += {"(": 1, ")": -1}.get(c, 0)
-            if c == "[":
-                j = pattern.find("]", i + 2)
-                i = n if j < 0 else j
-        elif c in ".^$+*?{}|":
-            if c in "*?{" and cur:
-                cur.pop()
-            _flush(cur, runs)
-        elif depth == 0:
-            if pattern[i + 1 : i + 2] in ("?", "*", "{"):
-                _flush(cur, runs)
-            else:
-                cur.append(c)
-        i += 1
-    _flush(cur, runs)
-    return runs
-
-
-def _take_escape(pattern: str, i: int, depth: int, cur: list[str], runs: list[str]) -> int:
-    """Read the escape at ``pattern[i]``: an escaped punctuation character is literal; anything else (``\\d``,
-    ``\\b``...) ends the current run. Returns where to read on."""
-    esc = pattern[i + 1 : i + 2]
-    if esc and not esc.isalnum() and depth == 0 and pattern[i + 2 : i + 3] not in ("?", "*", "{"):
-        cur.append(esc)
-    else:
-        _flush(cur, runs)
-    return i + 2
 
 
 def _parse(pattern: str, flags: Sequence[str]) -> Any:
@@ -168,8 +100,9 @@ def _class_has_newline(items: list[Any]) -> bool:
 
 
 def alternative_literals(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...] | None:
-    """One literal per top-level alternative of ``pattern`` (its longest required literal run, ASCII, at least
-    3 characters, lower-cased): every match holds one of them. None when an alternative has none."""
+    """One literal per top-level alternative of ``pattern`` (the longest piece of one line of its required
+    literal runs, ASCII, stripped, at least 3 characters, lower-cased): every match holds one of them, on one
+    line. None when an alternative has none."""
     return derived("alternative_literals", (pattern, tuple(flags)), _alternative_literals)  # type: ignore[no-any-return]
 
 
@@ -179,7 +112,7 @@ def _alternative_literals(pattern: str, flags: tuple[str, ...]) -> tuple[str, ..
         return None
     out: list[str] = []
     for alt in runs:
-        found = [r for r in alt if len(r.strip().encode()) >= 3]  # 3 bytes at least: a literal to look for
+        found = [p.strip() for r in alt for p in r.split("\n") if len(p.strip().encode()) >= 3]  # a literal to look for
         if not found:
             return None
         out.append(max(found, key=lambda r: (len(r), r)).lower())

@@ -4,7 +4,8 @@ A speed mechanism (bench/: the flatten_parameters warning 10,000 times, each wit
 raw lines around a match are scanned once for the literals of every item of the base (caseless; each item's
 every match holds one of its literals), and only the lines holding one are normalized and searched with
 `regex`, for the items seen there. Without hyperscan the same lines are found with ``bytes.find``.
-Its equivalence test: tests/test_ruleout.py.
+Its equivalence tests: tests/test_match_budgets.py (test_ruling_context_lines_out_changes_no_verdict, with and
+without hyperscan; test_a_linewise_item_with_lookarounds_finds_in_its_literal_lines_what_it_finds_in_all).
 """
 
 from __future__ import annotations
