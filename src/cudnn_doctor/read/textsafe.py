@@ -87,7 +87,7 @@ def delete_escapes(data: bytes) -> bytes:
     """UTF-8 lines with what normalization deletes from inside a line deleted, in its order (escape sequences,
     then C0 controls but TAB, LF and CR, and DEL): the prefilter and the context's rule-out look for literals
     in raw bytes read so. Never a newline: the n-th line of the result is the n-th line of ``data``.
-    Equivalence with the text form: tests/test_textsafe_bytes.py."""
+    Equivalence with the text form: tests/test_delete_escapes.py."""
     if b"\xc2\x9b" in data:
         data = _ANSI_BYTES.sub(b"", data)
     elif b"\x1b" in data:
