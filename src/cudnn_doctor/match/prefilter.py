@@ -11,9 +11,9 @@ from __future__ import annotations
 import _thread  # threading's get_ident, without importing threading (start-up)
 import os
 import sys
+from bisect import bisect_left
 from collections.abc import Iterable
 from functools import lru_cache
-from bisect import bisect_left
 from itertools import accumulate, compress
 from operator import ne
 from typing import Any
