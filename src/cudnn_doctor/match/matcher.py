@@ -30,7 +30,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import LazyLines, Lines, head_region, runs, tail_region
+from .lines import LazyLines, Lines, Piece, head_region, runs, tail_region, tail_views
 from .prefilter import Prefilter, as_block
 from .probes import Probes
 from .regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
@@ -53,10 +53,14 @@ Found = tuple["Any", int, int, int]
 
 class Window:
     """One window being scanned: its lines, where it starts, and the whole scan's de-duplication and
-    near-miss counts."""
+    near-miss counts. Its parts (the previous block's tail, the block, the next block's head) are joined when
+    its lines are first asked for: a block whose prefilter finds no line never is (with lines of 30 KiB the
+    tail and head are ~10 MiB a block)."""
 
-    def __init__(self, lines: Lines, first_line: int, source: str, scan: dict[str, Any]) -> None:
-        self.lines = lines
+    def __init__(self, parts: list[bytes | memoryview], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
+        self._parts = parts
+        self._count = count
+        self._lines: Lines | None = None
         self.first_line = first_line  # absolute line number of the window's first line
         self.source = source
         self.seen: dict[tuple[int, int], set[int]] = scan["seen"]  # (line, column) -> signatures that had it
@@ -64,6 +68,13 @@ class Window:
         self.framed: set[int] = scan["framed"]  # signatures whose first match got its traceback lines
         self.taken: set[int] = set()  # lines an exact match of a case-sensitive regex covers
         self.folded: list[tuple[int, list[Found], str, int]] = []  # matches of the folded retry, to be placed
+
+    @property
+    def lines(self) -> Lines:
+        if self._lines is None:
+            self._lines = Lines(b"\n".join(self._parts), self._count)
+            self._parts = []
+        return self._lines
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
@@ -139,18 +150,17 @@ class Matcher:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline);
         (None, None) after each block."""
         scan: dict[str, Any] = {"seen": {}, "missed": {}, "framed": set()}
-        prev_tail: tuple[bytes, int] = (b"", 0)  # the previous block's last lines (a slice) and their number
+        prev_tail: tuple[tuple[Piece, ...], int] = ((), 0)  # the previous block's last lines (pieces) and their number
         base = 1  # absolute line number of the first line of the current block
         it = (as_block(b) for b in blocks)
         cur = next(it, None)
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            tail, n_tail = prev_tail
-            window = b"\n".join([*([tail] if n_tail else []), cur.data, *([head] if n_head else [])])
-            core_start = len(tail) + 1 if n_tail else 0
-            win = Window(Lines(window, n_tail + cur.lines + n_head), base - n_tail, source, scan)
-            yield from self._scan_window(win, core_start, core_start + len(cur.data), range(n_tail, n_tail + cur.lines))
+            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
+            parts = [*tail, cur.data, *([head] if n_head else [])]
+            win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
+            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
             yield None, None
             base += cur.lines
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
@@ -170,8 +180,8 @@ class Matcher:
 
     # ------------------------------------------------------------------ one window
 
-    def _scan_window(self, win: Window, core_start: int, core_end: int, core: range) -> Yielded:
-        cand = self._candidates(win, core_start, core_end)
+    def _scan_window(self, win: Window, core_data: bytes, core_start: int, core: range) -> Yielded:
+        cand = self._candidates(win, core_data, core_start)
         for idx in self.full_scan:
             cand[idx] = list(core)
         for idx in sorted(cand):
@@ -183,16 +193,20 @@ class Matcher:
                 yield None, self._miss(idx, win, first)
             yield from self._matches(idx, kept, stream, win, exact=False)
 
-    def _candidates(self, win: Window, core_start: int, core_end: int) -> dict[int, list[int]]:
-        """{signature: candidate lines} from the prefilter's hits; probe lines go to the probes."""
-        lines = win.lines
+    def _candidates(self, win: Window, core_data: bytes, core_start: int) -> dict[int, list[int]]:
+        """{signature: candidate lines} from the prefilter's hits in the window's core (the block: ``core_data``,
+        at ``core_start`` in the window); probe lines go to the probes."""
         cand: dict[int, list[int]] = {}
         by_literal = self.by_literal
-        hits = self.prefilter.scan(lines.data, core_start, core_end)
-        for off, more in self.prefilter.behind_escapes(lines.data, core_start, core_end).items():  # colour codes
-            have = hits.setdefault(off, [])
+        hits = self.prefilter.scan(core_data)  # offsets in the core
+        for at, more in self.prefilter.behind_escapes(core_data, 0, len(core_data)).items():  # colour codes
+            have = hits.setdefault(at, [])
             have += (lit for lit in more if lit not in have)
-        for off, lits in sorted(hits.items()):
+        if not hits:
+            return cand
+        lines = win.lines
+        for at, lits in sorted(hits.items()):
+            off = core_start + at
             li = -1
             pidxs: tuple[int, ...] = ()
             for lit in lits:

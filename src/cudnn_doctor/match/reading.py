@@ -139,6 +139,9 @@ class Reader:
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[int], last: bool) -> Iterator[RawMatch | Miss]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched and not on a traceback's source line whose message follows."""
+        regions = _regions(block, block.block.lines, missed, last)
+        if not regions:
+            return  # most blocks of a big log: not split into lines at all
         lines = block.lines()
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
         for start, end, sig_id in exact:
@@ -147,7 +150,7 @@ class Reader:
         near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
         for start, _end, sig_id in exact:
             near.setdefault(sig_id, []).append(start - block.first)
-        for lo, hi in _regions(block, len(lines), missed, last):
+        for lo, hi in regions:
             for got in self.tolerant.read(lines, lo, hi, taken):
                 if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
                     yield got
