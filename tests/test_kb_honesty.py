@@ -256,6 +256,7 @@ def test_a_framework_signature_is_not_outranked_by_a_cross_framework_one(sig) ->
 
 MIN_CUT = 10  # a cut line is read when it ends with this much of a literal (match/cut.py MIN_LITERAL)
 # literals that are the error itself, whole: a line holding only them is that error
+_STATUS_NUMBER = re.compile(r"(?i)cudnn (?:error|status)\W*\d+")  # a status as its number (its family's literal)
 WHOLE_ERRORS = {
     ("cuda/out-of-memory", "CUDA_ERROR_OUT_OF_MEMORY"): "the CUDA driver API's out-of-memory error name",
 }
@@ -339,8 +340,8 @@ def test_a_common_fragment_is_not_a_finding(sig) -> None:  # type: ignore[no-unt
         if (sig.id, lit) in WHOLE_ERRORS:
             continue
         for frag in _fragments(lit):
-            if is_generic_status(sig) and "_" in frag:
-                continue  # CUDNN_STATUS_BAD_PARAM, BAD_PARAM: a generic status's own message
+            if is_generic_status(sig) and ("_" in frag or _STATUS_NUMBER.fullmatch(frag)):
+                continue  # CUDNN_STATUS_BAD_PARAM, BAD_PARAM, DL4J's 'cuDNN status = 3': a generic status's own message
             if not _in_noise(frag, lit):
                 continue
             for text in (frag, f"INFO: see the notes on {frag}"):

@@ -408,26 +408,30 @@ class Tolerant:
     # ------------------------------------------------------------------ raising frames
 
     def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
-        """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose innermost frame is where
-        signatures raise their error and whose message does not follow (it is empty, cut, or missing)."""
+        """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose message does not follow (it
+        is empty, cut, or missing) and that says where it was raised: its innermost frame is where signatures
+        raise their error, or the input cuts it after a frame whose shown call is to such a place (the same
+        file's function: ``self.check_input(input, batch_sizes)`` in torch/nn/modules/rnn.py). Several
+        signatures raised there and telling no one message apart give near misses naming them."""
         if not self.frames:
             return
         for li in range(lo, hi + 1):
-            idxs = self._raising(lines[li])
-            if not idxs or not _innermost(lines, li) or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
+            frame = _frame(lines[li])
+            if frame is None or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
+            idxs, why = self._raising(*frame), f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
+            if not idxs or not _innermost(lines, li):
+                called = _cut_call(lines, li)
+                idxs = self._raising(frame[0], called) if called else []
+                why = f"the traceback is cut where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
             line = lines[li]
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if sigs:
-                yield from self._told(sigs, where, li, li, one_message(sigs), (f"the traceback ends in {where.read[:80]!r} without its message", ""))
+                yield from self._told(sigs, where, li, li, one_message(sigs), (why, ""))
 
-    def _raising(self, line: str) -> list[int]:
-        frame = _FRAME.search(line)
-        if frame is None or line[frame.end() :].strip():
-            return []  # no frame, or one quoted in prose ('... in _call after upgrading'): a frame is a line
-        path = (frame.group("path") or frame.group("path2")).replace("\\", "/")
-        function = frame.group("func") or ""
+    def _raising(self, path: str, function: str) -> list[int]:
+        """The signatures raised in ``function`` of the file at ``path``."""
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
 
 
@@ -620,11 +624,26 @@ def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[st
             "could_also_be": [], "ask_full_line": True}
 
 
-# a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in f), a notebook's link
+# a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
+# notebook's link: File [path:N](file:///...), in C.f(...)) and older IPython's (path in f(...), at a line's start)
 _FRAME = re.compile(
-    r"""File\s+"?(?P<path>[^",\n]+?\.py)"?(?:,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)?(?P<func>\w+)"""
-    r"""|\[\d+\]\((?:file|vscode[\w-]*):/*(?P<path2>[^)\s?]+\.py)\?line=\d+\)"""
+    r"""File\s+"?\[?(?P<path>[^",\n\[\]]+?\.py)"?(?::\d+\]\([^)\n]*\)|,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)*(?P<func>\w+)"""
+    r"""|^\s*(?P<path2>(?:[A-Za-z]:)?[~/\\][^\s"]*?\.py)\s+in\s+(?:\w+\.)*(?P<func2>\w+)(?=\()"""
 )
+_ARGS = re.compile(r"\s*(?:\(.*\))?\s*")  # what follows a frame on its line: IPython's argument list at most
+# IPython's source lines: numbered (a notebook's number a link: [205](file:///...?line=204)), the frame's own marked
+# by an arrow
+_NUMBERED = re.compile(r"\s*(?:-+>\s*)?(?:\[\d+\]\([^)\n]*\)|\d+(?=\s))[ \t]?")
+_ARROW = re.compile(r"\s*-+>")
+MAX_SHOWN = 12  # numbered source lines IPython shows around a frame's
+# a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
+_CALL = re.compile(
+    r"""(?:[\w.,\s()\[\]*]*?(?<![=!<>])=(?!=)\s*)?(?:(?:return|await|yield)\s+)?"""
+    r"""(?:super\([^)]*\)\.|(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?\.)*)(?P<name>[A-Za-z_]\w*)\s*\("""
+)
+# what may follow a cut traceback's last frame to the input's end: a fence, an ellipsis, the start of a frame
+# the cut stopped in (File "/usr/lib/pyth; /usr/lib/pyth)
+_CUT_TAIL = re.compile(r"""\s*(?:`{3}.*|\.{3}|\u2026|(?:File\s+"?)?[\w.~:-]*[/\\]\S*)?\s*""")
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = re.compile(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 _PROSE_AFTER = re.compile(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
@@ -665,19 +684,59 @@ def _quoted(text: str, start: int, end: int) -> bool:
     return _QUOTES[m.group(0)[-1]] in text[line_start:start]
 
 
+def _frame(line: str) -> tuple[str, str] | None:
+    """The file and function of a traceback frame that is the line (not one quoted in prose: '... in _call
+    after upgrading')."""
+    frame = _FRAME.search(line)
+    if frame is None or not _ARGS.fullmatch(line, frame.end()):
+        return None
+    path = frame.group("path") or frame.group("path2")
+    return path.replace("\\", "/"), frame.group("func") or frame.group("func2")
+
+
+def _source(lines: Sequence[str], li: int) -> tuple[str | None, int]:
+    """The source line the frame at ``li`` shows (Python's next line; IPython's, of its numbered lines, the
+    one its arrow marks, without its number; None where it shows none) and the index of the line after it."""
+    k = li + 1
+    if k >= len(lines):
+        return None, k
+    if not _NUMBERED.match(lines[k]):
+        return lines[k], k + 1
+    shown = None
+    while k < min(len(lines), li + 1 + MAX_SHOWN) and _NUMBERED.match(lines[k]):
+        if shown is None and _ARROW.match(lines[k]):
+            shown = lines[k][_NUMBERED.match(lines[k]).end() :]  # type: ignore[union-attr]
+        k += 1
+    return shown, k
+
+
 def _innermost(lines: Sequence[str], li: int) -> bool:
     """Whether the frame at ``li`` is the last of its traceback, raises there (the source line it shows, if
     any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
     native code, nor an assert, which is its own message) and no message line with text follows it."""
-    for k, line in enumerate(lines[li + 1 : li + 1 + MAX_FRAME_GAP]):
+    shown, k = _source(lines, li)
+    for j, line in enumerate([*([shown] if shown is not None else []), *lines[k : k + MAX_FRAME_GAP - 1]]):
         if _FRAME.search(line):
             return False
         m = _EXCEPTION.match(line)
         if m:
             return len(m.group("msg").strip()) < 3
-        if k == 0 and line.strip() and not _RAISING.match(line) and not _closes(line):
+        if j == 0 and shown is not None and line.strip() and not _RAISING.match(line) and not _closes(line):
             return False
     return True
+
+
+def _cut_call(lines: Sequence[str], li: int) -> str | None:
+    """The function called by the source line that the frame at ``li`` shows, where the input cuts its
+    traceback there: no frame, no message follows, only what a cut leaves (``_CUT_TAIL``)."""
+    shown, k = _source(lines, li)
+    rest = lines[k:]
+    if shown is None or len(rest) > MAX_FRAME_GAP or _EXCEPTION.match(shown) or _frame(shown):
+        return None
+    if any(_frame(x) or not _CUT_TAIL.fullmatch(x) for x in rest):
+        return None
+    m = _CALL.match(shown.strip())
+    return m.group("name") if m else None
 
 
 def _open(rest: str) -> bool:

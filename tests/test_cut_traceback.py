@@ -1,0 +1,110 @@
+"""A traceback whose message is missing says where it was raised: its innermost frame, or, where the input cuts
+the traceback, the call its last complete frame shows (tolerant.Tolerant.raised), in Python's, IPython's and a
+notebook's (numbered, linked source lines) shapes. A call into a function several messages are raised in gives
+near misses naming them, never one of them as the finding."""
+
+from __future__ import annotations
+
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
+from cudnn_doctor import diagnose
+
+CATALOG = catalogs.builtin()
+HIDDEN = "pytorch/rnn-hidden-size-mismatch"
+CHECK_INPUT = {"pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch", "pytorch/rnn-input-weight-dtype-mismatch"}
+SITE = "/opt/conda/lib/python3.8/site-packages/torch/nn/modules"
+
+PLAIN = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 40, in <module>\n'
+    "    out, h = model(x, h0)\n"
+    f'  File "{SITE}/module.py", line 1102, in _call_impl\n'
+    "    return forward_call(*input, **kwargs)\n"
+    f'  File "{SITE}/rnn.py", line 689, in forward\n'
+    "    self.check_forward_args(input, hx, batch_sizes)\n"
+    f'  File "{SITE}/rnn.py", line 632, in check_forward_args\n'
+    "    {call}\n"
+    f'  File "{SITE[:28]}'
+)
+HIDDEN_CALL = "self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),"
+INPUT_CALL = "self.check_input(input, batch_sizes)"
+IPYTHON = (
+    "RuntimeError                              Traceback (most recent call last)\n"
+    "Cell In[7], line 3\n"
+    "----> 3 out, hn = gru(x, h0)\n\n"
+    "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, *args, **kwargs)\n"
+    "-> 1501     return forward_call(*args, **kwargs)\n\n"
+    "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/rnn.py:1097, in GRU.forward(self, input, hx)\n"
+    "   1095     hx = self.permute_hidden(hx, sorted_indices)\n"
+    "-> 1097 self.check_forward_args(input, hx, batch_sizes)\n"
+    "   1098 if batch_sizes is None:\n\n"
+    "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/rnn.py:239, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+    "    237 def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: Optional[Tensor]):\n"
+    "    238     self.check_input(input, batch_sizes)\n"
+    "--> 239     self.check_hidden_size(hidden, expected_hidden_size)\n"
+)
+OLD_IPYTHON = (
+    "<ipython-input-5-2f1c> in forward(self, x)\n"
+    "---> 12         out, _ = self.lstm(x)\n\n"
+    "~/anaconda3/lib/python3.7/site-packages/torch/nn/modules/rnn.py in check_forward_args(self, input, hidden, batch_sizes)\n"
+    "    521     def check_forward_args(self, input, hidden, batch_sizes):\n"
+    "--> 522         self.check_input(input, batch_sizes)\n"
+)
+LINKED = (
+    "File c:\\Users\\me\\env\\lib\\site-packages\\torch\\nn\\modules\\rnn.py:231, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+    "    [230](file:///c%3A/Users/me/env/lib/site-packages/torch/nn/modules/rnn.py?line=229) def check_forward_args(self, input, hidden, batch_sizes):\n"
+    "--> [231](file:///c%3A/Users/me/env/lib/site-packages/torch/nn/modules/rnn.py?line=230)     self.check_input(input, batch_sizes)\n"
+    "    [232](file:///c%3A/Users/me/env/lib/site-packages/torch/nn/modules/rnn.py?line=231)     expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+)
+
+
+def _rnn(text: str) -> tuple[list[str], set[str]]:
+    d = diagnose(text, catalog=CATALOG)
+    return [f.id for f in d.findings if f.signature.scope == "rnn"], {n.id for n in d.near_misses}
+
+
+def test_a_cut_traceback_is_read_from_the_call_its_last_frame_shows() -> None:
+    for text in (PLAIN.format(call=HIDDEN_CALL), IPYTHON):
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == HIDDEN and d.findings[0].cut is not None, text
+        assert d.findings[0].confidence < diagnose(text + "\nRuntimeError: Expected hidden size (1, 8, 64), got [2, 8, 64]", catalog=CATALOG).findings[0].confidence
+
+
+def test_a_call_into_a_function_several_messages_are_raised_in_gives_near_misses() -> None:
+    for text in (PLAIN.format(call=INPUT_CALL), OLD_IPYTHON, LINKED, LINKED + "```"):
+        found, near = _rnn(text)
+        assert not found and near >= CHECK_INPUT, text
+
+
+def test_an_ipython_innermost_frame_with_its_arguments_and_its_message_emptied() -> None:
+    text = (
+        "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/rnn.py:239, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+        "--> 239     self.check_hidden_size(hidden, expected_hidden_size)\n\n"
+        "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/rnn.py:223, in RNNBase.check_hidden_size(self, hx, expected_hidden_size, msg)\n"
+        "    221 if hx.size() != expected_hidden_size:\n"
+        "--> 223     raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))\n\n"
+        "RuntimeError: \n"
+    )
+    found, _ = _rnn(text)
+    assert found == [HIDDEN]
+
+
+def test_a_call_into_a_function_that_raised_several_messages_over_releases_gives_near_misses() -> None:
+    """torch 0.4-1.0 raised the input's rank and size and the hidden state's size in check_forward_args itself;
+    later releases call check_input and check_hidden_size from it."""
+    text = PLAIN.format(call=INPUT_CALL).replace(f'  File "{SITE}/rnn.py", line 632, in check_forward_args\n    {INPUT_CALL}\n', "")
+    found, near = _rnn(text)
+    assert not found and len({HIDDEN, "pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch"} & near) >= 2, text
+
+
+def test_what_is_not_a_cut_call_into_a_raising_place_is_not_read_as_one() -> None:
+    full = PLAIN.format(call=INPUT_CALL)
+    for text in (
+        full.replace(INPUT_CALL, "result = _VF.lstm(input, hx, self._flat_weights, self.bias, self.num_layers,"),  # no message raised there
+        full + "\nAny idea what is wrong? It worked on the CPU.\nThanks",  # prose after it: not where the input cuts it
+        full.rpartition("\n")[0] + "\n  File \"/x/native.py\", line 3, in run\n    return _C.run(x)",  # another frame after it
+        f"I looked at {SITE}/rnn.py in check_forward_args(self) and it calls self.check_input(input, batch_sizes)",
+    ):
+        found, near = _rnn(text)
+        assert not found and not CHECK_INPUT & near, text
+    whole = full.rpartition("\n")[0] + f'\n  File "{SITE}/rnn.py", line 205, in check_input\n    input.size(-1), self.input_size))\nRuntimeError: input.size(-1) must be equal to input_size. Expected 32, got 4'
+    assert _rnn(whole)[0][:1] == ["pytorch/rnn-input-size-mismatch"]

@@ -1,0 +1,45 @@
+"""A cuDNN status given as its number (cudnnStatus_t: 7/8 numbering 1-14, cuDNN 9's categorised 1001-5004) in a
+cuDNN status context is read as that status by the status families' own regexes: Paddle's ``CUDNN error(8)``
+when the status name after it is cut off (a title), ``cudnn status 9`` or ``cuDNN error 8`` typed from memory,
+DL4J's ``cuDNN status = 7``. A bare number, a version and a number a status name follows are not read so."""
+
+from __future__ import annotations
+
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
+from cudnn_doctor import diagnose
+
+CATALOG = catalogs.builtin()
+
+
+def _top(text: str) -> tuple[str | None, dict[str, str | None]]:
+    d = diagnose(text, catalog=CATALOG)
+    return (d.findings[0].id, dict(d.findings[0].first.captures)) if d.findings else (None, {})
+
+
+def test_a_status_number_in_a_cudnn_status_context_is_read_as_its_status() -> None:
+    for text, sig_id, code in (
+        ("Traceback (most recent call last):\n  File \"train.py\", line 88, in <module>\n    out, (h, c) = self.lstm(x)\n"
+         "OSError: (External) CUDNN error(8)\n  [operator < rnn > error]", "paddle/rnn-cudnn-execution-failed", "8"),
+        ("out, h = self.gru(x, h0)\nRuntimeError: cudnn status 9", "cudnn/rnn-status-not-supported", "9"),
+        ("my LSTM stops after an hour with cuDNN error 8 on a V100", "cudnn/rnn-status-execution-failed", "8"),
+        ("CUDNN error(3) from cudnnSetRNNDescriptor while building the LSTM", "cudnn/rnn-status-bad-param", "3"),
+        ("java.lang.RuntimeException: cuDNN status = 7 on the second epoch", "cudnn/status-mapping-error", "7"),
+        ("cudnn status 5003 after upgrading to cuDNN 9", "cudnn/status-execution-failed", "5003"),
+        ("CUDNN error(1001) at startup", "cudnn/status-not-initialized", "1001"),
+    ):
+        got, captures = _top(text)
+        assert got == sig_id and captures.get("code") == code, (text, got, captures)
+
+
+def test_a_number_outside_a_status_context_is_not_a_status() -> None:
+    for text in (
+        "cuDNN 8 is installed with CUDA 11.2",
+        "cudnn version 8.0.5, torch 1.8 (the LSTM runs fine)",
+        "cudnn status 8.0 build",
+        "error 8 in my LSTM",
+        "cudnn error 99 in my LSTM",
+        "cudnn status 0 for the LSTM call",
+    ):
+        assert _top(text)[0] is None, text
+    # the status name after the number is what is read (not the number alone)
+    assert _top("CUDNN error(8), CUDNN_STATUS_EXECUTION_FAILED.")[1].get("status") == "CUDNN_STATUS_EXECUTION_FAILED"
