@@ -255,7 +255,10 @@ class Matcher:
                 yield from self._matches(idx, found, stream, win)
 
     def _miss(self, idx: int, win: Window, li: int) -> Miss:
-        lits = ", ".join(self.sigs[idx].prefilter[:2]) or "derived"
+        """A near miss on line ``li``, naming the signature's literals that line holds (its first two where the
+        line holds none whole: a literal derived from the regex, or found across lines)."""
+        prefilter, low = self.sigs[idx].prefilter, win.lines.norm(li)[0].lower()
+        lits = ", ".join(([x for x in prefilter if x.lower() in low] or list(prefilter))[:2]) or "derived"
         return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
 
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
