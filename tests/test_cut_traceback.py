@@ -75,6 +75,11 @@ def test_a_call_into_a_function_several_messages_are_raised_in_gives_near_misses
         assert not found and near >= CHECK_INPUT, text
 
 
+def test_the_near_misses_of_a_cut_call_ask_for_the_message_that_tells_them_apart() -> None:
+    near = [n for n in diagnose(PLAIN.format(call=INPUT_CALL), catalog=CATALOG).near_misses if n.id in CHECK_INPUT]
+    assert near and all("could be any of" in n.reason and "paste the traceback's last line" in n.reason for n in near)
+
+
 def test_an_ipython_innermost_frame_with_its_arguments_and_its_message_emptied() -> None:
     text = (
         "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/rnn.py:239, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"

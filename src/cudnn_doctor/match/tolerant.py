@@ -59,6 +59,7 @@ SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall
 # examples and the corpus a reading came after 29 vain ones at most
 MAX_TRIES, TRY_CHARS = 64, 16384
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
+ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
 BEFORE = 60  # lines kept before a finding (its traceback's user frame)
 
 Found = RawMatch | Miss
@@ -428,7 +429,7 @@ class Tolerant:
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if sigs:
-                yield from self._told(sigs, where, li, li, one_message(sigs), (why, ""))
+                yield from self._told(sigs, where, li, li, one_message(sigs), (why, ASK_MESSAGE))
 
     def _raising(self, path: str, function: str) -> list[int]:
         """The signatures raised in ``function`` of the file at ``path``."""
