@@ -113,3 +113,26 @@ def test_what_is_not_a_cut_call_into_a_raising_place_is_not_read_as_one() -> Non
         assert not found and not CHECK_INPUT & near, text
     whole = full.rpartition("\n")[0] + f'\n  File "{SITE}/rnn.py", line 205, in check_input\n    input.size(-1), self.input_size))\nRuntimeError: input.size(-1) must be equal to input_size. Expected 32, got 4'
     assert _rnn(whole)[0][:1] == ["pytorch/rnn-input-size-mismatch"]
+
+
+class _Counted(list):  # type: ignore[type-arg]
+    """Lines that count how many are read (the tolerant reading's lines are normalized as they are read)."""
+
+    reads = 0
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        got = super().__getitem__(key)
+        _Counted.reads += len(got) if isinstance(key, slice) else 1
+        return got
+
+
+def test_a_long_traceback_is_read_once_not_once_per_frame() -> None:
+    """Each frame asks whether the input cuts the traceback after it: the lines after a frame are read only
+    when few enough are left to be a cut's tail (a paste of 3,000 frames read ~9 million lines before)."""
+    from cudnn_doctor.match import Matcher
+
+    frames = [f'  File "{SITE}/rnn.py", line {i}, in helper{i}\n    self.check_input(input, batch_sizes)' for i in range(2000)]
+    lines = _Counted("\n".join(["Traceback (most recent call last):", *frames]).split("\n"))
+    _Counted.reads = 0
+    list(Matcher(CATALOG).tolerant().raised(lines, 0, len(lines) - 1, set()))
+    assert _Counted.reads < 50 * len(lines)

@@ -731,10 +731,9 @@ def _cut_call(lines: Sequence[str], li: int) -> str | None:
     """The function called by the source line that the frame at ``li`` shows, where the input cuts its
     traceback there: no frame, no message follows, only what a cut leaves (``_CUT_TAIL``)."""
     shown, k = _source(lines, li)
-    rest = lines[k:]
-    if shown is None or len(rest) > MAX_FRAME_GAP or _EXCEPTION.match(shown) or _frame(shown):
-        return None
-    if any(_frame(x) or not _CUT_TAIL.fullmatch(x) for x in rest):
+    if shown is None or len(lines) - k > MAX_FRAME_GAP or _EXCEPTION.match(shown) or _frame(shown):
+        return None  # (the length first: every frame of a long traceback is asked, its lines are read lazily)
+    if any(_frame(x) or not _CUT_TAIL.fullmatch(x) for x in lines[k:]):
         return None
     m = _CALL.match(shown.strip())
     return m.group("name") if m else None
