@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-_CACHE_FORMAT = 12
+_CACHE_FORMAT = 13
 CODE_KIND = "patterns"  # the cache entry beside a catalog's that keeps its compiled patterns (patterns.kept_code)
 # the code that shapes an entry: the records' model, and the values derived from them (match/: message templates
 # and lookalikes, the values the matcher derives from the patterns, the words' weights)
