@@ -10,7 +10,8 @@ checked on load (a stale or colliding file is a miss):
   hyperscan itself checks when it deserializes them; and beside a catalog's entry the arguments that rebuild
   its compiled patterns (kb/patterns.py ``kept_code``: plain data, strings, numbers, bytes and containers of
   them, in ``marshal``'s format; nothing in it is run: it is handed to the `regex` package's own unpickling
-  function, an engine program for its C code as a hyperscan database is for hyperscan's).
+  function, an engine program for its C code as a hyperscan database is for hyperscan's) and the values
+  derived from them (``kept_derived``: plain data in ``marshal``'s format).
 
 Every failure here means "no cache", never a failed run:
 
