@@ -133,3 +133,16 @@ def test_subprocess_empty_pipe() -> None:
 def test_console_script_version() -> None:
     proc = subprocess.run([sys.executable, "-m", "cudnn_doctor", "--version"], capture_output=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith(b"cudnn-doctor ")
+
+
+def test_a_big_directory_is_said_on_stderr_where_no_progress_bar_shows(tmp_path: Path) -> None:
+    """Issue 29: `diagnose DIR` over thousands of logs printed nothing for minutes when stderr is not a terminal
+    (a CI log, a pipe): one line says what it reads; a small directory says nothing."""
+    for i in range(1000):
+        (tmp_path / f"job{i}.log").write_text(f"step {i} ok\n")
+    result = invoke(["diagnose", "--format", "json", str(tmp_path)])
+    assert result.exit_code == 0 and result.stderr == "cudnn-doctor: note: reading 1,000 files (0 MiB); the report follows\n"
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "a.log").write_text("ok\n")
+    assert invoke(["diagnose", "--format", "json", str(small)]).stderr == ""

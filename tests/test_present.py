@@ -413,3 +413,20 @@ def test_a_big_notebook_blocks_decoded_head_shows_what_else_is_undone() -> None:
     got = present(data, paste=False)
     assert got is not None and got.undone == ("notebook", "html")
     assert got.data.split(b"\n")[10] == b"RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED <here>"
+
+
+def test_typographic_characters_are_seen_as_the_pattern_sees_them() -> None:
+    """The characters presentation is seen by its two-byte starts first (read/present.py): the same answer as its
+    pattern over the whole sample, on progress bars ('█' is \\xe2\\x96\\x88), each character it undoes, '^M'."""
+    import re
+
+    from cudnn_doctor.read.present import PRESENTATIONS
+
+    (seen,) = {p.seen for p in PRESENTATIONS if p.name == "characters"}
+    pattern = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
+    bar = "Epoch 1:  13%|\u2588\u2588\u258c      | 136/1000 [00:02<01:16]\n".encode() * 50
+    marks = ["\u00a0", "\u2018", "\u2019", "\u201c", "\u201d", "\u202f", "\u2009", "\u200b", "\u2013", "\u2026", "^M", "^"]
+    samples = [bar, b"", b"plain text\n" * 10, b"\xe2\x80", b"\xc2", *(bar + f"x{m}y\n".encode() + bar for m in marks)]
+    for sample in samples:
+        assert seen(sample, ()) == (pattern.search(sample) is not None or b"^M" in sample), sample[-80:]
+    assert sum(seen(s, ()) for s in samples) == 9

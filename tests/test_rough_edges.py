@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -421,7 +422,7 @@ def test_a_process_that_diagnoses_again_and_again_loads_the_catalog_once(warm_ca
     for i in range(compiled.MAX_LOADED + 3):
         d = _user_sigs(tmp_path / str(i))
         compiled.load_catalog([d], builtin=False, use_env=False)  # one signature each: a cheap distinct catalog
-    assert len(compiled._LOADED) == compiled.MAX_LOADED and len(compiled._DERIVED_OF) <= compiled.MAX_LOADED + 1
+    assert len(compiled._LOADED) == compiled.MAX_LOADED
 
 
 def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -529,21 +530,48 @@ class _Evil:
 
 def test_the_cache_holds_plain_data_and_a_planted_pickle_runs_nothing(warm_cache: Path, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The catalog's entry is JSON (records, evidence, derived values): a pickle planted in its place (the old
-    format, a CI cache restored from elsewhere) is not JSON, is read as a miss and rebuilt; nothing runs."""
+    """The catalog's entry is plain data (records, evidence, derived values: a JSON value in marshal's format):
+    a pickle planted in its place (the old format, a CI cache restored from elsewhere) is not an entry, is read
+    as a miss and rebuilt; nothing runs."""
     import pickle
 
+    from cudnn_doctor.kb import cache
     from cudnn_doctor.kb.compiled import load_catalog
 
     first = load_catalog()
     (entry,) = warm_cache.glob("catalog-*.cache")
-    assert isinstance(json.loads(entry.read_bytes())["value"]["signatures"], list)
+    assert isinstance(_entry_value(entry)["signatures"], list)
     marker = tmp_path / "pwned"
     monkeypatch.setenv("EVIL_MARKER", str(marker))
     entry.write_bytes(pickle.dumps(_Evil()))
     again = load_catalog()
     assert not marker.exists() and [s.id for s in again.signatures] == [s.id for s in first.signatures]
-    assert json.loads(entry.read_bytes())["value"]["signatures"]  # written again
+    assert _entry_value(entry)["signatures"]  # written again
+    value = {"a": [1, 2.5, None, True, "\u00e9\ud800"], "t": (1, (2,)), "n": {}}
+    cache.store("plain", value)
+    assert cache.load("plain") == json.loads(json.dumps(value))  # what JSON would give back: lists, not tuples
+
+
+def _entry_parts(path: Path) -> tuple[bytes, str, Any]:
+    """A cache entry file's magic line, key and value (kb/cache.py: a magic line, the key's length in 4 bytes,
+    the key, then the value in marshal's format)."""
+    import marshal
+
+    data = path.read_bytes()
+    at = data.index(b"\n") + 1
+    size = int.from_bytes(data[at : at + 4], "little")
+    return data[:at], data[at + 4 : at + 4 + size].decode("utf-8", "surrogatepass"), marshal.loads(data[at + 4 + size :])
+
+
+def _entry_value(path: Path) -> Any:
+    return _entry_parts(path)[2]
+
+
+def _entry_bytes(magic: bytes, key: str, value: Any) -> bytes:
+    import marshal
+
+    encoded = key.encode("utf-8", "surrogatepass")
+    return magic + len(encoded).to_bytes(4, "little") + encoded + marshal.dumps(value)
 
 
 # each damaged entry is rebuilt by a whole cold load (~3 s of CPU): a cut file and one that parses but is not an
@@ -557,19 +585,19 @@ def test_a_corrupt_catalog_entry_is_rebuilt_not_a_failed_run(warm_cache: Path, t
     first = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     (entry,) = warm_cache.glob("catalog-*.cache")
     data = entry.read_bytes()
-    doc = json.loads(data)
+    magic, key, value = _entry_parts(entry)
     bad = {
         "truncated": data[: len(data) // 2],
         "not json": b"\x00\x01garbage",
-        "another key": json.dumps({"key": "other", "value": doc["value"]}).encode(),
-        "wrong shape": json.dumps({"key": doc["key"], "value": {"signatures": [[1, 2, 3]]}}).encode(),
+        "another key": _entry_bytes(magic, "other", value),
+        "wrong shape": _entry_bytes(magic, key, {"signatures": [[1, 2, 3]]}),
         "empty": b"",
     }[damage]
     entry.write_bytes(bad)
     got = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert got.returncode == first.returncode and got.stderr == ""
     assert json.loads(got.stdout)["findings"] == json.loads(first.stdout)["findings"]
-    assert json.loads(entry.read_bytes())["key"] == doc["key"]  # rebuilt in place
+    assert _entry_parts(entry)[1] == key and _entry_value(entry)["signatures"]  # rebuilt in place
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")

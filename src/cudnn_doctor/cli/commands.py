@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # the pipeline is imported only when a command runs (start-up
     from ..report import Diagnosis
 
 EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+# a directory big enough to take more than a few seconds: said on stderr where no progress bar shows
+BIG_DIRECTORY_FILES, BIG_DIRECTORY_BYTES = 1000, 256 << 20
 
 COMMANDS = opts.COMMANDS
 
@@ -335,6 +337,8 @@ def _diagnose(sources: list[Source], catalog: Catalog, args: ReportArgs) -> Diag
 
     total = sum(s.size or 0 for s in sources)
     with progress_for("scanning", total or None, "bytes", args.format.value) as progress:
+        if not progress.enabled:
+            _say_what_is_read(sources)
         return diagnose_sources(
             sources,
             catalog=catalog,
@@ -342,6 +346,15 @@ def _diagnose(sources: list[Source], catalog: Catalog, args: ReportArgs) -> Diag
             on_bytes=progress.advance if progress.enabled else None,
             strict_input=False,
         )
+
+
+def _say_what_is_read(sources: list[Source]) -> None:
+    """A big directory read where no progress bar shows (stderr not a terminal, a CI format): one line on stderr
+    first, so that a CI log or a pipe does not look stuck for the minutes it may take."""
+    files = [s for s in sources if s.from_directory]
+    size = sum(s.size or 0 for s in files)
+    if len(files) >= BIG_DIRECTORY_FILES or size >= BIG_DIRECTORY_BYTES:
+        note(f"reading {len(files):,} files ({size / (1 << 20):,.0f} MiB); the report follows")
 
 
 def run_command(args: ReportArgs) -> int:

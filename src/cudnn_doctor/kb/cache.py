@@ -4,12 +4,14 @@ Two kinds of entries, one file each (``<kind>-<digest of the key>.cache``), the 
 checked on load (a stale or colliding file is a miss):
 
 * JSON values (``load`` / ``store``): the compiled catalog's validated records and the values derived from
-  them (kb/compiled.py);
+  them (kb/compiled.py), kept as the JSON value read back, in ``marshal``'s format (the same plain data; read
+  ~3x faster than JSON text);
 * bytes (``load_bytes`` / ``store_bytes``): hyperscan's serialized databases (``hyperscan_database``), which
   hyperscan itself checks when it deserializes them; and beside a catalog's entry the arguments that rebuild
   its compiled patterns (kb/patterns.py ``kept_code``: plain data, strings, numbers, bytes and containers of
   them, in ``marshal``'s format; nothing in it is run: it is handed to the `regex` package's own unpickling
-  function, an engine program for its C code as a hyperscan database is for hyperscan's).
+  function, an engine program for its C code as a hyperscan database is for hyperscan's) and the values
+  derived from them (``kept_derived``: plain data in ``marshal``'s format).
 
 Every failure here means "no cache", never a failed run:
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import sys
 import time
@@ -155,25 +158,24 @@ def stamp(key: str, kind: str = "catalog") -> tuple[int, int, int] | None:
 
 def load(key: str, kind: str = "catalog") -> Any:
     """The JSON value stored under ``key``, or None (missing, unreadable, corrupt, another key's)."""
-    data = _read(key, kind)
-    if data is None:
-        return None
+    data = load_bytes(key, kind)
     try:
-        entry = json.loads(data)
-    except (ValueError, RecursionError):
+        return marshal.loads(data) if data else None
+    except (ValueError, EOFError, TypeError):
         return None
-    if not isinstance(entry, dict) or entry.get("key") != key:
-        return None
-    return entry.get("value")
 
 
 def store(key: str, value: Any, kind: str = "catalog", keep: int = MAX_ENTRIES) -> None:
-    """Keep the JSON value ``value`` under ``key``; prune all but the ``keep`` most recently used of ``kind``."""
+    """Keep the JSON value ``value`` under ``key``; prune all but the ``keep`` most recently used of ``kind``.
+
+    Kept as that JSON value read back (lists, dicts with string keys, strings, numbers, booleans, None), in
+    ``marshal``'s format: what ``load`` gives is what ``json.loads(json.dumps(value))`` gives, read ~3x faster
+    than JSON text (a pasted traceback reads the catalog's 2.8 MB: ~22 -> ~8 ms)."""
     try:
-        data = json.dumps({"key": key, "value": value}, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+        data = marshal.dumps(json.loads(json.dumps(value, ensure_ascii=False)))
     except (TypeError, ValueError):
         return
-    _write(key, data, kind, keep)
+    store_bytes(key, data, kind, keep)
 
 
 def load_bytes(key: str, kind: str) -> bytes | None:

@@ -1,9 +1,9 @@
 """The catalog a diagnosis uses, cached as plain data: the validated records, not the objects built from them.
 
 Reading the knowledge base (YAML parsing, JSON Schema validation, the checks of checks.py) is the slow part of
-loading it, so its result is kept in the cache (cache.py) as JSON: each signature's record as written (without
-its examples, which a diagnosis never reads), the evidence sets, the loader's warnings and the values derived
-from the catalog (``derived``). A cached start parses that JSON and builds the model from the records
+loading it, so its result is kept in the cache (cache.py) as a JSON value: each signature's record as written (without
+its examples, which a diagnosis never reads), the evidence sets, the loader's warnings and the templates
+(``derived``). A cached start reads that value and builds the model from the records
 (build.py); regexes are compiled when first used (patterns.py). The key (``_fingerprint``) holds every input
 that shapes the entry: each signature file's path, size and mtime, the schema and evidence files,
 cudnn-doctor's version and code, the Python and `regex` versions.
@@ -12,28 +12,28 @@ Each signature's message templates and lookalikes (match/templates.py) are deriv
 is built (build.py: they need its examples and counter-examples) and kept in the entry (``derived.templates``), so
 a cached start builds them from plain lists, deriving nothing.
 
-Derived values: a part of the package that computes something from a whole catalog (e.g. the matcher's
-weights per message template) registers a function with ``register_derived(name, compute)``; ``derived(
-catalog, name)`` gives its JSON-able result, computed once per catalog and kept in the catalog's cache entry.
+Beside the entry, two more (bytes, each value decoded when first asked for: patterns.Kept): the compiled
+patterns' code (``kept_code``) and the values the matcher derives from the patterns (``kept_derived``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..version import __version__
 from .load import SCHEMA_FILE, Catalog, catalog_roots, evidence_file, read_catalog, root_files
-from .patterns import kept_code, restore_code
+from .patterns import kept_code, kept_derived, restore_code, restore_derived
 
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-_CACHE_FORMAT = 12
+_CACHE_FORMAT = 13
 CODE_KIND = "patterns"  # the cache entry beside a catalog's that keeps its compiled patterns (patterns.kept_code)
+DERIVED_KIND = "derived"  # and the one that keeps the values derived from them (patterns.kept_derived)
 # the code that shapes an entry: the records' model, and the values derived from them (match/: message templates
 # and lookalikes, the values the matcher derives from the patterns, the words' weights)
 _SHAPING_CODE = (
@@ -73,27 +73,25 @@ def load_catalog(
     catalog = _from_entry(entry) if entry is not None else None
     if catalog is None:  # a miss, or an entry that does not read back (rebuilt and written again)
         catalog = _lean(read_catalog(roots, _as_paths(files)))
-        entry = _entry(catalog)
-        entry["derived"]["patterns"] = _pattern_values(catalog)
-        cache.store(key, entry)
-        cache.store_bytes(key, kept_code(), CODE_KIND)  # every pattern, compiled by _pattern_values
+        _warm(catalog)
+        cache.store(key, _entry(catalog))
+        cache.store_bytes(key, kept_code(), CODE_KIND)  # every pattern, compiled by _warm
+        cache.store_bytes(key, kept_derived(), DERIVED_KIND)
     else:
         restore_code(lambda: cache.load_bytes(key, CODE_KIND))
-    _remember(key, catalog, entry["derived"])
+        restore_derived(lambda: cache.load_bytes(key, DERIVED_KIND))
+    _remember(key, catalog)
     return catalog
 
 
-def _remember(key: str, catalog: Catalog, derived_values: dict[str, Any]) -> None:
+def _remember(key: str, catalog: Catalog) -> None:
     """Keep the catalog loaded for ``key`` (the last MAX_LOADED keys), so a process that diagnoses again and
     again (the library, the excepthook, IPython, pytest) neither rebuilds it each time nor keeps every copy."""
     from . import cache
 
-    old = _LOADED.pop(key, None)
-    if old is not None:
-        _DERIVED_OF.pop(id(old[1]), None)
+    _LOADED.pop(key, None)
     while len(_LOADED) >= MAX_LOADED:
-        _DERIVED_OF.pop(id(_LOADED.pop(next(iter(_LOADED)))[1]), None)
-    _DERIVED_OF[id(catalog)] = (catalog, key, derived_values)
+        _LOADED.pop(next(iter(_LOADED)))
     _LOADED[key] = (cache.stamp(key), catalog)
 
 
@@ -146,60 +144,27 @@ def _entry(catalog: Catalog) -> dict[str, Any]:
 def _from_entry(entry: Any) -> Catalog | None:
     """The catalog built from a cache entry's records; None when the entry is not what ``_entry`` writes."""
     from .build import build_signature
-    from .patterns import restore_derived
 
     try:
         templated = entry["derived"]["templates"]
         sigs = [build_signature(r, path, builtin, templated[r["id"]]) for r, path, builtin in entry["signatures"]]
         evidence = {str(k): tuple(v) for k, v in entry["evidence"].items()}
         catalog = Catalog(signatures=sigs, evidence=evidence, warnings=[str(w) for w in entry["warnings"]])
-        restore_derived(entry["derived"]["patterns"])
     except Exception:  # damaged, or written by another version of build.py: read again
         return None
     return catalog
 
 
-def _pattern_values(catalog: Catalog) -> dict[str, Any]:
-    """What the matcher derives from the catalog's patterns by parsing them (~0.7 s of CPU per process for the
-    built-in base), as plain data: computed for every signature, evidence set and probe, kept in the entry."""
+def _warm(catalog: Catalog) -> None:
+    """Compile every pattern the matcher may use and derive what it derives from them by parsing them (~0.7 s of
+    CPU per process for the built-in base): computed for every signature, evidence set and probe, and kept beside
+    the entry (``kept_code``, ``kept_derived``)."""
     from ..env.detect import EnvironmentCollector
     from ..match import Matcher
-    from .patterns import derived_values
 
     Matcher(catalog, probes=EnvironmentCollector().probes()).warm()
-    return derived_values()
 
 
-# ------------------------------------------------------------------ values derived from a whole catalog
-
-_COMPUTE: dict[str, Callable[[Catalog], Any]] = {}
-# by id(catalog) (with the catalog itself, so the id is not reused): its cache key and derived values
-_DERIVED_OF: dict[int, tuple[Catalog, str, dict[str, Any]]] = {}
 # the catalogs load_catalog gave, by cache key, with the stamp of the cache entry they were read from
 _LOADED: dict[str, tuple[tuple[int, int, int] | None, Catalog]] = {}
 MAX_LOADED = 4
-
-
-def register_derived(name: str, compute: Callable[[Catalog], Any]) -> None:
-    """Declare a value derived from a catalog: ``compute(catalog)`` returns plain JSON data (dicts with
-    string keys, lists, strings, numbers, booleans, None)."""
-    _COMPUTE[name] = compute
-
-
-def derived(catalog: Catalog, name: str) -> Any:
-    """The value ``name`` derived from ``catalog``: from its cache entry, or computed now and added to it (a
-    catalog not loaded through ``load_catalog`` has none: computed each time it is asked)."""
-    known = _DERIVED_OF.get(id(catalog))
-    if known is None or known[0] is not catalog:
-        return _COMPUTE[name](catalog)
-    _, key, values = known
-    if name not in values:
-        values[name] = _COMPUTE[name](catalog)
-        from . import cache
-
-        entry = _entry(catalog)
-        entry["derived"] = values
-        cache.store(key, entry)
-        if key in _LOADED and _LOADED[key][1] is catalog:  # the entry it was read from changed by this write only
-            _LOADED[key] = (cache.stamp(key), catalog)
-    return values[name]

@@ -99,51 +99,76 @@ def _compiled(pattern: str, flags: tuple[str, ...]) -> Any:
 # catalog's, written with it), as plain data (``marshal``: strings, numbers, bytes, tuples, lists, dicts),
 # read when the first pattern is asked for; each is rebuilt by that one function when asked for.
 
-_CODE: dict[str, Any] = {}  # the kept arguments, by repr((pattern, flags)), until asked for
-_CODE_SOURCES: list[Callable[[], bytes | None]] = []  # where to read more of them, once
+
+class Kept:
+    """Values kept in a cache entry (``kept``: one ``marshal`` dict holding each value's own ``marshal`` bytes
+    by its key), read when the first one is asked for, each value decoded when it is asked for: a pasted
+    traceback asks for a few hundred of ~2,000, and decoding them all cost it ~10 ms."""
+
+    __slots__ = ("items", "sources")
+
+    def __init__(self) -> None:
+        self.items: dict[str, Any] = {}  # each value's bytes by its key, until asked for
+        self.sources: list[Callable[[], bytes | None]] = []  # where to read more of them, once
+
+    def pop(self, key: str) -> Any:
+        """The value kept under ``key`` (forgotten here), or NOT_KEPT (none, or damaged)."""
+        import marshal
+
+        while self.sources:
+            data = self.sources.pop()()
+            try:
+                got = marshal.loads(data) if data else None
+            except (ValueError, EOFError, TypeError):
+                got = None
+            if isinstance(got, dict):
+                for k, v in got.items():
+                    self.items.setdefault(k, v)
+        raw = self.items.pop(key, None)
+        try:
+            return marshal.loads(raw) if type(raw) is bytes else NOT_KEPT
+        except (ValueError, EOFError, TypeError):
+            return NOT_KEPT
+
+
+NOT_KEPT = object()
+
+
+def kept(values: dict[str, Any]) -> bytes:
+    """``values`` (plain data by key) as a ``Kept`` entry reads them."""
+    import marshal
+
+    return marshal.dumps({k: marshal.dumps(v) for k, v in values.items()})
+
+
+_CODE = Kept()  # the kept arguments, by repr((pattern, flags))
 
 
 def restore_code(source: Callable[[], bytes | None]) -> None:
     """Read the kept patterns (what ``kept_code`` gave) from ``source()`` when the first one is asked for."""
-    _CODE_SOURCES.append(source)
+    _CODE.sources.append(source)
 
 
 def kept_code() -> bytes:
     """Every pattern compiled in this process as the arguments that rebuild it, as plain data."""
     import copyreg
-    import marshal
 
     out: dict[str, Any] = {}
     for key, compiled in _CACHE.items():
         _, args = copyreg.dispatch_table[type(compiled)](compiled)
         out[repr(key)] = args
-    return marshal.dumps(out)
+    return kept(out)
 
 
 def _restored(key: tuple[str, tuple[str, ...]]) -> Any:
     """The pattern rebuilt from its kept arguments, or None (none kept, or not this pattern's)."""
-    while _CODE_SOURCES:
-        _read_code(_CODE_SOURCES.pop())
-    args = _CODE.pop(repr(key), None)
+    args = _CODE.pop(repr(key))
     if type(args) is not tuple or not args or args[0] != key[0]:
         return None
     try:
         return _rebuild()(*args)
     except Exception:  # damaged, or another engine's: compiled again
         return None
-
-
-def _read_code(source: Callable[[], bytes | None]) -> None:
-    import marshal
-
-    data = source()
-    try:
-        got = marshal.loads(data) if data else None
-    except (ValueError, EOFError, TypeError):
-        got = None
-    if isinstance(got, dict):
-        for k, v in got.items():
-            _CODE.setdefault(k, v)
 
 
 @lru_cache(maxsize=1)
@@ -157,22 +182,18 @@ def _rebuild() -> Callable[..., Any]:
 
 
 def derived(kind: str, args: tuple[Any, ...], compute: Any) -> Any:
-    """``compute(*args)``, remembered for the process and kept in the catalog's cache entry as plain data
-    (``derived_values``): what the matcher learns by parsing a pattern (regexinfo.confirm_words, line_local)
+    """``compute(*args)``, remembered for the process and kept in the catalog's cache (``kept_derived``, one entry
+    beside the catalog's): what the matcher learns by parsing a pattern (regexinfo.confirm_words, line_local)
     costs ~0.7 s of CPU per process for the built-in base otherwise. A restored value is decoded when first
-    asked for (a pasted traceback asks for a few dozen of ~2,000)."""
+    asked for (a pasted traceback asks for a few hundred of ~2,000)."""
     key = (kind, args)
     if key in _DERIVED:
         return _DERIVED[key]
-    if _RESTORED:
-        try:
-            stored = _RESTORED.pop(_stored_key(kind, args), _NONE)
-        except TypeError:
-            stored = _NONE
-        if stored is not _NONE:
-            got = _DERIVED[key] = _decode(stored)
-            return got
-    got = _DERIVED[key] = compute(*args)
+    try:
+        stored = _RESTORED.pop(_stored_key(kind, args))
+    except TypeError:
+        stored = NOT_KEPT
+    got = _DERIVED[key] = compute(*args) if stored is NOT_KEPT else _decode(stored)
     return got
 
 
@@ -189,9 +210,7 @@ def _stored_key(kind: str, args: tuple[Any, ...]) -> str:
     return repr((kind, args))
 
 
-_NONE = object()
-# restored from a cache entry and not asked for yet: encoded values by their encoded key
-_RESTORED: dict[str, Any] = {}
+_RESTORED = Kept()  # restored from the cache and not asked for yet: encoded values by their encoded key
 _DERIVED: dict[tuple[str, tuple[Any, ...]], Any] = {}
 # dataclasses a derived value may hold, by name (regexinfo.Confirm): rebuilt from their fields' plain values
 _PLAIN_TYPES: dict[str, type] = {}
@@ -258,18 +277,17 @@ def _encoded(item: tuple[tuple[str, tuple[Any, ...]], Any]) -> tuple[str, Any] |
         return None
 
 
-def derived_values() -> dict[str, Any]:
-    """Every derived value of this process as plain data, by its key as text (those that cannot be plain
-    data are left out)."""
-    return dict(got for got in map(_encoded, _DERIVED.items()) if got is not None)
+def kept_derived() -> bytes:
+    """Every derived value of this process as plain data (those that cannot be are left out), as ``restore_derived``
+    reads them: each the JSON value its encoding is (what JSON text would give back: lists, string keys)."""
+    import json
+
+    return kept(json.loads(json.dumps(dict(got for got in map(_encoded, _DERIVED.items()) if got is not None))))
 
 
-def restore_derived(values: dict[str, Any]) -> None:
-    """Remember the values ``derived_values`` gave (a cache entry's), each decoded when first asked for."""
-    if not isinstance(values, dict):
-        raise TypeError("derived values: a mapping")
-    for key, value in values.items():
-        _RESTORED.setdefault(key, value)
+def restore_derived(source: Callable[[], bytes | None]) -> None:
+    """Read the values ``kept_derived`` gave from ``source()`` when the first one is asked for."""
+    _RESTORED.sources.append(source)
 
 
 class _Deferred:

@@ -284,6 +284,8 @@ def error_frameworks(finding: Finding, lookup: Mapping[str, Signature], context:
     (not the versions a log lists: a pip freeze names every framework installed)."""
     out = {s.framework for s in (lookup.get(i) for i in (finding.id, *finding.related)) if s is not None}
     for line in context:
+        if "/" not in line and "\\" not in line:  # a package's path needs one (the pattern tries every character)
+            continue
         for m in _FRAME_PACKAGE.finditer(line):
             out.add(_PACKAGE_FRAMEWORK[m.group(1) or m.group(2)])
     return out - _GENERAL

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import pairwise, repeat
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
@@ -245,7 +245,7 @@ def _notebook(block: Text) -> Text | Lines | None:
         return None
     values = _lone_strings(text)
     if values is not None:
-        values = [v[:-1] if v.endswith("\n") else v for v in values]
+        values = list(map(str.removesuffix, values, repeat("\n")))  # each string's line end (C calls, no loop)
         joined = "\n".join(values)
         if joined.count("\n") == len(values) - 1:  # no string holds a newline but its last: a line each
             return Text(joined, block.origin)
@@ -550,6 +550,15 @@ def _marked(pattern: re.Pattern[bytes], starts: tuple[bytes, ...] = (), inside: 
     return seen
 
 
+def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    """A no-break space or a typographic character (their UTF-8 bytes begin \\xc2\\xa0 or \\xe2\\x80), or '^M':
+    the two-byte starts looked for first, at memchr speed; the pattern alone tries every \\xe2 byte, and a
+    block of progress bars holds hundreds (each '█' is \\xe2\\x96\\x88)."""
+    if b"\xc2\xa0" in sample or (b"\xe2\x80" in sample and _CHARACTERS_MARK.search(sample) is not None):
+        return True
+    return _has_at(sample, b"^M")
+
+
 def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
 
@@ -564,7 +573,7 @@ PRESENTATIONS = (
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
-    Presentation("characters", _marked(_CHARACTERS_MARK, (), (b"^M",)), _step("characters", _characters)),
+    Presentation("characters", _characters_seen, _step("characters", _characters)),
     _WRAP,
     Presentation("bullets", _marked(_BULLET_MARK, (b"- ", b"* ")), _step("bullets", _bullets)),
 )
