@@ -574,6 +574,20 @@ def _entry_bytes(magic: bytes, key: str, value: Any) -> bytes:
     return magic + len(encoded).to_bytes(4, "little") + encoded + marshal.dumps(value)
 
 
+_COMPILING = "cudnn-doctor: note: compiling the knowledge base into the cache ({}): a few seconds, once per install\n"
+
+
+def test_a_cold_cache_is_said_once_not_a_silent_wait(fresh_cache: Path, tmp_path: Path) -> None:
+    """The first run after an install compiles the base (seconds): one stderr line says so; the next run is quiet."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED when calling cudnnRNNBackwardData_v8\n")
+    argv = [sys.executable, "-m", "cudnn_doctor", "diagnose", "--format", "json", str(paste)]
+    cold = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    warm = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert cold.stderr == _COMPILING.format(fresh_cache) and warm.stderr == ""
+    assert cold.stdout == warm.stdout and json.loads(cold.stdout)["findings"]
+
+
 # each damaged entry is rebuilt by a whole cold load (~3 s of CPU): a cut file and one that parses but is not an
 # entry by default, the other kinds under -m exhaustive
 @pytest.mark.parametrize("damage", ["truncated", "wrong shape", *exhaustive(["not json", "another key", "empty"])])
@@ -595,7 +609,7 @@ def test_a_corrupt_catalog_entry_is_rebuilt_not_a_failed_run(warm_cache: Path, t
     }[damage]
     entry.write_bytes(bad)
     got = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-    assert got.returncode == first.returncode and got.stderr == ""
+    assert got.returncode == first.returncode and got.stderr == _COMPILING.format(warm_cache)  # rebuilt, and said
     assert json.loads(got.stdout)["findings"] == json.loads(first.stdout)["findings"]
     assert _entry_parts(entry)[1] == key and _entry_value(entry)["signatures"]  # rebuilt in place
 

@@ -223,6 +223,15 @@ def _write(key: str, data: bytes, kind: str, keep: int) -> None:
 _said: set[str] = set()
 
 
+def say_building() -> None:
+    """Say once on stderr that the knowledge base is being compiled into the cache: a first run after an
+    install, an upgrade or an edit of the signatures takes seconds where later runs take a fraction of one, and
+    a silent wait looks like a hang. Nothing is said where no cache directory can be used (said already)."""
+    base = cache_dir()
+    if base is not None:
+        _say_once(f"note: compiling the knowledge base into the cache ({base}): a few seconds, once per install")
+
+
 def _say_once(message: str) -> None:
     if message not in _said:
         _said.add(message)

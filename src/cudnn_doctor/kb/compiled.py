@@ -72,6 +72,7 @@ def load_catalog(
     entry = cache.load(key)
     catalog = _from_entry(entry) if entry is not None else None
     if catalog is None:  # a miss, or an entry that does not read back (rebuilt and written again)
+        cache.say_building()
         catalog = _lean(read_catalog(roots, _as_paths(files)))
         _warm(catalog)
         cache.store(key, _entry(catalog))
