@@ -229,7 +229,7 @@ def say_building() -> None:
     a silent wait looks like a hang. Nothing is said where no cache directory can be used (said already)."""
     base = cache_dir()
     if base is not None:
-        _say_once(f"note: compiling the knowledge base into the cache ({base}): a few seconds, once per install")
+        _say_once(f"note: compiling the knowledge base (a few seconds; kept in {base} for the runs after this one)")
 
 
 def _say_once(message: str) -> None:
