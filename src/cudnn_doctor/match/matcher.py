@@ -263,13 +263,9 @@ class Matcher:
 
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
-        disabled, with a warning). Signatures with the same regex and window search a run once."""
+        disabled, with a warning)."""
         sig = self.sigs[idx]
         local = line_local(sig.regex, sig.flags)  # derived: worked out once per pattern
-        key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
-        got = win.lines.memo.get(key)
-        if got is not None:
-            return got  # type: ignore[no-any-return]
         try:
             if not local:
                 got = self._search_region(idx, sig.flags, run, stream, win)
@@ -285,7 +281,6 @@ class Matcher:
         except regex_error() as exc:
             self._disable(sig, "regex error", str(exc))
             return None
-        win.lines.memo[key] = got
         return got
 
     def _finditer(self, idx: int, pattern: Any, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
