@@ -367,14 +367,8 @@ class Matcher:
 
     def _context(self, sig: Signature, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match. Signatures with the same context share the verdict on the same lines
-        (the lines around a warning repeated 10,000 times are read once, not once per signature)."""
-        ctx, direct = sig.context, direct_rnn(sig, matched)
-        key = ("verdict", ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after, direct, *span, stream)
-        got = win.lines.memo.get(key)
-        if got is None:
-            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
-        return got  # type: ignore[no-any-return]
+        item of its context may match."""
+        return self.evidence.verdict(sig, direct_rnn(sig, matched), self._context_text(sig, span, stream, win))
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
