@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from ..model import RETIRE, Probe
 from .context import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, SIGNATURE_BUDGET_S
-from .lines import LazyLines
 from .matcher import MAX_MATCH_TEXT, MAX_NEAR_MISSES_PER_SIG, SHORT_BEFORE, TRACEBACK_LINES, Matcher
 from .prefilter import SMALL_TEXT, Prefilter
 from .regexinfo import alternative_literals, line_local
@@ -34,7 +33,6 @@ __all__ = [
     "SIGNATURE_BUDGET_S",
     "SMALL_TEXT",
     "TRACEBACK_LINES",
-    "LazyLines",
     "Matcher",
     "Miss",
     "Prefilter",

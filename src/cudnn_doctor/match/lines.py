@@ -3,8 +3,7 @@
 Input arrives as blocks of whole lines (read/sources.py), so memory stays flat whatever the log size: each
 block is scanned with the tail of the previous block and the head of the next one (``tail_region``,
 ``head_region``), so that matches and context that straddle a block boundary are still seen. ``Lines``
-locates a line by counting newlines in C from the nearest line already located; ``LazyLines`` keeps the lines
-before a repeated match as bytes until they are read.
+locates a line by counting newlines in C from the nearest line already located.
 """
 
 from __future__ import annotations
@@ -72,11 +71,6 @@ class Lines:
         end = self.data.find(b"\n", self.start(hi))
         return self.data[self.start(lo) : len(self.data) if end < 0 else end]
 
-    def raw_lines(self, lo: int, hi: int) -> list[bytes]:
-        """Lines lo..hi (clamped to the window) as raw bytes."""
-        lo, hi = max(0, lo), min(self.count - 1, hi)
-        return self.region(lo, hi).split(b"\n") if hi >= lo else []
-
     def norm(self, li: int) -> tuple[str, str]:
         """The normalized (text, stream) of line ``li``, worked out once."""
         got = self._norm.get(li)
@@ -91,42 +85,6 @@ class Lines:
         """The normalized texts of ``lines`` that are of ``stream`` (all of them for '')."""
         norm = self.norm
         return [text for text, st in map(norm, lines) if not stream or st == stream]
-
-
-class LazyLines(Sequence[str]):
-    """Lines kept as raw bytes and normalized (and filtered to one stream) on first use: each of 10,000
-    repeated warnings carries the lines before it, which are rarely looked at."""
-
-    __slots__ = ("_lines", "_raw", "_stream")
-
-    def __init__(self, raw: list[bytes], stream: str) -> None:
-        self._raw: list[bytes] | None = raw
-        self._stream = stream
-        self._lines: list[str] | None = None
-
-    def _get(self) -> list[str]:
-        if self._lines is None:
-            out: list[str] = []
-            for line in self._raw or ():
-                text, stream = normalize_line(line.decode("utf-8", "replace"))
-                if not self._stream or stream == self._stream:
-                    out.append(text)
-            self._lines, self._raw = out, None
-        return self._lines
-
-    def __len__(self) -> int:
-        return len(self._get())
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._get()[i]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
-
-    def __eq__(self, other: object) -> bool:
-        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def runs(lines: list[int], gap: int) -> Iterator[list[int]]:

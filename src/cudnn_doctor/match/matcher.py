@@ -30,7 +30,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import LazyLines, Lines, Piece, head_region, runs, tail_region, tail_views
+from .lines import Lines, Piece, head_region, runs, tail_region, tail_views
 from .prefilter import Prefilter, as_block
 from .probes import Probes
 from .regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
@@ -356,12 +356,9 @@ class Matcher:
                 text = text[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
-            lo = li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES)
+            lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
             win.framed.add(idx)
-            key = ("before", lo, li_e, stream)  # the matches on one line share them (a line of 4,000 repeats)
-            before = win.lines.memo.get(key)
-            if before is None:
-                before = win.lines.memo[key] = LazyLines(win.lines.raw_lines(lo, li_e), stream)
+            before = win.lines.texts(range(lo, li_e + 1), stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
