@@ -26,7 +26,7 @@ class Lines:
         self._offs: list[int] = [0]  # their starts
         self._last = (0, 0)  # (offset, line index) of the last line located by line_at
         self._norm: dict[int, tuple[str, str]] = {}
-        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (searches, lines before, ruleout pieces)
+        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's pieces)
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""

@@ -8,7 +8,7 @@ For each block (scanned with the tail of the previous block and the head of the 
    each candidate line (a line-local regex) or over the run's window of lines, normalized (read/normalize.py),
    under the signature's CPU budget;
 3. each match's context (``exclude_any`` / ``require_any`` / ``support_any``, context.py) is checked on the
-   lines around it where an item may match (ruleout.py), and it is yielded as a RawMatch, or a Miss.
+   lines around it where an item may match (prefilter.RuleOut), and it is yielded as a RawMatch, or a Miss.
 
 Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``).
 """
@@ -31,11 +31,10 @@ from .context import (
     literal_map,
 )
 from .lines import Lines, Piece, head_region, runs, tail_region, tail_views
-from .prefilter import Prefilter, as_block
+from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from .results import Miss, RawMatch
-from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
 
 if TYPE_CHECKING:
@@ -369,7 +368,7 @@ class Matcher:
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (ruleout.py)."""
+        match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
         ctx = sig.context
         lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
         region = self.ruleout.region(win.lines, lo, hi)
