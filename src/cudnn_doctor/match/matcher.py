@@ -292,7 +292,7 @@ class Matcher:
         over two lines). Compiled only where the text holds its literals (a paste compiles few patterns)."""
         sig = self.sigs[idx]
         before, after = around or (sig.window_before, sig.window_after)
-        lo, hi = max(0, run[0] - before), min(win.lines.count - 1, run[-1] + after)
+        lo, hi = max(0, run[0] - before), min(win.lines.size - 1, run[-1] + after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
         offsets = [0]
@@ -370,7 +370,7 @@ class Matcher:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
         match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
         ctx = sig.context
-        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
+        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.size - 1, span[1] + ctx.lines_after)
         region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
