@@ -2,7 +2,7 @@
 
 - A user ``_evidence.yaml`` regex has the same per-signature CPU budget as a signature's regex: one that
   backtracks forever costs its budget once, with one warning, not a timeout and a warning at every match.
-- ruleout.py (the context items' literals, one hyperscan pass per piece of lines) gives the context checks'
+- prefilter.RuleOut (the context items' literals, one hyperscan pass per piece of lines) gives the context checks'
   results the plain search of every line gives, with and without hyperscan.
 - Signatures with the same context share its verdict on the same lines (Matcher._context): each gets what it
   gets alone.

@@ -493,7 +493,7 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
     cache.store("a catalog", {"n": 1})
 
     def hits(words: list[bytes]) -> list[tuple[int, int]]:
-        db = prefilter._hyperscan_db(hyperscan, tuple(words))
+        db = prefilter.hyperscan_db(tuple(words))
         found: list[tuple[int, int]] = []
         db.scan(b"an LSTM and a GRU", match_event_handler=lambda i, _f, to, _fl, _c: found.append((i, to)))
         return found
@@ -504,11 +504,9 @@ def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monke
         hits([b"lstm", f"w{i}".encode()])
     assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == cache.HYPERSCAN_ENTRIES
     assert cache.load("a catalog") == {"n": 1}
-    # the context items' databases (ruleout.py) are kept apart too: neither kind evicts the other
-    from cudnn_doctor.match import ruleout
-
+    # the context items' databases (prefilter.RuleOut's) are kept apart too: neither kind evicts the other
     for i in range(6):
-        assert ruleout.RuleOut({"x": (b"lstm", f"w{i}".encode())}).database() is not None
+        assert prefilter.hyperscan_db((b"lstm", f"w{i}".encode()), single=True) is not None
     assert len(list(fresh_cache.glob("hscontext-*.cache"))) == 4
     assert len(list(fresh_cache.glob("hyperscan-*.cache"))) == cache.HYPERSCAN_ENTRIES
     n = len(compiles)

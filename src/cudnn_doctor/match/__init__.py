@@ -3,10 +3,10 @@
 input -> normalize -> **match** -> rank -> render. The package, by concern:
 
 - ``regexinfo``: what a signature's regex says before it runs (the literals each alternative holds, line-locality);
-- ``prefilter``: one pass over a window for every literal (hyperscan, a trie-shaped `re`, or ``bytes.find``);
+- ``prefilter``: one pass over a window for every literal (hyperscan, or ``bytes.find``), and the lines around a
+  match where a context item may match at all (one hyperscan database of the context items' literals);
 - ``lines``: line access into a window of bytes;
 - ``context``: ``require_any`` / ``exclude_any`` / ``support_any`` evidence around a match, under a CPU budget;
-- ``ruleout``: the lines of a region where a context item may match at all (one hyperscan pass);
 - ``probes``: the environment probes fed from the prefilter's hits, with their shape memo;
 - ``matcher``: the Matcher, which runs the signatures' regexes over blocks of a log;
 - ``results``: what the matcher yields (RawMatch, Miss);
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from ..model import RETIRE, Probe
 from .context import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, SIGNATURE_BUDGET_S
-from .lines import LazyLines
 from .matcher import MAX_MATCH_TEXT, MAX_NEAR_MISSES_PER_SIG, SHORT_BEFORE, TRACEBACK_LINES, Matcher
 from .prefilter import SMALL_TEXT, Prefilter
 from .regexinfo import alternative_literals, line_local
@@ -34,7 +33,6 @@ __all__ = [
     "SIGNATURE_BUDGET_S",
     "SMALL_TEXT",
     "TRACEBACK_LINES",
-    "LazyLines",
     "Matcher",
     "Miss",
     "Prefilter",

@@ -4,7 +4,7 @@ Each item is a regex, or an ``@set`` of the catalog's evidence file (``_evidence
 case. Every item's regex runs under the same CPU budget as a signature's: past it the item is skipped for the
 rest of the run, with one warning (a user's catastrophic pattern costs its budget once, not at every match).
 
-Around a big log's repeated warning the lines of a context are not all normalized: ruleout.py says on which
+Around a big log's repeated warning the lines of a context are not all normalized: prefilter.RuleOut says on which
 raw lines an item may match at all, and only those are read (``Matcher._context_text``), each distinct line
 once for an item found within one line.
 """
@@ -142,7 +142,7 @@ class Evidence:
 
 
 def literal_map(evidence: Evidence, items: Iterable[str]) -> dict[str, tuple[bytes, ...]]:
-    """{item: its literals} for the context items ``items`` that have some (ruleout.py): one value per base,
+    """{item: its literals} for the context items ``items`` that have some (prefilter.RuleOut): one value per base,
     kept in the catalog cache (a matcher is made per source)."""
     from ..kb import cache
 

@@ -3,8 +3,7 @@
 Input arrives as blocks of whole lines (read/sources.py), so memory stays flat whatever the log size: each
 block is scanned with the tail of the previous block and the head of the next one (``tail_region``,
 ``head_region``), so that matches and context that straddle a block boundary are still seen. ``Lines``
-locates a line by counting newlines in C from the nearest line already located; ``LazyLines`` keeps the lines
-before a repeated match as bytes until they are read.
+locates a line by counting newlines in C from the nearest line already located.
 """
 
 from __future__ import annotations
@@ -16,18 +15,19 @@ from typing import Any
 from ..read.normalize import normalize_line
 
 
-class Lines:
+class Lines(Sequence[str]):
     """Line access into a window of UTF-8 bytes by line index; a line is decoded (invalid UTF-8 -> U+FFFD)
-    and normalized only when asked for."""
+    and normalized only when asked for (``lines[i]``: its normalized text; a near miss in a 1 MiB block of a big
+    log looks at 50 lines, not 20,000)."""
 
-    def __init__(self, data: bytes, count: int) -> None:
+    def __init__(self, data: bytes, size: int) -> None:
         self.data = data
-        self.count = count
+        self.size = size
         self._known: list[int] = [0]  # sorted line indexes whose start is known
         self._offs: list[int] = [0]  # their starts
         self._last = (0, 0)  # (offset, line index) of the last line located by line_at
         self._norm: dict[int, tuple[str, str]] = {}
-        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (searches, lines before, ruleout pieces)
+        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's pieces)
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""
@@ -66,16 +66,11 @@ class Lines:
 
     def region(self, lo: int, hi: int) -> bytes:
         """Lines lo..hi (clamped to the window) as one slice of raw bytes, without the last newline."""
-        lo, hi = max(0, lo), min(self.count - 1, hi)
+        lo, hi = max(0, lo), min(self.size - 1, hi)
         if hi < lo:
             return b""
         end = self.data.find(b"\n", self.start(hi))
         return self.data[self.start(lo) : len(self.data) if end < 0 else end]
-
-    def raw_lines(self, lo: int, hi: int) -> list[bytes]:
-        """Lines lo..hi (clamped to the window) as raw bytes."""
-        lo, hi = max(0, lo), min(self.count - 1, hi)
-        return self.region(lo, hi).split(b"\n") if hi >= lo else []
 
     def norm(self, li: int) -> tuple[str, str]:
         """The normalized (text, stream) of line ``li``, worked out once."""
@@ -87,46 +82,20 @@ class Lines:
             got = self._norm[li] = normalize_line(raw.decode("utf-8", "replace"))
         return got
 
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.norm(k)[0] for k in range(*i.indices(self.size))]
+        if not -self.size <= i < self.size:
+            raise IndexError(i)
+        return self.norm(i % self.size)[0]
+
     def texts(self, lines: Sequence[int], stream: str) -> list[str]:
         """The normalized texts of ``lines`` that are of ``stream`` (all of them for '')."""
         norm = self.norm
         return [text for text, st in map(norm, lines) if not stream or st == stream]
-
-
-class LazyLines(Sequence[str]):
-    """Lines kept as raw bytes and normalized (and filtered to one stream) on first use: each of 10,000
-    repeated warnings carries the lines before it, which are rarely looked at."""
-
-    __slots__ = ("_lines", "_raw", "_stream")
-
-    def __init__(self, raw: list[bytes], stream: str) -> None:
-        self._raw: list[bytes] | None = raw
-        self._stream = stream
-        self._lines: list[str] | None = None
-
-    def _get(self) -> list[str]:
-        if self._lines is None:
-            out: list[str] = []
-            for line in self._raw or ():
-                text, stream = normalize_line(line.decode("utf-8", "replace"))
-                if not self._stream or stream == self._stream:
-                    out.append(text)
-            self._lines, self._raw = out, None
-        return self._lines
-
-    def __len__(self) -> int:
-        return len(self._get())
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._get()[i]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
-
-    def __eq__(self, other: object) -> bool:
-        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def runs(lines: list[int], gap: int) -> Iterator[list[int]]:
@@ -153,36 +122,14 @@ def head_region(data: bytes, n: int) -> tuple[bytes, int]:
     return data[:pos], n
 
 
-Piece = tuple[bytes, int, int]  # a block, an offset in it, and how many lines block[offset:] holds
-
-
-def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], int]) -> tuple[tuple[Piece, ...], int]:
-    """The last ``n`` lines of a block of ``lines`` lines, as pieces of it and of the blocks before it (nothing
-    copied: the tail is joined only for a window whose lines are read, match/matcher.py), and how many they are:
-    topped up from the previous tail (``prev``: its pieces and lines) when the block is shorter, by dropping that
-    tail's first lines (with lines of 30 KiB the tail spans ~7 blocks: it was copied for every block)."""
+def tail_region(data: bytes, lines: int, n: int, prev: tuple[bytes, int]) -> tuple[bytes, int]:
+    """The last ``n`` lines of a block of ``lines`` lines as one slice, and how many they are: topped up from
+    the previous tail (``prev``: its bytes and lines) when the block is shorter."""
     if n <= 0:
-        return (), 0
-    if lines >= n:
-        pos = len(data)
-        for _ in range(n):
-            pos = data.rfind(b"\n", 0, pos)
-        return ((data, pos + 1, n),), n
-    pieces, k = prev
-    out = [*pieces, (data, 0, lines)]
-    drop = k + lines - n  # the previous tail's lines that fall out
-    while drop > 0:
-        block, at, m = out[0]
-        if m <= drop:
-            del out[0]
-            drop -= m
-            continue
-        for _ in range(drop):
-            at = block.find(b"\n", at) + 1
-        out[0], drop = (block, at, m - drop), 0
-    return tuple(out), min(n, k + lines)
-
-
-def tail_views(pieces: tuple[Piece, ...]) -> list[memoryview]:
-    """A tail's pieces as views of their lines (joined by newlines, the tail's bytes)."""
-    return [memoryview(block)[at:] for block, at, _ in pieces]
+        return b"", 0
+    if lines < n and prev[1]:
+        data, lines = prev[0] + b"\n" + data, prev[1] + lines
+    pos = len(data)
+    for _ in range(min(n, lines)):
+        pos = data.rfind(b"\n", 0, pos)
+    return data[pos + 1 :], min(n, lines)

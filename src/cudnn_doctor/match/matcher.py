@@ -8,7 +8,7 @@ For each block (scanned with the tail of the previous block and the head of the 
    each candidate line (a line-local regex) or over the run's window of lines, normalized (read/normalize.py),
    under the signature's CPU budget;
 3. each match's context (``exclude_any`` / ``require_any`` / ``support_any``, context.py) is checked on the
-   lines around it where an item may match (ruleout.py), and it is yielded as a RawMatch, or a Miss.
+   lines around it where an item may match (prefilter.RuleOut), and it is yielded as a RawMatch, or a Miss.
 
 Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``).
 """
@@ -30,12 +30,11 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import LazyLines, Lines, Piece, head_region, runs, tail_region, tail_views
-from .prefilter import Prefilter, as_block
+from .lines import Lines, head_region, runs, tail_region
+from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from .results import Miss, RawMatch
-from .ruleout import RuleOut
 from .tolerant import Tolerant, folded
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ class Window:
     its lines are first asked for: a block whose prefilter finds no line never is (with lines of 30 KiB the
     tail and head are ~10 MiB a block)."""
 
-    def __init__(self, parts: list[bytes | memoryview], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
+    def __init__(self, parts: list[bytes], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
         self._parts = parts
         self._count = count
         self._lines: Lines | None = None
@@ -150,17 +149,17 @@ class Matcher:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline);
         (None, None) after each block."""
         scan: dict[str, Any] = {"seen": {}, "missed": {}, "framed": set()}
-        prev_tail: tuple[tuple[Piece, ...], int] = ((), 0)  # the previous block's last lines (pieces) and their number
+        prev_tail = (b"", 0)  # the previous block's last lines and their number
         base = 1  # absolute line number of the first line of the current block
         it = (as_block(b) for b in blocks)
         cur = next(it, None)
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
-            parts = [*tail, cur.data, *([head] if n_head else [])]
+            tail, n_tail = prev_tail
+            parts = [*([tail] if n_tail else []), cur.data, *([head] if n_head else [])]
             win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
-            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            yield from self._scan_window(win, cur.data, len(tail) + 1 if n_tail else 0, range(n_tail, n_tail + cur.lines))
             yield None, None
             base += cur.lines
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
@@ -263,13 +262,9 @@ class Matcher:
 
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
-        disabled, with a warning). Signatures with the same regex and window search a run once."""
+        disabled, with a warning)."""
         sig = self.sigs[idx]
         local = line_local(sig.regex, sig.flags)  # derived: worked out once per pattern
-        key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
-        got = win.lines.memo.get(key)
-        if got is not None:
-            return got  # type: ignore[no-any-return]
         try:
             if not local:
                 got = self._search_region(idx, sig.flags, run, stream, win)
@@ -285,7 +280,6 @@ class Matcher:
         except regex_error() as exc:
             self._disable(sig, "regex error", str(exc))
             return None
-        win.lines.memo[key] = got
         return got
 
     def _finditer(self, idx: int, pattern: Any, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
@@ -298,7 +292,7 @@ class Matcher:
         over two lines). Compiled only where the text holds its literals (a paste compiles few patterns)."""
         sig = self.sigs[idx]
         before, after = around or (sig.window_before, sig.window_after)
-        lo, hi = max(0, run[0] - before), min(win.lines.count - 1, run[-1] + after)
+        lo, hi = max(0, run[0] - before), min(win.lines.size - 1, run[-1] + after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
         offsets = [0]
@@ -361,31 +355,22 @@ class Matcher:
                 text = text[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
-            lo = li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES)
+            lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
             win.framed.add(idx)
-            key = ("before", lo, li_e, stream)  # the matches on one line share them (a line of 4,000 repeats)
-            before = win.lines.memo.get(key)
-            if before is None:
-                before = win.lines.memo[key] = LazyLines(win.lines.raw_lines(lo, li_e), stream)
+            before = win.lines.texts(range(lo, li_e + 1), stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
     def _context(self, sig: Signature, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match. Signatures with the same context share the verdict on the same lines
-        (the lines around a warning repeated 10,000 times are read once, not once per signature)."""
-        ctx, direct = sig.context, direct_rnn(sig, matched)
-        key = ("verdict", ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after, direct, *span, stream)
-        got = win.lines.memo.get(key)
-        if got is None:
-            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
-        return got  # type: ignore[no-any-return]
+        item of its context may match."""
+        return self.evidence.verdict(sig, direct_rnn(sig, matched), self._context_text(sig, span, stream, win))
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (ruleout.py)."""
+        match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
         ctx = sig.context
-        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.count - 1, span[1] + ctx.lines_after)
+        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.size - 1, span[1] + ctx.lines_after)
         region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:

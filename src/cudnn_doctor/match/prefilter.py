@@ -1,9 +1,13 @@
-"""The prefilter: one pass over a window for every signature's and probe's literals.
+"""Literal scans: the prefilter over a window, and the context rule-out around a match.
 
-A prefilter finds every line holding one of the signatures' literals (one combined scan with hyperscan where
-installed; one ``bytes.find`` per literal for a pasted traceback, and where hyperscan is not installed). A speed
-mechanism (bench/: every kind of 1 GiB log); its equivalence tests: tests/test_streaming.py (the two engines),
-tests/test_behind_escapes.py.
+- ``Prefilter`` finds every line holding one of the signatures' or probes' literals (one combined scan with
+  hyperscan where installed; one ``bytes.find`` per literal for a pasted traceback, and where hyperscan is not
+  installed). A speed mechanism (bench/: every kind of 1 GiB log); its equivalence tests:
+  tests/test_streaming.py (the two engines), tests/test_behind_escapes.py.
+- ``RuleOut`` says on which lines around a match a context item may match at all: one hyperscan database of
+  every context item's literals (bench/: the flatten_parameters warning 10,000 times, each with 100 lines of
+  context); only those lines are normalized and searched with `regex`. Its equivalence tests:
+  tests/test_match_budgets.py (with and without hyperscan).
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ from __future__ import annotations
 import _thread  # threading's get_ident, without importing threading (start-up)
 import os
 import sys
-from bisect import bisect_left
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import accumulate, compress
 from operator import ne
@@ -20,8 +24,10 @@ from typing import Any
 
 from ..read.sources import Block
 from ..read.textsafe import delete_escapes
+from .lines import Lines
 
 SMALL_TEXT = 256 << 10
+PIECE = 64  # lines of a window scanned at once for the context items' literals
 
 
 def as_bytes(text: str | bytes) -> bytes:
@@ -62,13 +68,7 @@ class Prefilter:
         (~20-50 ms) would cost a pasted traceback more than scanning it with ``bytes.find``."""
         if not self._hs_tried:
             self._hs_tried = True
-            if self.literals and not os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
-                try:
-                    import hyperscan  # type: ignore[import-not-found]
-
-                    self._hs = _hyperscan_db(hyperscan, tuple(self._bytes))
-                except Exception:
-                    self._hs = None
+            self._hs = hyperscan_db(tuple(self._bytes))
         return self._hs
 
     @property
@@ -117,19 +117,13 @@ class Prefilter:
     def _scan_find(self, low: bytes, start: int) -> dict[int, list[str]]:
         """One ``bytes.find`` per literal over the lower-cased bytes: a pasted traceback (importing hyperscan
         and loading its database, ~50 ms, would cost it more than the scan), and every input where hyperscan
-        is not installed (~2.5x the CPU of a trie-shaped `re` alternation, which this replaced: no budget runs
-        without hyperscan)."""
+        is not installed."""
         out: dict[int, list[str]] = {}
-        find = low.find
         for raw, lit in zip(self._bytes, self.literals, strict=True):
-            pos = find(raw)
-            while pos >= 0:
-                ls = low.rfind(b"\n", 0, pos) + 1
+            for ls in _holding(low, raw):
                 lits = out.setdefault(start + ls, [])
                 if lit not in lits:
                     lits.append(lit)
-                le = find(b"\n", pos)
-                pos = -1 if le < 0 else find(raw, le)
         return {k: out[k] for k in sorted(out)}
 
     def behind_escapes(self, data: bytes, start: int, end: int) -> dict[int, list[str]]:
@@ -156,29 +150,128 @@ def _line_starts(lines: list[bytes]) -> list[int]:
     return list(accumulate(map((1).__add__, map(len, lines)), initial=0))
 
 
+def _holding(low: bytes, lit: bytes) -> Iterator[int]:
+    """The start offsets of the lines of ``low`` holding ``lit`` (one ``find`` per such line, in C)."""
+    pos = low.find(lit)
+    while pos >= 0:
+        yield low.rfind(b"\n", 0, pos) + 1
+        le = low.find(b"\n", pos)
+        pos = -1 if le < 0 else low.find(lit, le)
+
+
+class RuleOut:
+    """Which context items may match in a region of lines, and on which lines (``literals``: item -> its
+    literals, lower-case, for the items that have some; each of an item's matches holds one)."""
+
+    def __init__(self, literals: dict[str, tuple[bytes, ...]]) -> None:
+        self.literals = literals
+        self.all = tuple(sorted({lit for lits in literals.values() for lit in lits}))
+        self._dbs: dict[int, Any] = {}  # per thread: a database's scratch serves one scan at a time
+
+    def region(self, lines: Lines, lo: int, hi: int) -> Region:
+        """Lines lo..hi of a window, looked at in pieces of PIECE lines, each scanned once (the checks around
+        a repeated warning ask for overlapping regions)."""
+        pieces = []
+        for k in range(lo // PIECE, hi // PIECE + 1):
+            piece = lines.memo.get(k)
+            if piece is None:
+                region = lines.region(k * PIECE, k * PIECE + PIECE - 1)
+                piece = lines.memo[k] = self._scan(region, k * PIECE, len(lines.data) > SMALL_TEXT)
+            pieces.append(piece)
+        return Region(self.literals, pieces, lo, hi)
+
+    def _scan(self, region: bytes, first: int, big: bool) -> Presence:
+        """What ``region`` (raw lines, the first of index ``first``) holds as normalization reads it: in a
+        ``big`` window (not a paste), one pass of the database says which literals are there at all."""
+        low = delete_escapes(region).lower()
+        thread = _thread.get_ident()
+        if big and thread not in self._dbs:
+            self._dbs[thread] = hyperscan_db(self.all, single=True)
+        db = self._dbs.get(thread) if big else None
+        present: set[bytes] | None = None
+        if db is not None:
+            lits, present = self.all, set()
+            db.scan(low, match_event_handler=lambda lit_id, *_: present.add(lits[lit_id]))  # type: ignore[union-attr]
+        return Presence(low, first, present)
+
+
+class Region:
+    """The pieces of lines lo..hi, and the literals in them (None: not known)."""
+
+    def __init__(self, literals: dict[str, tuple[bytes, ...]], pieces: list[Presence], lo: int, hi: int) -> None:
+        self.literals = literals
+        self.pieces = pieces
+        self.lo, self.hi = lo, hi
+        self.present = None if any(p.present is None for p in pieces) else set().union(*(p.present or () for p in pieces))
+
+    def lines(self, item: str) -> list[int]:
+        """The sorted indexes of the lines lo..hi holding one of ``item``'s literals."""
+        lits = self.literals[item]
+        if self.present is not None and self.present.isdisjoint(lits):
+            return []
+        got: set[int] = set()
+        for piece in self.pieces:
+            piece.lines(lits, self.lo, self.hi, got)
+        return sorted(got)
+
+
+class Presence:
+    """The literals of one piece of lines and the lines holding each, located on first use."""
+
+    def __init__(self, low: bytes, first: int, present: set[bytes] | None) -> None:
+        self.low = low
+        self.first = first
+        self.present = present  # None: not known (no hyperscan), each literal is looked for
+        self._at: dict[bytes, list[int]] = {}
+
+    def lines(self, lits: tuple[bytes, ...], lo: int, hi: int, got: set[int]) -> None:
+        """Add to ``got`` the indexes of the lines lo..hi holding one of ``lits``."""
+        for lit in lits:
+            if self.present is not None and lit not in self.present:
+                continue
+            at = self._at.get(lit)
+            if at is None:
+                at = self._at[lit] = []
+                li, prev = self.first, 0
+                for ls in _holding(self.low, lit):
+                    li += self.low.count(b"\n", prev, ls)
+                    prev = ls
+                    at.append(li)
+            got.update(at[bisect_left(at, lo) : bisect_right(at, hi)])
+
+
 @lru_cache(maxsize=64)
 def _shared_prefilter(literals: tuple[str, ...], _thread_id: int) -> Prefilter:
     # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
     return Prefilter(literals)
 
 
-def _hyperscan_db(hyperscan: Any, literals: tuple[bytes, ...]) -> Any:
-    """The hyperscan database for ``literals`` (every match, caseless), through the cache
-    (cache.hyperscan_database): compiling a thousand literals costs 20-30 ms per process."""
-    from ..kb import cache
+def hyperscan_db(literals: tuple[bytes, ...], single: bool = False) -> Any:
+    """The hyperscan database of ``literals`` (caseless; each reported at every match, or once per scan where
+    ``single``), through the cache (cache.hyperscan_database): compiling a thousand literals costs 20-30 ms per
+    process. None where hyperscan is not installed, cannot be used, or ``CUDNN_DOCTOR_NO_HYPERSCAN`` is set."""
+    if not literals or os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
+        return None
+    try:
+        import hyperscan  # type: ignore[import-not-found]
 
-    # cache.digest: hashlib here would load OpenSSL, ~3 ms of every pasted traceback's start-up
-    digest = cache.digest(repr(literals).encode())
-    key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {_HS_SPELLING} {digest}"
+        from ..kb import cache
 
-    def make() -> tuple[list[bytes], list[int], list[int]]:
-        expressions = [hs_literal(lit) for lit in literals]
-        return expressions, list(range(len(expressions))), [hyperscan.HS_FLAG_CASELESS] * len(literals)
+        # cache.digest: hashlib here would load OpenSSL, ~3 ms of every pasted traceback's start-up
+        digest = cache.digest(repr(literals).encode())
+        kind = "hscontext" if single else "hyperscan"  # kept apart: neither kind evicts the other
+        key = f"hyperscan {getattr(hyperscan, '__version__', '?')} {sys.platform} {_HS_SPELLING} {kind} {digest}"
+        flags = hyperscan.HS_FLAG_CASELESS | (hyperscan.HS_FLAG_SINGLEMATCH if single else 0)
 
-    return cache.hyperscan_database(hyperscan, key, make)
+        def make() -> tuple[list[bytes], list[int], list[int]]:
+            return [hs_literal(lit) for lit in literals], list(range(len(literals))), [flags] * len(literals)
+
+        return cache.hyperscan_database(hyperscan, key, make, kind=kind, keep=4 if single else cache.HYPERSCAN_ENTRIES)
+    except Exception:
+        return None
 
 
-_HS_SPELLING = 1  # bump when _hs_literal or the flags above change: the cached databases are then not used
+_HS_SPELLING = 2  # bump when hs_literal or the flags above change: the cached databases are then not used
 
 
 @lru_cache(maxsize=1 << 15)  # every prefilter (one more per retired probe) spells the same literals

@@ -14,14 +14,14 @@ path (one process, the parallel scan of a big file, the library) reads a log the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..read.linemap import LineMap, rechunk
-from ..read.normalize import normalize_line
 from ..read.present import present
 from ..read.sources import Block
+from .lines import Lines
 from .matcher import Matcher
 from .results import Miss, RawMatch
 from .tolerant import MAX_FRAME_GAP, Tolerant
@@ -42,35 +42,12 @@ class _Seen:
     first: int  # presented absolute line of its first line
     small: bool
     index: int  # the how-manieth block of the source
-    texts: _Texts | None = None
+    texts: Lines | None = None
 
-    def lines(self) -> _Texts:
+    def lines(self) -> Lines:
         if self.texts is None:
-            self.texts = _Texts(self.block.data.split(b"\n"))
+            self.texts = Lines(self.block.data, self.block.lines)
         return self.texts
-
-
-class _Texts(Sequence[str]):
-    """A block's lines, each decoded and normalized when first read (a near miss in a 1 MiB block of a big
-    log looks at 50 lines, not 20,000)."""
-
-    def __init__(self, raw: list[bytes]) -> None:
-        self._raw = raw
-        self._done: dict[int, str] = {}
-
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    def _one(self, i: int) -> str:
-        got = self._done.get(i)
-        if got is None:
-            got = self._done[i] = normalize_line(self._raw[i].decode("utf-8", "replace"))[0]
-        return got
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self._one(k) for k in range(*i.indices(len(self._raw)))]
-        return self._one(i if i >= 0 else len(self._raw) + i)
 
 
 class Reader:
