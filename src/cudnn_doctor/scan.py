@@ -284,7 +284,7 @@ def _scan_parallel(
         blocks = parallel.own_blocks(read_range(path, r.read_from, r.read_to, stats, _capped(progress, r.end - r.start)), stats, own, kept)
         part = scan_part(blocks, src.name, worker_matcher, stats, own)
         part.stats = kept
-        part.frames = {k: list(v) for k, v in part.frames.items()}  # LazyLines hold no state worth pickling
+        part.frames = {k: list(v) for k, v in part.frames.items()}  # plain lists: the frames cross the process boundary
         return part, worker_collector.env, first - 1
 
     results = parallel.run(ranges, work, on_bytes)
