@@ -41,6 +41,7 @@ FRAMEWORKS = {
     "torch": ("torch", "torch"),
     "tensorflow": ("tensorflow", "tensorflow-cpu"),
     "jax": ("jax", "jax"),
+    "flax": ("flax", "flax"),  # Flax (linen) on a CPU jax
     "onnxruntime": ("onnxruntime", "onnxruntime"),
     "paddle": ("paddle", "paddlepaddle"),
     "mxnet": ("mxnet", "mxnet"),
