@@ -39,7 +39,7 @@ DERIVED_KIND = "derived"  # and the one that keeps the values derived from them 
 _SHAPING_CODE = (
     "kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "kb/patterns.py", "model.py", "read/normalize.py",
     "data/logwords.json", "env/detect.py",
-    *(f"match/{m}.py" for m in ("__init__", "regexinfo", "prefilter", "lines", "context", "probes", "results", "matcher", "templates", "tolerant", "chains")),
+    *(f"match/{m}.py" for m in ("__init__", "regexinfo", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "templates", "tolerant", "chains")),
 )
 _LEAN_OUT = ("examples", "counter_examples")
 

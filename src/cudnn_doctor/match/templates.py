@@ -32,7 +32,7 @@ PH = ""  # a placeholder: the framework prints a value there
 MAX_SPAN = 600  # characters of a message a template is derived from
 MAX_TEMPLATES = 40
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
-WORD = re.compile(r"[A-Za-z0-9]+")
+_WORD = re.compile(r"[A-Za-z0-9]+")
 _SUFFIXES = ("es", "s", "ing", "ed", "e")
 _KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
@@ -55,7 +55,7 @@ Template = tuple[str, ...]  # (head, *words)
 
 def words(text: str) -> list[tuple[str, int, int]]:
     """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
-    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in WORD.finditer(text)]
+    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -269,7 +269,7 @@ def index(sigs: Sequence[Signature]) -> dict[str, Any]:
     templates = [list(s.templates) for s in sigs]
     spelt: dict[str, int] = {}  # how many signatures spell each word so
     for sig in sigs:
-        for word in {w.lower() for text in _spellings(sig) for w in WORD.findall(text)}:
+        for word in {w.lower() for text in _spellings(sig) for w in _WORD.findall(text)}:
             spelt[word] = spelt.get(word, 0) + 1
     key = cache.digest(repr((templates, sorted(spelt.items()))).encode("utf-8", "surrogatepass"))
     return derived("match.templates.index", (key,), lambda _key: _index(templates, spelt))  # type: ignore[no-any-return]

@@ -11,7 +11,7 @@ steps:
    same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
    case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
-   then with the line breaks read as spaces, its fixed prefix restored where
+   then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
    the text dropped it, the prose before or after a whole message on its line taken off: confirmed
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
    among exact matches). On lines a regex matched, only another signature that its case kept off is read;
@@ -38,7 +38,7 @@ from ..model import Signature
 from .chains import MAX_VALUE, MIN_PART, Chain, Recognizer, holds, word_ends
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
-from .templates import FORMAT, HEAD, START_BITS, WORD, index, message_span, stem, words
+from .templates import FORMAT, HEAD, START_BITS, index, message_span, stem, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
 # a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
@@ -126,7 +126,7 @@ class Tolerant:
         lines = range(where.li_s, where.li_e + 1)
         if not all(li in taken for li in lines):
             return None
-        if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
+        if where.read not in (where.read.lower(), where.read.upper(), _WORDS.sub(lambda m: m.group(0).capitalize(), where.read)):
             return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
@@ -232,11 +232,11 @@ class Tolerant:
     def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as the
         signature's message spells them (the template holds their stems)."""
-        spelt = {stem(raw): raw for raw in WORD.findall(f"{sig.signature} {read}".lower())}
+        spelt = {stem(raw): raw for raw in _WORDS.findall(f"{sig.signature} {read}".lower())}
         tpl = self.rec.tpls[c.tid]
         nxt = " ".join(spelt.get(w, w) for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
-            cut = WORD.findall(read.lower())[-1:] or [c.part]
+            cut = _WORDS.findall(read.lower())[-1:] or [c.part]
             whole = spelt.get(tpl[c.last], tpl[c.last])
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
@@ -266,10 +266,10 @@ class Tolerant:
         got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         if got is None:
             return None
-        pattern, lo, text, start, end = got
+        patterns, lo, text, start, end = got
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else [(text, 0)]
-        for variant, shift in attempts:
+        attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
+        for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
             if got is not None:
                 first = lo + variant.count("\n", 0, got.start())
@@ -280,14 +280,16 @@ class Tolerant:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
         return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
 
-    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1) -> Iterator[tuple[str, int]]:
-        """(text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
+    def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
+        """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
         message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
         tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
         readings of tensorflow/then-rnn-backward-failed [census tensorflow[17]], 8 of 1,406 cut forms)."""
         bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
-        for base in bases:
-            yield from _variants(base, start, self._heads(idx, c, base, start), self.rec.weight)
+        for pattern in self._flattened(idx, patterns):
+            for base in bases:
+                for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
+                    yield pattern, variant, shift
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
@@ -298,10 +300,10 @@ class Tolerant:
         got = self._region(idx, where, 0)
         if got is None:
             return False
-        pattern, _lo, text, start, end = got
+        patterns, _lo, text, start, end = got
         if cut != "cut":
             text = text[:end]
-        for variant, shift in self._attempts(idx, c, text, start):
+        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start):
             timeout = self._timeout()
             try:
                 m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
@@ -325,21 +327,34 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[Any, int, str, int, int] | None:
-        """The signature's regex ignoring case, and the text it reads a reading in: the reading's lines, the
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
+        """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
+        several lines carried on one), and the text it reads a reading in: the reading's lines, the
         signature's window before them (one line at least) and ``after`` lines after them, the reading's words
-        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (pattern,
+        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
         first line, text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         try:
-            pattern = compile_pattern(sig.regex, folded(sig.flags))
+            patterns = [compile_pattern(sig.regex, folded(sig.flags))]
         except regex_error():
             return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = _respelt(where.read, self._spelling(idx))
-        return pattern, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+        return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+
+    def _flattened(self, idx: int, patterns: list[Any]) -> Iterator[Any]:
+        """The patterns, then the signature's regex with its message's line breaks read as spaces too (compiled
+        only when the others did not read the text)."""
+        yield from patterns
+        sig = self.sigs[idx]
+        flat = _flat(sig.regex, "VERBOSE" in sig.flags)
+        if flat != sig.regex:
+            try:
+                yield compile_pattern(flat, folded(sig.flags))
+            except regex_error():
+                return
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
         """The words of the signature's message and regex, by their stems."""
@@ -348,7 +363,7 @@ class Tolerant:
             sig = self.sigs[idx]
             got = self._spelt[idx] = {}
             for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
-                for raw in WORD.findall(text.lower()):
+                for raw in _WORDS.findall(text.lower()):
                     got.setdefault(stem(raw), []).append(raw)
         return got
 
@@ -366,7 +381,7 @@ class Tolerant:
         the signature from that other message."""
         read = self.rec.words_of(c)
         line = where.lines[where.li_s][: where.col]
-        before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) else None
+        before = stem(_WORDS.findall(line)[-1].lower()) if _WORDS.search(line) else None
         return any(_says(read, look, before) for look in sig.lookalikes)
 
     def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
@@ -520,6 +535,45 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+@lru_cache(maxsize=1024)
+def _flat(source: str, verbose: bool) -> str:
+    """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
+    line break: the message given on one line, or broken elsewhere. A break that ends a repeated group ('any
+    lines', ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message
+    (and, read as spaces, would backtrack without end)."""
+    out: list[str] = []
+    groups: list[bool] = []  # the open groups: whether each is a lookbehind
+    i, in_class = 0, False
+    while i < len(source):
+        ch, pair = source[i], source[i : i + 2]
+        if ch == "\\":
+            out.append("[ \\n]" if pair == "\\n" and not in_class and not any(groups) else pair)
+            i += 2
+            continue
+        if verbose and ch == "#" and not in_class:  # a comment, to its line's end
+            stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
+            out.append(source[i:stop])
+            i = stop
+            continue
+        if not in_class:
+            _group(source, i, groups)
+        in_class = (ch == "[") if not in_class else ch != "]"
+        out.append(ch)
+        i += 1
+    return _LINES.sub(r"\1\\n\2", "".join(out))
+
+
+def _group(source: str, i: int, groups: list[bool]) -> None:
+    """A group opened (whether a lookbehind) or closed at ``source[i]``."""
+    if source[i] == "(":
+        groups.append(source.startswith(("(?<=", "(?<!"), i))
+    elif source[i] == ")" and groups:
+        groups.pop()
+
+
+_LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
+
+
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
     as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
@@ -534,7 +588,7 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
             return raw
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
-    return _GLUED.sub(" ", WORD.sub(one, read))
+    return _GLUED.sub(" ", _WORDS.sub(one, read))
 
 
 def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
@@ -606,6 +660,7 @@ _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
 _PROSE_TAIL = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
+_WORDS = re.compile(r"[A-Za-z0-9]+")
 _GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
