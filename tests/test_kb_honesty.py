@@ -89,10 +89,12 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "onnxruntime/cause-zero-sequence-length-cuda-rnn"): "sequence_lens in the log is compatible, not decisive: require "
     "a 0 among the lengths, add the counter-example",
     ("cause", "pytorch/cause-dataparallel-shared-dropout-state-0-1"): "add the counter-example",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "add the counter-example: miopenStatusBadParm under an RNN "
-    "frame without an empty tensor (its generic, cudnn/rnn-status-bad-param, reads miopenStatusBadParm now)",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "the RNN frame is not evidence of a JIT failure (require "
-    "comgr/'Code object build failed'); its generic, cudnn/rnn-status-internal-error, reads miopenStatusUnknownError now",
+    ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "its generic (cudnn/rnn-status-bad-param) does not read "
+    "miopenStatusBadParm: no ROCm generic exists to stand in",
+    ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
+    "compatible, not decisive",
+    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
+    "evidence of a JIT failure (require comgr/'Code object build failed')",
     ("cause", "tensorflow/cause-gpu-held-by-another-process-rnn"): "add the counter-example (fail-to-find with ample memory)",
     ("cause", "tensorflow/cause-masked-rnn-cudnn81-illegal-address"): "add the counter-example (copy failure without the "
     "illegal address)",
