@@ -43,37 +43,3 @@ def test_a_number_outside_a_status_context_is_not_a_status() -> None:
         assert _top(text)[0] is None, text
     # the status name after the number is what is read (not the number alone)
     assert _top("CUDNN error(8), CUDNN_STATUS_EXECUTION_FAILED.")[1].get("status") == "CUDNN_STATUS_EXECUTION_FAILED"
-
-
-_ROCM_LSTM = ('Traceback (most recent call last):\n  File "train.py", line 121, in <module>\n    out, _ = model.lstm(packed)\n'
-              '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line 882, in forward\n'
-              "    result = _VF.lstm(input, batch_sizes, hx, self._flat_weights, self.bias,\n")
-
-
-def test_miopen_s_status_names_are_read_as_the_cudnn_status_they_stand_for() -> None:
-    """PyTorch on ROCm runs its RNNs through MIOpen and raises miopenGetErrorString's name alone (MIOPEN_CHECK): the
-    status family reads it as its cuDNN counterpart, so the ROCm causes written against that family are its
-    differential."""
-    for name, sig_id in (("miopenStatusBadParm", "cudnn/rnn-status-bad-param"),
-                         ("miopenStatusInternalError", "cudnn/rnn-status-internal-error"),
-                         ("miopenStatusAllocFailed", "cudnn/rnn-status-alloc-failed"),
-                         ("miopenStatusNotImplemented. This error may appear if you passed in a non-contiguous input.",
-                          "cudnn/rnn-status-not-supported")):
-        d = diagnose(_ROCM_LSTM + f"RuntimeError: {name}\n", catalog=CATALOG)
-        assert d.findings and d.findings[0].id == sig_id, (name, [f.id for f in d.findings])
-    (f, *_) = diagnose(_ROCM_LSTM + "RuntimeError: miopenStatusBadParm\n", catalog=CATALOG).findings
-    assert "pytorch/cause-rocm-miopen-rnn-empty-tensor" in {c.id for c in f.differential}
-    # no RNN in sight (a convolution): no RNN finding
-    conv = ('  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/conv.py", line 456, in _conv_forward\n'
-            "RuntimeError: miopenStatusUnknownError\n")
-    assert not [g.id for g in diagnose(conv, catalog=CATALOG).findings if g.signature.scope == "rnn"]
-
-
-def test_miopen_s_detail_line_explains_the_status_that_follows_it() -> None:
-    """'MIOpen Error: <file>:<line>: <detail>' says which check failed; the status PyTorch raises after it is that
-    check's consequence, not a second error."""
-    text = ("MIOpen Error: /MIOpen/src/ocl/rnnocl.cpp:1472: Incorrect input batch size at time 3! Batch size must not ascend!\n"
-            + _ROCM_LSTM + "RuntimeError: miopenStatusBadParm\n")
-    d = diagnose(text, catalog=CATALOG)
-    assert [f.id for f in d.findings] == ["cudnn/miopen-rnn-error"]
-    assert [c.id for c in d.findings[0].consequences] == ["cudnn/rnn-status-bad-param"]
