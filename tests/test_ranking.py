@@ -100,3 +100,108 @@ def test_a_wrapper_s_differential_keeps_its_framework_s_causes_of_the_status_it_
     written_against_generic = {s.id for s in CATALOG.signatures if s.cause and "cudnn/rnn-status-bad-param" in s.cause.of}
     assert ids & {i for i in written_against_generic if i.startswith("pytorch/")}
     assert not ids & {i for i in written_against_generic if i.split("/")[0] in ("chainer", "flux", "mxnet", "paddle")}
+
+
+_KERAS_FRAMES = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 40, in <module>\n'
+    "    model.fit(x, y, epochs=5)\n"
+    '  File "/usr/lib/python3/dist-packages/tensorflow/python/eager/execute.py", line 60, in quick_execute\n'
+    "    inputs, attrs, num_outputs)\n"
+)
+
+
+# ---------------------------------------------------------------- a C++ abort at shutdown after a Python exception
+
+_TF_FORWARD = (
+    _KERAS_FRAMES + "tensorflow.python.framework.errors_impl.InternalError: Failed to call ThenRnnForward with model config: "
+    "[rnn_mode, rnn_input_mode, rnn_direction_mode]: 2, 0, 0 , [num_layers, input_size, num_units, dir_count, "
+    "max_seq_length, batch_size, cell_num_units]: [1, 32, 32, 1, 5, 64, 32] [Op:CudnnRNN]\n"
+)
+_TF_CHECK = (
+    "2020-05-13 14:58:40.123456: F tensorflow/stream_executor/cuda/cuda_dnn.cc:1045] Check failed: "
+    "cudnnCreateRNNDescriptor(&result) == CUDNN_STATUS_SUCCESS (4 vs. 0)\nAborted (core dumped)\n"
+)
+_PT_HIDDEN = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 88, in <module>\n'
+    "    out, h = model.rnn(x, h0)\n"
+    '  File "/opt/conda/lib/python3.8/site-packages/torch/nn/modules/rnn.py", line 576, in forward\n'
+    "    self.check_forward_args(input, hx, batch_sizes)\n"
+    "RuntimeError: Expected hidden size (2, 16, 256), got [2, 32, 256]\n"
+)
+_PT_TERMINATE = (
+    "terminate called after throwing an instance of 'c10::Error'\n"
+    "  what():  cuDNN error: CUDNN_STATUS_MAPPING_ERROR\n"
+    "Exception raised from operator() at ../aten/src/ATen/native/cudnn/RNN.cpp:1203 (most recent call first):\n"
+    "Aborted (core dumped)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "want", "abort"),
+    [
+        (_TF_FORWARD + _TF_CHECK, "tensorflow/then-rnn-forward-failed", "tensorflow/cudnn-rnn-internal-check-failed"),
+        (_PT_HIDDEN + _PT_TERMINATE, "pytorch/rnn-hidden-size-mismatch", "cudnn/rnn-status-mapping-error"),
+    ],
+)
+def test_a_cpp_abort_after_a_python_exception_is_that_exception_s_consequence(text: str, want: str, abort: str) -> None:
+    """The traceback's exception is the error the user hit; the check that aborts the process on its way out comes
+    after it, however specific its signature: it is listed under the exception's finding, not above it."""
+    from cudnn_doctor import diagnose
+
+    got = diagnose(text).findings
+    assert [f.id for f in got] == [want], [(f.id, [c.id for c in f.consequences]) for f in got]
+    assert abort in [c.id for c in got[0].consequences] and abort not in got[0].related
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Epoch 1/5\n" + _TF_CHECK,  # the abort alone: the error itself
+        _TF_CHECK + _TF_FORWARD,  # the abort first, a traceback after it: not a shutdown
+    ],
+)
+def test_an_abort_that_follows_no_python_exception_keeps_its_rank(text: str) -> None:
+    from cudnn_doctor import diagnose
+
+    got = diagnose(text).findings
+    assert got[0].id == "tensorflow/cudnn-rnn-internal-check-failed", [f.id for f in got]
+
+
+_MX_VALUE_ERROR = (
+    "Traceback (most recent call last):\n"
+    '  File "train_lstm.py", line 120, in <module>\n'
+    "    mod.fit(train_iter, num_epoch=10)\n"
+    '  File "/usr/local/lib/python3.6/dist-packages/mxnet/io/io.py", line 230, in next\n'
+    "    raise ValueError('bucket key not found')\n"
+    "ValueError: bucket key not found\n"
+)
+_MX_CHECK = (
+    "[09:12:44] /work/mxnet/3rdparty/dmlc-core/include/dmlc/logging.h:308: [09:12:44] "
+    "/work/mxnet/src/operator/./cudnn_rnn-inl.h:512: Check failed: e == CUDNN_STATUS_SUCCESS (8 vs. 0) "
+    "cuDNN: CUDNN_STATUS_EXECUTION_FAILED\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "check", "abort"),
+    [
+        (_KERAS_FRAMES + "tensorflow.python.framework.errors_impl.InvalidArgumentError: Input to reshape is a tensor "
+         "with 100 values, but the requested shape has 64 [Op:Reshape]\n", _TF_CHECK, "tensorflow/cudnn-rnn-internal-check-failed"),
+        (_MX_VALUE_ERROR, _MX_CHECK, "mxnet/rnn-cudnn-status"),
+        # a cross-framework status, read as MXNet's from the traceback's package (rank/wrappers.py)
+        (_MX_VALUE_ERROR, _MX_CHECK.replace("src/operator/./cudnn_rnn-inl.h:512", "3rdparty/mshadow/mshadow/./stream_gpu-inl.h:130"),
+         "mxnet/rnn-cudnn-status"),
+    ],
+)
+def test_an_abort_after_an_exception_no_signature_knows_is_not_the_diagnosis(error: str, check: str, abort: str) -> None:
+    """The abort on the way out still says nothing about the exception before it: it goes below the threshold,
+    saying why, rather than being reported as the error."""
+    from cudnn_doctor import diagnose
+
+    d = diagnose(error + check)
+    assert not d.findings, [f.id for f in d.findings]
+    (f,) = [f for f in d.below_threshold if f.id == abort]
+    assert any("shut down" in reason for reason in f.demoted)
+    assert diagnose("Epoch 1/5\n" + check).findings  # alone, it is the error

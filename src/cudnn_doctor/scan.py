@@ -22,6 +22,7 @@ from .rank.findings import (
     Aggregator,
     apply_versions,
     cluster,
+    demote_teardown,
     fold_cascades,
     merge_into,
     order,
@@ -197,10 +198,11 @@ def _rank(
         frames.setdefault((f.first.source, f.id), frames.get((f.first.source, f.related[0]), []))
         complete(f)
         findings.append(f)
+    demote_teardown(findings, frames, options.threshold)  # an abort on the way out after an unknown exception
     confident = [f for f in findings if f.confidence >= options.threshold]
     diagnosis.threshold = options.threshold
     diagnosis.below_threshold = order([f for f in findings if f.confidence < options.threshold], options.threshold)
-    top = fold_cascades(order(confident, options.threshold), catalog.get)
+    top = fold_cascades(order(confident, options.threshold), catalog.get, frames)
     top = attach_differentials(top, catalog.signatures, catalog.evidence, versions, frames, options.lang)
     diagnosis.findings = order(top, options.threshold)
     matched = {f.id for f in findings}

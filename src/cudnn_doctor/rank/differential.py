@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
 from ..model import Candidate, Finding, Signature, localized, specificity
+from .teardown import TRACEBACK_HEAD
 
 if TYPE_CHECKING:
     from typing import Any
@@ -87,7 +88,6 @@ GENERIC_CUDNN_STATUS: frozenset[str] = frozenset(
 )
 GENERIC_STATUS = GENERIC_RNN_STATUS | GENERIC_CUDNN_STATUS
 MIN_RNN_CAUSES = 3
-TRACEBACK_HEAD = "Traceback (most recent call last)"
 _SEARCH_TIMEOUT = 0.2
 NON_RNN_TAIL = 12
 NEAR_BEFORE, NEAR_AFTER = 5, 60  # lines: a matched cause outranks a generic status this close after it  # lines up to the error where a convolution/CTC/... frame says the call was not an RNN

@@ -21,12 +21,13 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
 from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround, specificity
+from .teardown import exception_before
 
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
     from typing import TypeVar
@@ -107,7 +108,8 @@ def cluster(matches: list[RawMatch]) -> list[tuple[RawMatch, list[str]]]:
             # the same message again after the previous one ended (a warning printed at every step, one
             # line after the other) is an occurrence of its own
             again = m.line > end and (m.sig.id, m.stream, m.text) in texts
-            if current and (m.line > end + CLUSTER_GAP or again or _new_traceback_between(end, m)):
+            if current and (m.line > end + CLUSTER_GAP or again or _new_traceback_between(end, m)
+                            or _after_exception_of(current, m)):
                 out += [_winner(part) for part in _split_linked(current)]
                 current = []
                 texts = set()
@@ -129,6 +131,15 @@ def _new_traceback_between(end: int, m: RawMatch) -> bool:
         if end < lineno < m.line and text.lstrip().startswith("Traceback (most recent call last)"):
             return True
     return False
+
+
+def _after_exception_of(current: list[RawMatch], m: RawMatch) -> bool:
+    """Whether ``m`` is a C++ abort printed after the exception line that ends the traceback of a match in
+    ``current`` (rank/teardown.py): the shutdown after that error, not the same error."""
+    if m.sig.severity != "error" or m.line <= current[0].line:
+        return False
+    got = exception_before(m.before, m.line, m.end_line)
+    return got is not None and current[0].line <= got[1] < m.line
 
 
 def causes(a: Signature, b: Signature) -> bool:
@@ -282,12 +293,17 @@ def workaround_hidden_reason(applies: Iterable[tuple[str, str]], versions: dict[
     return None
 
 
-def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | None] | None = None) -> list[Finding]:
+def fold_cascades(
+    findings: list[Finding], lookup: Callable[[str], Signature | None] | None = None,
+    frames: Mapping[tuple[str, str], Sequence[str]] | None = None,
+) -> list[Finding]:
     """Fold consequences under their root cause (same source, the cause seen first).
 
     An edge counts from any signature that matched the cause's error (the winner or one of its ``related``,
     looked up with ``lookup``) to any that matched the effect's: a general winner such as
     cudnn/handle-creation-failed still carries the leads_to of the framework-specific signature it beat.
+    A C++ abort printed after a Python exception (``frames``: the lines before each finding, rank/teardown.py)
+    is folded under the finding of that exception, whatever their signatures.
     """
     top: list[Finding] = []
     by_source: dict[str, list[Finding]] = {}
@@ -297,6 +313,8 @@ def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | N
     for group in by_source.values():
         group.sort(key=lambda f: f.first.line)
         folded |= _absorbed(group, lookup)
+        if frames:
+            _fold_teardown(group, frames, folded)
         for i, cause in enumerate(group):
             if id(cause) in folded:
                 continue
@@ -310,6 +328,52 @@ def fold_cascades(findings: list[Finding], lookup: Callable[[str], Signature | N
         if id(f) not in folded:
             top.append(f)
     return top
+
+
+def _fold_teardown(group: list[Finding], frames: Mapping[tuple[str, str], Sequence[str]], folded: set[int]) -> None:
+    """Fold each abort printed after a Python exception under the finding of that exception's traceback."""
+    for f in group:
+        got = teardown_of(f, frames) if id(f) not in folded else None
+        cause = _exception_finding(f, group, got, folded) if got is not None else None
+        if cause is not None:
+            cause.consequences.append(f)
+            folded.add(id(f))
+
+
+def teardown_of(f: Finding, frames: Mapping[tuple[str, str], Sequence[str]]) -> tuple[int, int] | None:
+    """(traceback head, exception line) when error finding ``f`` is a C++ abort printed after a Python exception
+    (rank/teardown.py; ``frames``: the lines before each finding's first match)."""
+    # a finding that took another's place (rank/wrappers.py, a stand-in) has the lines of the one it replaced
+    before = next((b for b in (frames.get((f.first.source, i)) for i in (f.id, *f.related)) if b), ())
+    if not before or f.signature.severity != "error":
+        return None
+    last = f.first.text.splitlines()[-1:]
+    if last and last[0] not in before[-1]:
+        return None  # the lines kept are another occurrence's
+    return exception_before(before, f.first.line, f.first.end_line)
+
+
+def _exception_finding(f: Finding, group: Sequence[Finding], got: tuple[int, int], folded: set[int]) -> Finding | None:
+    """The error finding of the traceback ``got`` (head, exception line) that abort ``f`` follows: the last one
+    found between the traceback's head and its exception line."""
+    head, exc = got
+    found = [c for c in group if c is not f and id(c) not in folded and c.signature.severity == "error"
+             and (head <= c.first.line <= exc or head <= c.last.line <= exc)]
+    return max(found, key=lambda c: min(c.last.line, exc)) if found else None
+
+
+def demote_teardown(findings: list[Finding], frames: Mapping[tuple[str, str], Sequence[str]], threshold: float) -> None:
+    """An abort printed after a Python exception that no signature knows goes below ``threshold``, saying why:
+    the exception is the error the user hit, and the abort only the process shutting down after it."""
+    for f in findings:
+        got = teardown_of(f, frames)
+        if got is None:
+            continue
+        same = [c for c in findings if c.first.source == f.first.source]
+        if _exception_finding(f, same, got, set()) is None:
+            f.demoted.append(f"printed after the Python exception on line {got[1]}, while the process shut down: that "
+                             "exception is the error, and no signature knows it")
+            f.confidence = min(f.confidence, round(threshold - 0.01, 2))
 
 
 def _absorbed(group: list[Finding], lookup: Callable[[str], Signature | None] | None) -> set[int]:
