@@ -160,6 +160,13 @@ FORM_UNDOES_COUNTER = {
     ("tensorflow/cudnnrnn-no-gpu-device", "directml-gpu-registered"): (("title", "cut"), "its 'Registered devices: [CPU, "
     "GPU]' line is gone: the message without its device list is stock TensorFlow's no-GPU case (an issue title, a paste "
     "cut there), as directml/cudnnrnn-invalid-argument-graph's own context says"),
+    # two signatures of branch kb8 whose messages are generic (a lax.scan carry, a TensorRT loop) and gated on the
+    # log showing an RNN: the title form's own words ('# LSTM training: ...') are that evidence, as a user's title is
+    ("jax/scan-rnn-carry-mismatch", "brax-env-step"): (("title",), "its environment-step frames are gone: '# LSTM "
+    "training: ... scan carry output and input must have identical types' is a scan carry mismatch in an RNN by the "
+    "title's own words"),
+    ("tensorrt/loop-rnn-build-failure", "preprocessing-map-while"): (("title",), "its tf.data map frames are gone: "
+    "'# LSTM training: ...' puts the loop's build failure in an RNN model by the title's own words"),
 }
 
 

@@ -166,7 +166,11 @@ def _examples() -> list[tuple[str, str, str]]:
 # moved three MXNet examples' top to mxnet/rnn-cudnn-status, whose cut points fall before the status name, and
 # two of the six signatures of branch kb4 lose a hard wrap (dl4j keras-import at 120 columns, mkldnn_rnn_layer's
 # short DirectML line at 80): 63 of 8,517 on their merge.
-UNKNOWN_DIFFERENCES = 63
+# Branch kb7 (ten signatures, 9,614 cases on its merge) adds four, all its own examples: one of
+# pytorch/packed-sequence-used-as-tensor's hard-wrapped at 60 columns and two of its cut points (sigmoid-after-lstm-
+# issue at 76 characters, torch03-variable at 215), and keras/rnn-input-shape-check's tf24-axis-reused-layer wrapped
+# at 120: no finding where the whole text gets its signature (a reader limit, not the regexes): 67.
+UNKNOWN_DIFFERENCES = 67
 
 
 @pytest.mark.exhaustive  # minutes: `pytest -m exhaustive` (.ci/run)
