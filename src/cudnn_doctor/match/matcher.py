@@ -262,9 +262,13 @@ class Matcher:
 
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
-        disabled, with a warning)."""
+        disabled, with a warning). Signatures with the same regex and window search a run once."""
         sig = self.sigs[idx]
         local = line_local(sig.regex, sig.flags)  # derived: worked out once per pattern
+        key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
+        got = win.lines.memo.get(key)
+        if got is not None:
+            return got  # type: ignore[no-any-return]
         try:
             if not local:
                 got = self._search_region(idx, sig.flags, run, stream, win)
@@ -280,6 +284,7 @@ class Matcher:
         except regex_error() as exc:
             self._disable(sig, "regex error", str(exc))
             return None
+        win.lines.memo[key] = got
         return got
 
     def _finditer(self, idx: int, pattern: Any, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
@@ -363,8 +368,14 @@ class Matcher:
 
     def _context(self, sig: Signature, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match."""
-        return self.evidence.verdict(sig, direct_rnn(sig, matched), self._context_text(sig, span, stream, win))
+        item of its context may match. Signatures with the same context share the verdict on the same lines
+        (the lines around a warning repeated 10,000 times are read once, not once per signature)."""
+        ctx, direct = sig.context, direct_rnn(sig, matched)
+        key = ("verdict", ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after, direct, *span, stream)
+        got = win.lines.memo.get(key)
+        if got is None:
+            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
+        return got  # type: ignore[no-any-return]
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
