@@ -1,6 +1,6 @@
 """Write `templates:` into signatures from the census (docs/census/*.yaml) where derivation does not see a wording.
 
-A signature's templates are derived from its regex run on its examples (match/templates.py); a census wording no
+A signature's templates are derived from its regex run on its examples (kb/templates.py); a census wording no
 example shows (another release's, a rarer branch of the regex) gets no template, and a tolerant reading of it
 fails. For every census entry covered by a signature, when none of the signature's derived templates holds the
 entry's message (its placeholders filled), the entry's message (the framework's format string) is added to the
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from cudnn_doctor.kb.compiled import load_catalog  # noqa: E402
-from cudnn_doctor.match.chains import holds  # noqa: E402
-from cudnn_doctor.match.templates import from_format, words  # noqa: E402
+from cudnn_doctor.kb.templates import from_format  # noqa: E402
+from cudnn_doctor.match.chains import holds, words  # noqa: E402
 from test_census import COVERED, render  # noqa: E402
 
 

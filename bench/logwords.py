@@ -1,6 +1,6 @@
 """Write src/cudnn_doctor/data/logwords.json: how many lines of ordinary log text hold each word.
 
-The tolerant recognition (match/templates.py) weighs a template's words by how rarely they are met: over the
+The tolerant recognition (kb/templates.py) weighs a template's words by how rarely they are met: over the
 signatures' templates and over this body of ordinary text, so that a word every log prints ('error',
 'cudnn', 'failed', 'status', 'check') tells little. The body: the lines of the development corpus's logs
 (real threads) and of the signatures' examples and counter-examples, the benchmark's noise generators (bench/biglog.py: training logs, CI lines, dense
@@ -22,7 +22,7 @@ OUT = ROOT / "src" / "cudnn_doctor" / "data" / "logwords.json"
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cudnn_doctor.match.templates import words  # noqa: E402
+from cudnn_doctor.match.chains import words  # noqa: E402
 
 
 def corpus_lines(corpus: Path) -> list[str]:

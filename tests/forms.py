@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from cudnn_doctor.match.templates import HEAD, message_span
+from cudnn_doctor.kb.templates import message_span
+from cudnn_doctor.match.chains import HEAD
 
 Form = Callable[[str, int, int], "str | None"]
 

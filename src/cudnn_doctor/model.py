@@ -194,12 +194,12 @@ class Signature:
     raw: Mapping[str, Any] = field(compare=False, repr=False)
     cause: Cause | None = None
     differential: tuple[DifferentialEntry, ...] = ()
-    # the message's templates (match/templates.py): words, "" where a value goes; derived by kb/build.py from
+    # the message's templates (kb/templates.py): words, "" where a value goes; derived by kb/build.py from
     # ``templates:`` (format strings), the regex and the signature's messages
     templates: tuple[tuple[str, ...], ...] = ()
     raised_at: tuple[str, ...] = ()  # 'FILE FUNCTION' where the framework raises it
     framework_marks: tuple[str, ...] = ()  # a wrapper's framework seen on a cross-framework status's lines (rank/wrappers.py)
-    # the words of counter-example lines that say what the templates say (match/templates.py): what a tolerant
+    # the words of counter-example lines that say what the templates say (kb/templates.py): what a tolerant
     # reading must say more than to be this signature
     lookalikes: tuple[tuple[str, ...], ...] = ()
 

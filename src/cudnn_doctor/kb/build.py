@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from .. import model
 from ..errors import SignatureError
-from ..match.templates import derive as derive_templates
-from ..match.templates import lookalikes
 from ..model import Case, DeadEnd, Example, GraphEdge, Reference, Signature, Workaround
+from .templates import derive as derive_templates
+from .templates import lookalikes
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,7 +50,7 @@ KEY_OF = {
     "confused_with": "transition_graph",
 }
 FOLDED = ("explain_zh", "workarounds_zh", "official_doc_url", "official_doc_section")  # into explain, workarounds, references
-NOT_IN_RECORD = ("path", "builtin", "raw", "lookalikes")  # lookalikes: derived (templates.lookalikes)
+NOT_IN_RECORD = ("path", "builtin", "raw", "lookalikes")  # lookalikes: derived (kb/templates.lookalikes)
 _IGNORED = frozenset({*DEADENDS_COMPAT_FIELDS, *EDITOR_FIELDS})
 DEFAULTS: dict[str, Any] = {"scope": "cudnn", "severity": "error", "priority": 50}
 
@@ -63,7 +63,7 @@ def record_keys() -> frozenset[str]:
 
 
 def build_signature(record: dict[str, Any], path: str | Path, builtin: bool, templated: Any = None) -> Signature:
-    """A Signature from a schema-valid record. Its message templates and lookalikes (match/templates.py) are
+    """A Signature from a schema-valid record. Its message templates and lookalikes (kb/templates.py) are
     ``templated`` (``[templates, lookalikes]`` as plain lists: the catalog cache's, kept from a full record),
     or derived here from the record (its examples and counter-examples)."""
     unknown = sorted(set(record) - record_keys() - _IGNORED)

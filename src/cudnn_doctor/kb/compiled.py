@@ -8,7 +8,7 @@ its examples, which a diagnosis never reads), the evidence sets, the loader's wa
 that shapes the entry: each signature file's path, size and mtime, the schema and evidence files,
 cudnn-doctor's version and code, the Python and `regex` versions.
 
-Each signature's message templates and lookalikes (match/templates.py) are derived from its full record when it
+Each signature's message templates and lookalikes (kb/templates.py) are derived from its full record when it
 is built (build.py: they need its examples and counter-examples) and kept in the entry (``derived.templates``), so
 a cached start builds them from plain lists, deriving nothing.
 

@@ -1,4 +1,7 @@
-"""Templates found in text as chains of their words (templates.py makes the templates and their index).
+"""Templates found in text as chains of their words (kb/templates.py derives the templates and their index).
+
+A text's words are runs of ASCII letters and digits, lower-cased and stemmed (``words``); a template is
+``(head, word, ..., PH, word, ...)``: its fixed prefix, then its words' stems, PH where a value goes.
 
 A chain is a run of a template's words met in order in the text's words, whatever the case, spacing, line
 breaks, quoting or punctuation between them; a placeholder absorbs a value of up to MAX_VALUE words. A chain
@@ -12,7 +15,24 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+PH = ""  # a placeholder: the framework prints a value there
+START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
+WORD = re.compile(r"[A-Za-z0-9]+")
+_SUFFIXES = ("es", "s", "ing", "ed", "e")
+_KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
+# printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
+FORMAT = re.compile(
+    r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
+)
+# the fixed prefix a message is printed with: exception names, a status tag, a CHECK
+HEAD = re.compile(
+    r"(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|Check failed|cuDNN error"
+    r"|CUDNN_STATUS_[A-Z_]+)\s*:\s*)+"
+)
+Template = tuple[str, ...]  # (head, *words)
 
 MAX_VALUE = 12  # words a placeholder absorbs at most
 MIN_PART = 3  # characters of a cut last word that count (a shorter one: only the input's last word)
@@ -24,6 +44,27 @@ SAME_WORDS, SAME_STARTS = 32, 80
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
+
+
+def words(text: str) -> list[tuple[str, int, int]]:
+    """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
+    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in WORD.finditer(text)]
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
+    as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
+    a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
+    any of them, and from a stem)."""
+    while len(word) > 2 and word.isalpha():
+        for suffix in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith(_KEPT):
+                word = word[: -len(suffix)]
+                break
+        else:
+            return word
+    return word
 
 
 @dataclass(slots=True)

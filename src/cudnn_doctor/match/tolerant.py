@@ -6,7 +6,7 @@ lines joined or broken elsewhere, prose after it, a message cut at the input's e
 traceback whose message line is empty but whose innermost frame says where it was raised (``raised_at``). Its
 steps:
 
-1. the templates (templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
+1. the templates (kb/templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
    when it carries at least MIN_BITS and no other word stands where its next word should be on the
    same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
@@ -35,10 +35,22 @@ from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
-from .chains import MAX_VALUE, MIN_PART, Chain, Recognizer, holds, word_ends
+from .chains import (
+    FORMAT,
+    HEAD,
+    MAX_VALUE,
+    MIN_PART,
+    START_BITS,
+    WORD,
+    Chain,
+    Recognizer,
+    holds,
+    stem,
+    word_ends,
+    words,
+)
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
-from .templates import FORMAT, HEAD, START_BITS, index, message_span, stem, words
 
 MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
 # a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
@@ -126,7 +138,7 @@ class Tolerant:
         lines = range(where.li_s, where.li_e + 1)
         if not all(li in taken for li in lines):
             return None
-        if where.read not in (where.read.lower(), where.read.upper(), _WORDS.sub(lambda m: m.group(0).capitalize(), where.read)):
+        if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
             return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
@@ -232,11 +244,11 @@ class Tolerant:
     def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as the
         signature's message spells them (the template holds their stems)."""
-        spelt = {stem(raw): raw for raw in _WORDS.findall(f"{sig.signature} {read}".lower())}
+        spelt = {stem(raw): raw for raw in WORD.findall(f"{sig.signature} {read}".lower())}
         tpl = self.rec.tpls[c.tid]
         nxt = " ".join(spelt.get(w, w) for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
-            cut = _WORDS.findall(read.lower())[-1:] or [c.part]
+            cut = WORD.findall(read.lower())[-1:] or [c.part]
             whole = spelt.get(tpl[c.last], tpl[c.last])
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
@@ -363,7 +375,7 @@ class Tolerant:
             sig = self.sigs[idx]
             got = self._spelt[idx] = {}
             for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
-                for raw in _WORDS.findall(text.lower()):
+                for raw in WORD.findall(text.lower()):
                     got.setdefault(stem(raw), []).append(raw)
         return got
 
@@ -381,7 +393,7 @@ class Tolerant:
         the signature from that other message."""
         read = self.rec.words_of(c)
         line = where.lines[where.li_s][: where.col]
-        before = stem(_WORDS.findall(line)[-1].lower()) if _WORDS.search(line) else None
+        before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) else None
         return any(_says(read, look, before) for look in sig.lookalikes)
 
     def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
@@ -442,7 +454,9 @@ def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
 
 @lru_cache(maxsize=4)
 def recognizer(sigs: tuple[Signature, ...]) -> Recognizer:
-    """One recognizer per base (its index: templates.index, kept in the catalog cache)."""
+    """One recognizer per base (its index: kb/templates.index, kept in the catalog cache)."""
+    from ..kb.templates import index  # here: kb/templates.py imports chains.py, of this package
+
     return Recognizer(index(sigs))
 
 
@@ -588,7 +602,7 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
             return raw
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
-    return _GLUED.sub(" ", _WORDS.sub(one, read))
+    return _GLUED.sub(" ", WORD.sub(one, read))
 
 
 def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
@@ -660,7 +674,6 @@ _RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _NEWLINE = re.compile("\n")
 _PROSE_TAIL = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-_WORDS = re.compile(r"[A-Za-z0-9]+")
 _GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
@@ -783,6 +796,7 @@ def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "")
     """The shortest cut of the example's message (at a word's end) from which on every longer cut, ending
     the input, is read as ``sig`` (with the causes of its message at most). None when the regex does not
     match the example."""
+    from ..kb.templates import message_span
     from ..read.normalize import clean_text
 
     clean = clean_text(text)

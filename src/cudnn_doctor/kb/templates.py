@@ -1,12 +1,12 @@
-"""Message templates: a signature's message as the words the framework prints, and where it begins.
+"""Message templates derived from a signature (kb/build.py), and the index of a base's (match/tolerant.py).
 
-A template is ``(head, word, word, ...)``: the message's words (lower case) with placeholders ("") where the
-framework prints a value, and ``head``, the fixed prefix the message is printed with (``RuntimeError: ``,
-``CuDNNError: ``, ``Check failed: ``; "" for none), kept apart because people drop it. Templates are written
-in a signature (``templates:``, the source's format strings) or derived from the signature's regex run on its
-canonical message, its ``wordings`` and its examples: the words of the *message* the regex matched (not the
-traceback frames a cause's regex also spans), a word being a value where the regex still matches with it
-replaced.
+A template is ``(head, word, word, ...)`` (match/chains.py: ``Template``): the message's words (stems) with
+placeholders ("") where the framework prints a value, and ``head``, the fixed prefix the message is printed
+with (``RuntimeError: ``, ``CuDNNError: ``, ``Check failed: ``; "" for none), kept apart because people drop
+it. Templates are written in a signature (``templates:``, the source's format strings) or derived from the
+signature's regex run on its canonical message, its ``wordings`` and its examples: the words of the *message*
+the regex matched (not the traceback frames a cause's regex also spans), a word being a value where the regex
+still matches with it replaced.
 
 Words weigh the information they carry: -log2 of how often they are met over the templates of the whole base
 and a body of ordinary log text (data/logwords.json), so that 'error' or 'cudnn' tells little and
@@ -20,58 +20,21 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..kb.patterns import JSONData, compile_pattern, derived, regex_error
+from ..match.chains import FORMAT, HEAD, PH, START_BITS, WORD, Template, stem, words
+from .patterns import JSONData, compile_pattern, derived, regex_error
 
 if TYPE_CHECKING:
     from ..model import Signature
 
-PH = ""  # a placeholder: the framework prints a value there
 MAX_SPAN = 600  # characters of a message a template is derived from
 MAX_TEMPLATES = 40
-START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_SUFFIXES = ("es", "s", "ing", "ed", "e")
-_KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
-# printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
-FORMAT = re.compile(
-    r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
-)
-# the fixed prefix a message is printed with: exception names, a status tag, a CHECK
-HEAD = re.compile(
-    r"(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|Check failed|cuDNN error"
-    r"|CUDNN_STATUS_[A-Z_]+)\s*:\s*)+"
-)
 # a traceback's own lines: frames, the source lines they show, its header (a cause's regex spans them)
 _FRAME = re.compile(
     r"^\s*(?:File\s+\S|Traceback \(most recent call last\)|at [\w.$<>]+\(|frame #\d+:|\[bt\] \(\d+\)|\d+: \w|\[\d+\] \w)",
     re.M,
 )
-
-Template = tuple[str, ...]  # (head, *words)
-
-
-def words(text: str) -> list[tuple[str, int, int]]:
-    """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
-    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in _WORD.finditer(text)]
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
-    as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
-    a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
-    any of them, and from a stem)."""
-    while len(word) > 2 and word.isalpha():
-        for suffix in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith(_KEPT):
-                word = word[: -len(suffix)]
-                break
-        else:
-            return word
-    return word
 
 
 def _squeeze(items: Iterable[str]) -> tuple[str, ...]:
@@ -264,12 +227,12 @@ def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | 
 def index(sigs: Sequence[Signature]) -> dict[str, Any]:
     """Every template of a base with its owner, the words' weights and the words a chain may start at: plain
     data, made once per base and kept in the catalog cache (``derived``)."""
-    from ..kb import cache
+    from . import cache
 
     templates = [list(s.templates) for s in sigs]
     spelt: dict[str, int] = {}  # how many signatures spell each word so
     for sig in sigs:
-        for word in {w.lower() for text in _spellings(sig) for w in _WORD.findall(text)}:
+        for word in {w.lower() for text in _spellings(sig) for w in WORD.findall(text)}:
             spelt[word] = spelt.get(word, 0) + 1
     key = cache.digest(repr((templates, sorted(spelt.items()))).encode("utf-8", "surrogatepass"))
     return derived("match.templates.index", (key,), lambda _key: _index(templates, spelt))  # type: ignore[no-any-return]
