@@ -17,9 +17,10 @@ import pytest
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
+from cudnn_doctor.cli.validate import shortest_prefix
 from cudnn_doctor.kb.patterns import compile_pattern
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.tolerant import Tolerant, shortest_prefix
+from cudnn_doctor.match.tolerant import Tolerant
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
 from forms import FORMS, cuts, emptied, message  # tests/ is on sys.path (rootdir-based imports)

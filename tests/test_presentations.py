@@ -17,8 +17,9 @@ pytest.importorskip("nbformat")  # the notebook presentation (a test extra; abse
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
+from cudnn_doctor.cli.validate import shortest_prefix
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.tolerant import Tolerant, shortest_prefix
+from cudnn_doctor.match.tolerant import Tolerant
 from cudnn_doctor.read.normalize import clean_text
 from presenting import PRESENTATIONS  # tests/ is on sys.path (rootdir-based imports)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,12 @@ from ..kb.load import (
 )
 from ..kb.patterns import compile_pattern
 from ..kb.regexcheck import backtracking_problem
+from ..kb.templates import message_span
 from ..match import Matcher
+from ..match.chains import words
+from ..match.context import Evidence
+from ..match.results import RawMatch
+from ..match.tolerant import Tolerant, one_message
 from ..model import Signature
 
 STRICT_FIELDS = ("title", "framework", "scope", "prefilter", "references", "verification_tier", "root_cause")
@@ -301,10 +308,8 @@ def _known(sigs: list[tuple[Signature, Path | None]], roots: list[Path]) -> dict
 
 def prefix_report(sigs: list[Signature], evidence: dict[str, tuple[str, ...]] | None = None) -> list[str]:
     """For every signature, the shortest prefix of its message (over its examples) from which a cut message is
-    read as this signature alone (match/tolerant.py); a cut shorter than that is a near miss listing the
+    read as this signature alone (the tolerant reading, match/tolerant.py); a cut shorter than that is a near miss listing the
     candidates."""
-    from ..match.tolerant import shortest_prefixes
-
     matcher = Matcher(Catalog(signatures=list(sigs), evidence=dict(evidence or {})))
     best: dict[str, tuple[int, str, int]] = {}
     seen: dict[str, int] = {}
@@ -319,4 +324,52 @@ def prefix_report(sigs: list[Signature], evidence: dict[str, tuple[str, ...]] | 
             out.append(f"{sig.id}: shortest unambiguous prefix {text!r} ({n} of {total} characters)")
         elif seen.get(sig.id):
             out.append(f"{sig.id}: no unambiguous prefix: only the whole message tells it apart")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """The shortest distinctive prefix of one example's message (cut at a word's end), or why there is none."""
+
+    sig_id: str
+    example: str
+    message: str
+    length: int | None  # None: only the whole message tells it apart
+
+    @property
+    def text(self) -> str:
+        return self.message[: self.length] if self.length is not None else self.message
+
+
+def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "") -> Prefix | None:
+    """The shortest cut of the example's message (at a word's end) from which on every longer cut, ending
+    the input, is read as ``sig`` (with the causes of its message at most). None when the regex does not
+    match the example."""
+    from ..read.normalize import clean_text
+
+    clean = clean_text(text)
+    span = message_span(compile_pattern(sig.regex, sig.flags), clean, sig.prefilter or (sig.signature,))
+    if span is None:
+        return None
+    start, end = span
+    message = clean[start:end]
+    length: int | None = None
+    for _w, _a, b in reversed(words(message)[:-1]):
+        lines = clean[: start + b].split("\n")
+        got = [f for f in reader.read(lines, len(lines) - 1) if isinstance(f, RawMatch)]
+        if not any(f.sig.id == sig.id for f in got) or not one_message(f.sig for f in got):
+            break
+        length = b
+    return Prefix(sig.id, name, message, length)
+
+
+def shortest_prefixes(sigs: Sequence[Signature], evidence: Evidence) -> list[Prefix]:
+    """The shortest distinctive prefix of every example's message."""
+    reader = Tolerant(sigs, evidence)
+    out: list[Prefix] = []
+    for sig in sigs:
+        for i, ex in enumerate(sig.examples):
+            p = shortest_prefix(reader, sig, ex.text, ex.name or f"example {i + 1}")
+            if p is not None:
+                out.append(p)
     return out

@@ -28,7 +28,6 @@ import re
 import time
 from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
@@ -774,54 +773,3 @@ def one_message(sigs: Iterable[Signature]) -> bool:
         common = own if common is None else common & own
     return common is None or bool(common)
 
-
-# --------------------------------------------------------------------------- shortest distinctive prefixes
-
-
-@dataclass(frozen=True, slots=True)
-class Prefix:
-    """The shortest distinctive prefix of one example's message (cut at a word's end), or why there is none."""
-
-    sig_id: str
-    example: str
-    message: str
-    length: int | None  # None: only the whole message tells it apart
-
-    @property
-    def text(self) -> str:
-        return self.message[: self.length] if self.length is not None else self.message
-
-
-def shortest_prefix(reader: Tolerant, sig: Signature, text: str, name: str = "") -> Prefix | None:
-    """The shortest cut of the example's message (at a word's end) from which on every longer cut, ending
-    the input, is read as ``sig`` (with the causes of its message at most). None when the regex does not
-    match the example."""
-    from ..kb.templates import message_span
-    from ..read.normalize import clean_text
-
-    clean = clean_text(text)
-    span = message_span(compile_pattern(sig.regex, sig.flags), clean, sig.prefilter or (sig.signature,))
-    if span is None:
-        return None
-    start, end = span
-    message = clean[start:end]
-    length: int | None = None
-    for _w, _a, b in reversed(words(message)[:-1]):
-        lines = clean[: start + b].split("\n")
-        got = [f for f in reader.read(lines, len(lines) - 1) if isinstance(f, RawMatch)]
-        if not any(f.sig.id == sig.id for f in got) or not one_message(f.sig for f in got):
-            break
-        length = b
-    return Prefix(sig.id, name, message, length)
-
-
-def shortest_prefixes(sigs: Sequence[Signature], evidence: Evidence) -> list[Prefix]:
-    """The shortest distinctive prefix of every example's message."""
-    reader = Tolerant(sigs, evidence)
-    out: list[Prefix] = []
-    for sig in sigs:
-        for i, ex in enumerate(sig.examples):
-            p = shortest_prefix(reader, sig, ex.text, ex.name or f"example {i + 1}")
-            if p is not None:
-                out.append(p)
-    return out
