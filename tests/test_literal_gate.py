@@ -1,4 +1,4 @@
-"""The literal gate before a multi-line regex runs (match/regexinfo.py ``cannot_match``): wherever it says a
+"""The literal gate before a multi-line regex runs (kb/regexinfo.py ``cannot_match``): wherever it says a
 signature's regex cannot match, the regex (as written, and ignoring case: the folded retry) finds nothing, over
 the base's examples and counter-examples, their first and last lines, each without its first or last line,
 and its lines joined by spaces."""
@@ -6,7 +6,7 @@ and its lines joined by spaces."""
 from __future__ import annotations
 
 from cudnn_doctor.kb.patterns import compile_pattern
-from cudnn_doctor.match.regexinfo import cannot_match
+from cudnn_doctor.kb.regexinfo import cannot_match
 from cudnn_doctor.match.tolerant import folded
 
 
@@ -30,7 +30,7 @@ def test_the_gate_never_skips_a_match(catalog) -> None:  # type: ignore[no-untyp
 
 
 def test_a_run_every_branch_holds_is_required() -> None:
-    from cudnn_doctor.match.regexinfo import required_runs
+    from cudnn_doctor.kb.regexinfo import required_runs
 
     pattern = r"(?:warning|error): \w+ (?:is deprecated|was declared deprecated)"
     assert required_runs(pattern) == ((" ", " deprecated", "warning: "), (" ", " deprecated", "error: "))

@@ -34,12 +34,13 @@ if TYPE_CHECKING:
 _CACHE_FORMAT = 13
 CODE_KIND = "patterns"  # the cache entry beside a catalog's that keeps its compiled patterns (patterns.kept_code)
 DERIVED_KIND = "derived"  # and the one that keeps the values derived from them (patterns.kept_derived)
-# the code that shapes an entry: the records' model, and the values derived from them (match/: message templates
-# and lookalikes, the values the matcher derives from the patterns, the words' weights)
+# the code that shapes an entry: the records' model, and the values derived from them (kb/templates.py: message
+# templates and lookalikes, the words' weights; kb/regexinfo.py and match/: the values the matcher derives from
+# the patterns)
 _SHAPING_CODE = (
-    "kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "kb/patterns.py", "model.py", "read/normalize.py",
-    "data/logwords.json", "env/detect.py",
-    *(f"match/{m}.py" for m in ("__init__", "regexinfo", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "templates", "tolerant", "chains")),
+    "kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "kb/patterns.py", "kb/templates.py", "kb/regexinfo.py",
+    "model.py", "read/normalize.py", "data/logwords.json", "env/detect.py",
+    *(f"match/{m}.py" for m in ("__init__", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "tolerant", "chains")),
 )
 _LEAN_OUT = ("examples", "counter_examples")
 

@@ -2,7 +2,6 @@
 
 input -> normalize -> **match** -> rank -> render. The package, by concern:
 
-- ``regexinfo``: what a signature's regex says before it runs (the literals each alternative holds, line-locality);
 - ``prefilter``: one pass over a window for every literal (hyperscan, or ``bytes.find``), and the lines around a
   match where a context item may match at all (one hyperscan database of the context items' literals);
 - ``lines``: line access into a window of bytes;
@@ -10,16 +9,20 @@ input -> normalize -> **match** -> rank -> render. The package, by concern:
 - ``probes``: the environment probes fed from the prefilter's hits, with their shape memo;
 - ``matcher``: the Matcher, which runs the signatures' regexes over blocks of a log;
 - ``results``: what the matcher yields (RawMatch, Miss);
-- ``reading``: one source read: presentations undone, line numbers mapped back.
+- ``reading``: one source read: presentations undone, line numbers mapped back;
+- ``tolerant`` and ``chains``: the tolerant reading (a message found from whatever is left of it).
+
+What a signature's regex says before it runs (the literals each alternative holds, line-locality: kb/regexinfo.py)
+and its message templates (kb/templates.py) are derived values the catalog cache keeps; this package uses them.
 """
 
 from __future__ import annotations
 
+from ..kb.regexinfo import alternative_literals, line_local
 from ..model import RETIRE, Probe
 from .context import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, SIGNATURE_BUDGET_S
 from .matcher import MAX_MATCH_TEXT, MAX_NEAR_MISSES_PER_SIG, SHORT_BEFORE, TRACEBACK_LINES, Matcher
 from .prefilter import SMALL_TEXT, Prefilter
-from .regexinfo import alternative_literals, line_local
 from .results import Miss, RawMatch
 
 __all__ = [

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..kb.patterns import Lazy, compile_pattern, derived, regex_error
-from .regexinfo import alternative_literals, line_local
+from ..kb.regexinfo import alternative_literals, line_local
 
 MATCH_TIMEOUT_S = 1.0
 # the CPU time one signature's regex, or one evidence item's, may spend over a whole run (all its searches;

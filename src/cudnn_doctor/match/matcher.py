@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import compile_pattern, regex_error
+from ..kb.regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from ..model import Probe, Signature
 from ..read.sources import Block
 from .context import (
@@ -33,7 +34,6 @@ from .context import (
 from .lines import Lines, Piece, head_region, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
-from .regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from .results import Miss, RawMatch
 from .tolerant import Tolerant, folded
 
@@ -306,7 +306,7 @@ class Matcher:
         found: list[Found] = []
         text = (" " if spaced else "\n").join(texts)
         if cannot_match(sig.regex, flags, text):
-            return found  # a window that holds no alternative's literals whole (regexinfo.py)
+            return found  # a window that holds no alternative's literals whole (kb/regexinfo.py)
         pattern = compile_pattern(sig.regex, flags)
         for m in self._finditer(idx, pattern, text):
             first, last = _line_of(offsets, m.start()), _line_of(offsets, max(m.start(), m.end() - 1))

@@ -1,5 +1,6 @@
-"""What a signature's regex says before it runs: the literal runs each alternative holds (one literal per
-alternative: a signature's prefilter where it names none), whether a match may span lines.
+"""What a signature's regex says before it runs, for the matcher (match/): the literal runs each alternative
+holds (one literal per alternative: a signature's prefilter where it names none), whether a match may span
+lines.
 
 Parsed once per pattern (``derived``: kept in the catalog cache), never per line. Conservative throughout:
 whatever the analysis does not understand counts as 'no literal' / 'may span lines' / 'no Confirm'.
@@ -11,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..kb.patterns import derived
+from .patterns import derived
 
 _FLAG_BITS = {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}
 
