@@ -505,18 +505,16 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
 def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
     """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
     line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
-    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor')."""
+    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor'):
+    both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e'
+    of 'be', which are template words too)."""
     out = []
     for (w, a, b), (w2, a2, b2) in pairwise(tw):
-        if a2 == b + 1 and text[b] == "\n" and b - (text.rfind("\n", 0, b) + 1) >= WRAP_MIN and _joined(text, a, b, b2) in known and not _words(w, w2, known):
+        if a2 != b + 1 or text[b] != "\n" or b - (text.rfind("\n", 0, b) + 1) < WRAP_MIN:
+            continue
+        if _joined(text, a, b, b2) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
             out.append(b)
     return out
-
-
-def _words(w: str, w2: str, known: Container[str]) -> bool:
-    """Whether two words a line break parts are words of their own: template words of MIN_PART characters at
-    least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e' of 'be', which are template words too)."""
-    return len(w) >= MIN_PART and len(w2) >= MIN_PART and w in known and w2 in known
 
 
 def _joined(text: str, a: int, b: int, b2: int) -> str:
