@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from .patterns import derived
@@ -265,3 +266,42 @@ def _common(alts: list[set[str]]) -> set[str]:
                 got |= shared
                 break
     return got
+
+
+@lru_cache(maxsize=1024)
+def flat_regex(source: str, verbose: bool) -> str:
+    """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
+    line break: the message given on one line, or broken elsewhere. A break that ends a repeated group ('any
+    lines', ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message
+    (and, read as spaces, would backtrack without end). The tolerant reading's last try (match/tolerant.py)."""
+    out: list[str] = []
+    groups: list[bool] = []  # the open groups: whether each is a lookbehind
+    i, in_class = 0, False
+    while i < len(source):
+        ch, pair = source[i], source[i : i + 2]
+        if ch == "\\":
+            out.append("[ \\n]" if pair == "\\n" and not in_class and not any(groups) else pair)
+            i += 2
+            continue
+        if verbose and ch == "#" and not in_class:  # a comment, to its line's end
+            stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
+            out.append(source[i:stop])
+            i = stop
+            continue
+        if not in_class:
+            _group(source, i, groups)
+        in_class = (ch == "[") if not in_class else ch != "]"
+        out.append(ch)
+        i += 1
+    return _LINES.sub(r"\1\\n\2", "".join(out))
+
+
+def _group(source: str, i: int, groups: list[bool]) -> None:
+    """A group opened (whether a lookbehind) or closed at ``source[i]``."""
+    if source[i] == "(":
+        groups.append(source.startswith(("(?<=", "(?<!"), i))
+    elif source[i] == ")" and groups:
+        groups.pop()
+
+
+_LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line

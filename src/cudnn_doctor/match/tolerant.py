@@ -33,6 +33,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
+from ..kb.regexinfo import flat_regex
 from ..model import Signature
 from .chains import (
     FORMAT,
@@ -360,7 +361,7 @@ class Tolerant:
         only when the others did not read the text)."""
         yield from patterns
         sig = self.sigs[idx]
-        flat = _flat(sig.regex, "VERBOSE" in sig.flags)
+        flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
         if flat != sig.regex:
             try:
                 yield compile_pattern(flat, folded(sig.flags))
@@ -544,45 +545,6 @@ def _unwrapped(text: str, known: Container[str]) -> str:
         end = len(text) if end < 0 else end
         text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
-
-
-@lru_cache(maxsize=1024)
-def _flat(source: str, verbose: bool) -> str:
-    """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
-    line break: the message given on one line, or broken elsewhere. A break that ends a repeated group ('any
-    lines', ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message
-    (and, read as spaces, would backtrack without end)."""
-    out: list[str] = []
-    groups: list[bool] = []  # the open groups: whether each is a lookbehind
-    i, in_class = 0, False
-    while i < len(source):
-        ch, pair = source[i], source[i : i + 2]
-        if ch == "\\":
-            out.append("[ \\n]" if pair == "\\n" and not in_class and not any(groups) else pair)
-            i += 2
-            continue
-        if verbose and ch == "#" and not in_class:  # a comment, to its line's end
-            stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
-            out.append(source[i:stop])
-            i = stop
-            continue
-        if not in_class:
-            _group(source, i, groups)
-        in_class = (ch == "[") if not in_class else ch != "]"
-        out.append(ch)
-        i += 1
-    return _LINES.sub(r"\1\\n\2", "".join(out))
-
-
-def _group(source: str, i: int, groups: list[bool]) -> None:
-    """A group opened (whether a lookbehind) or closed at ``source[i]``."""
-    if source[i] == "(":
-        groups.append(source.startswith(("(?<=", "(?<!"), i))
-    elif source[i] == ")" and groups:
-        groups.pop()
-
-
-_LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
 
 
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
