@@ -183,7 +183,7 @@ def _rebuild() -> Callable[..., Any]:
 
 def derived(kind: str, args: tuple[Any, ...], compute: Any) -> Any:
     """``compute(*args)``, remembered for the process and kept in the catalog's cache (``kept_derived``, one entry
-    beside the catalog's): what the matcher learns by parsing a pattern (regexinfo.confirm_words, line_local)
+    beside the catalog's): what the matcher learns by parsing a pattern (regexinfo's literals, line_local)
     costs ~0.7 s of CPU per process for the built-in base otherwise. A restored value is decoded when first
     asked for (a pasted traceback asks for a few hundred of ~2,000)."""
     key = (kind, args)
@@ -212,15 +212,6 @@ def _stored_key(kind: str, args: tuple[Any, ...]) -> str:
 
 _RESTORED = Kept()  # restored from the cache and not asked for yet: encoded values by their encoded key
 _DERIVED: dict[tuple[str, tuple[Any, ...]], Any] = {}
-# dataclasses a derived value may hold, by name (regexinfo.Confirm): rebuilt from their fields' plain values
-_PLAIN_TYPES: dict[str, type] = {}
-
-
-def register_plain(cls: type) -> None:
-    """Let derived values hold instances of the dataclass ``cls`` (kept as its fields' values)."""
-    _PLAIN_TYPES[cls.__name__] = cls
-
-
 class JSONData(dict):  # type: ignore[type-arg]
     """A derived value that is JSON data as it is (string keys, lists, numbers, strings): kept and restored
     untagged, so that a big one (the matcher's index of message templates) decodes at the json module's speed."""
@@ -243,8 +234,8 @@ _UNTAG: dict[str, Callable[[Any], Any]] = {
 
 
 def _encode(v: Any) -> Any:
-    """A derived value as JSON data: tuples, frozensets, bytes, dicts and registered dataclasses tagged
-    (raises TypeError for anything else)."""
+    """A derived value as JSON data: tuples, frozensets, bytes and dicts tagged (raises TypeError for anything
+    else: such a value is not kept)."""
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if isinstance(v, list):
@@ -252,10 +243,7 @@ def _encode(v: Any) -> Any:
     for cls, tag, encode in _TAGS:
         if isinstance(v, cls):
             return {tag: encode(v)}
-    name = type(v).__name__
-    if _PLAIN_TYPES.get(name) is not type(v):
-        raise TypeError(name)
-    return {"c": name, "v": [_encode(getattr(v, f)) for f in v.__dataclass_fields__]}
+    raise TypeError(type(v).__name__)
 
 
 def _decode(v: Any) -> Any:
@@ -263,8 +251,6 @@ def _decode(v: Any) -> Any:
         return [_decode(x) for x in v]
     if not isinstance(v, dict):
         return v
-    if "c" in v:
-        return _PLAIN_TYPES[v["c"]](*(_decode(x) for x in v["v"]))
     ((tag, body),) = v.items()
     return _UNTAG[tag](body)
 

@@ -1,9 +1,9 @@
-"""What a signature's regex says before it runs, for the matcher (match/): the literal runs each alternative
+"""What a signature's regex says before it runs, for the matcher (match/), derived when the catalog is built: the literal runs each alternative
 holds (one literal per alternative: a signature's prefilter where it names none), whether a match may span
 lines.
 
 Parsed once per pattern (``derived``: kept in the catalog cache), never per line. Conservative throughout:
-whatever the analysis does not understand counts as 'no literal' / 'may span lines' / 'no Confirm'.
+whatever the analysis does not understand counts as 'no literal' / 'may span lines'.
 """
 
 from __future__ import annotations
