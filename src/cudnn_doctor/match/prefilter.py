@@ -135,7 +135,10 @@ class Prefilter:
         if data.find(b"\x1b", start, end) < 0:
             return {}
         region = data[start:end]
-        marked = region.replace(b"\xc2\x9b", b"\x1b\x1b").translate(_MARK_DELETED)  # same length, same lines
+        marked = region
+        if b"\x9b" in region and b"\xc2\x9b" in region:  # the one-byte CSI (the one-byte test first: memchr)
+            marked = region.replace(b"\xc2\x9b", b"\x1b\x1b")  # same length, same lines
+        marked = marked.translate(_MARK_DELETED)
         starts: list[int] = []
         moved: list[bytes] = []
         pos = marked.find(b"\x1b")
