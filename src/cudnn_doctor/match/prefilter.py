@@ -157,8 +157,9 @@ class Prefilter:
         return {start + starts[bisect_left(moved_at, at)]: lits for at, lits in found.items()}
 
 
-# each byte delete_escapes deletes (ESC, which starts every sequence it deletes, among them) as ESC, the others kept
-_MARK_DELETED = bytes(b if delete_escapes(bytes([b])) else 0x1B for b in range(256))
+# each byte delete_escapes deletes (ESC, which starts every sequence it deletes, among them) as ESC, the others
+# kept (ESC itself not asked: that would compile the escapes' pattern at every start)
+_MARK_DELETED = bytes(b if b == 0x1B or delete_escapes(bytes([b])) else 0x1B for b in range(256))
 
 
 def _line_starts(lines: list[bytes]) -> list[int]:
