@@ -47,3 +47,13 @@ def test_escaped_lines_alone_find_what_the_whole_region_finds() -> None:
         framed = b"cuD\x1b[0mNN before\n" + data + b"\nafter"  # a window's core, with lines around it
         core = pf.behind_escapes(framed, 17, 17 + len(data))
         assert {at - 17: lits for at, lits in core.items()} == pf.behind_escapes(data, 0, len(data)), data
+
+
+def test_a_control_on_a_line_without_an_escape_is_deleted_too() -> None:
+    # normalization deletes every C0 control but TAB, LF and CR, and DEL, not only escape sequences: a
+    # backspace or a DEL inside a literal hides it as well, on a line of a region holding an escape elsewhere
+    pf = Prefilter(LITS)
+    data = b"\x1b[31mred\x1b[0m\nthe cuD\x08NN call\nan \x7fLS\x7fTM layer\n\x01os: linux\nplain"
+    raw = pf.scan(data)
+    assert _merged(raw, pf.behind_escapes(data, 0, len(data))) == _merged(raw, _line_by_line(pf, data))
+    assert _merged(raw, pf.behind_escapes(data, 0, len(data)))[len(b"\x1b[31mred\x1b[0m\n")] == ["cudnn"]

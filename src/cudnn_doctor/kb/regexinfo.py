@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from .patterns import derived
+from .patterns import LazyRe, derived
 
 _FLAG_BITS = {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}
 
@@ -304,4 +304,4 @@ def _group(source: str, i: int, groups: list[bool]) -> None:
         groups.pop()
 
 
-_LINES = re.compile(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
+_LINES = LazyRe(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line

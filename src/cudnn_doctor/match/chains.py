@@ -51,12 +51,17 @@ def words(text: str) -> list[tuple[str, int, int]]:
     return [(stem(m.group(0).lower()), m.start(), m.end()) for m in WORD.finditer(text)]
 
 
-@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
     as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
     a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
-    any of them, and from a stem)."""
+    any of them, and from a stem). A number or a short word is its own stem: kept out of the memo, where a
+    log's numbers (a long line of floats: 200,000 a read) would push out every word."""
+    return _stemmed(word) if len(word) > 2 and word.isalpha() else word
+
+
+@lru_cache(maxsize=1 << 16)
+def _stemmed(word: str) -> str:
     while len(word) > 2 and word.isalpha():
         for suffix in _SUFFIXES:
             if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith(_KEPT):

@@ -32,7 +32,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from ..kb.patterns import compile_pattern, regex_error
+from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
 from .chains import (
@@ -61,7 +61,7 @@ SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
 # ('cudnn RNN backward c'; not 'ImportError: cannot import name', nor "'NoneType' object has")
 CUT_BITS, CUT_WORDS = 10.0, 3
 # an RNN or cuDNN word (a hidden state too), or a name in code (snake_case, a.b, a call or an index: 'input.size(-1)', 'hidden[0]')
-_SPECIFIC = re.compile(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]")
+_SPECIFIC = LazyRe(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]")
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -600,45 +600,45 @@ def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[st
 
 # a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
 # notebook's link: File [path:N](file:///...), in C.f(...)) and older IPython's (path in f(...), at a line's start)
-_FRAME = re.compile(
+_FRAME = LazyRe(
     r"""File\s+"?\[?(?P<path>[^",\n\[\]]+?\.py)"?(?::\d+\]\([^)\n]*\)|,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)*(?P<func>\w+)"""
     r"""|^\s*(?P<path2>(?:[A-Za-z]:)?[~/\\][^\s"]*?\.py)\s+in\s+(?:\w+\.)*(?P<func2>\w+)(?=\()"""
 )
-_ARGS = re.compile(r"\s*(?:\(.*\))?\s*")  # what follows a frame on its line: IPython's argument list at most
+_ARGS = LazyRe(r"\s*(?:\(.*\))?\s*")  # what follows a frame on its line: IPython's argument list at most
 # IPython's source lines: numbered (a notebook's number a link: [205](file:///...?line=204)), the frame's own marked
 # by an arrow
-_NUMBERED = re.compile(r"\s*(?:-+>\s*)?(?:\[\d+\]\([^)\n]*\)|\d+(?=\s))[ \t]?")
-_ARROW = re.compile(r"\s*-+>")
+_NUMBERED = LazyRe(r"\s*(?:-+>\s*)?(?:\[\d+\]\([^)\n]*\)|\d+(?=\s))[ \t]?")
+_ARROW = LazyRe(r"\s*-+>")
 MAX_SHOWN = 12  # numbered source lines IPython shows around a frame's
 # a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
-_CALL = re.compile(
+_CALL = LazyRe(
     r"""(?:[\w.,\s()\[\]*]*?(?<![=!<>])=(?!=)\s*)?(?:(?:return|await|yield)\s+)?"""
     r"""(?:super\([^)]*\)\.|(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?\.)*)(?P<name>[A-Za-z_]\w*)\s*\("""
 )
 # what may follow a cut traceback's last frame to the input's end: a fence, an ellipsis, the start of a frame
 # the cut stopped in (File "/usr/lib/pyth; /usr/lib/pyth)
-_CUT_TAIL = re.compile(r"""\s*(?:`{3}.*|\.{3}|\u2026|(?:File\s+"?)?[\w.~:-]*[/\\]\S*)?\s*""")
+_CUT_TAIL = LazyRe(r"""\s*(?:`{3}.*|\.{3}|\u2026|(?:File\s+"?)?[\w.~:-]*[/\\]\S*)?\s*""")
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
-_CLAUSE_END = re.compile(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
-_PROSE_AFTER = re.compile(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
+_CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
+_PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
+_ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
-_SENTENCE_END = re.compile(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
+_SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
 # a quote that closes a message: right after it, or after the format fields that end it in its source's string
 # literal ('... Expected {}, got {}'.format(...)); a full stop between at most
-_CLOSING = re.compile(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
-_EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
-_RAISING = re.compile(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
-_ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
-_NEWLINE = re.compile("\n")
-_PROSE_TAIL = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-_GLUED = re.compile(r"(?<=[)\]}])(?=[A-Za-z])")
+_CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
+_EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
+_ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
+_NEWLINE = LazyRe("\n")
+_PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
+_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
-_COMMENT = re.compile(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
+_COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
-_PROSE_HEAD = re.compile(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
+_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
 
 
 def _delimited(text: str, start: int, end: int) -> bool:
