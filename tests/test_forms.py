@@ -168,6 +168,10 @@ FORM_UNDOES_COUNTER = {
     "title's own words"),
     ("tensorrt/loop-rnn-build-failure", "preprocessing-map-while"): (("title",), "its tf.data map frames are gone: "
     "'# LSTM training: ...' puts the loop's build failure in an RNN model by the title's own words"),
+    # branch kb9: TensorList Flex ops come from any while loop, so the TFLite runtime signature is gated on an RNN
+    ("tensorflow/tflite-rnn-flex-ops-at-runtime", "tensorlist-without-rnn"): (("title",), "'# LSTM training: Node number "
+    "0 (FlexTensorListReserve) failed to prepare' is an LSTM model's TensorList loop on a Flex-less interpreter by the "
+    "title's own words"),
 }
 
 

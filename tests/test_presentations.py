@@ -119,6 +119,11 @@ KNOWN: dict[str, str] = {
     "cuda/cause-embedding-index-assert-at-rnn [indexing-then-lstm-mapping-error] wrap120": _SAME_ERROR_LESS_SPECIFIC,
     "cuda/out-of-memory [tensorflow] wrap120": _SAME_ERROR_LESS_SPECIFIC,
     "cuda/out-of-memory [tensorflow] notebook": _SAME_ERROR_LESS_SPECIFIC,
+    # branch kb9: a missing attribute of TensorFlow's nn module is the TF 1.x RNN API only by the attribute's name
+    "tensorflow/tf1-rnn-api-moved-or-removed [reproduced-tensorflow-tf1-rnn-cell-on-tf2] cut": (
+        "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "
+        "RNN API (rnn_cell, dynamic_rnn); any tf.nn attribute missing in TF 2 reads the same up to there"
+    ),
 }
 
 
