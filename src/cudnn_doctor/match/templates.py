@@ -33,6 +33,9 @@ MAX_SPAN = 600  # characters of a message a template is derived from
 MAX_TEMPLATES = 40
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
 _WORD = re.compile(r"[A-Za-z0-9]+")
+# a word with the index a message prints it with ('hidden[0]', 'hx[1]': one word, what tells PyTorch's state
+# checks apart), its closing bracket cut where a line ends ('Expected hidden[0')
+_INDEXED = re.compile(r"([A-Za-z0-9]+)(\[\d{1,3}(?:\]|(?=[ \t]*(?:\n|\Z))))?")
 _SUFFIXES = ("es", "s", "ing", "ed", "e")
 _KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
@@ -54,8 +57,9 @@ Template = tuple[str, ...]  # (head, *words)
 
 
 def words(text: str) -> list[tuple[str, int, int]]:
-    """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
-    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in _WORD.finditer(text)]
+    """The words of ``text`` (runs of ASCII letters and digits, with the index that follows one: 'hidden[0]'),
+    lower-cased and stemmed, with their spans."""
+    return [(stem(m.group(1).lower()) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -242,7 +246,8 @@ def log_words() -> tuple[int, dict[str, int]]:
 def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | None = None) -> dict[str, float]:
     """The information of each word of the templates (``templates``: each signature's): -log2 of how often
     it is met, over the signatures and the lines of ordinary log text (there, as most signatures spell it,
-    ``spelt``: how many spell each word so: 'training', not the 'train' of train.py). A number is one bit."""
+    ``spelt``: how many spell each word so: 'training', not the 'train' of train.py). A number is one bit, and
+    so is the index of an indexed name ('hidden[0]': the information of 'hidden', and one bit)."""
     lines, in_logs = log_words()
     if spelt is not None:
         usual: dict[str, str] = {}
@@ -258,7 +263,12 @@ def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | 
     logs: dict[str, int] = {}
     for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
         logs[stem(word)] = logs.get(stem(word), 0) + n
-    return {w: 1.0 if w.isdigit() else math.log2(total / (n + logs.get(w, 0) + 1)) for w, n in df.items()}
+    out = {w: 1.0 if w.isdigit() else math.log2(total / (n + logs.get(w, 0) + 1)) for w, n in df.items()}
+    for word, n in df.items():  # an indexed name ('hidden[0]'): the name's information and one bit, its index's
+        name, bracket, _ = word.partition("[")
+        if bracket:
+            out[word] = math.log2(total / (n + df.get(name, 0) + logs.get(name, 0) + 1)) + 1.0
+    return out
 
 
 def index(sigs: Sequence[Signature]) -> dict[str, Any]:

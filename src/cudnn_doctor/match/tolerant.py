@@ -148,7 +148,7 @@ class Tolerant:
         if c.bits >= MIN_BITS:
             return True
         read = self.rec.words_of(c)
-        named = sum(1 for w in read if w)
+        named = sum(1 + ("[" in w) for w in read if w)  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
         if not (cut and named >= CUT_WORDS and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2])):
             total = self._bits.get(c.tid)
             if total is None:
