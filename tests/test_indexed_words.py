@@ -36,3 +36,22 @@ def test_an_indexed_name_alone_is_not_a_finding() -> None:
     for text in ("print(hidden[0])", "h = hidden[0]", "the shape of hidden[0] is wrong"):
         d = diagnose(text, catalog=CATALOG)
         assert not [f.id for f in d.findings if f.signature.scope == "rnn"], text
+
+
+def test_a_format_string_ipython_lists_only_as_context_is_not_the_message_raised() -> None:
+    """IPython lists the source around a frame's line: a format string passed on a context line (not the one
+    the arrow marks, in a statement that raises nothing) is not the message; with 'hidden[0]' a word of the
+    template it reads whole, so it must be refused as code."""
+    text = (
+        "/usr/lib/python3.7/site-packages/torch/nn/modules/rnn.py in check_forward_args(self, input, hidden, batch_sizes)\n"
+        "--> 620         self.check_input(input, batch_sizes)\n"
+        "    621         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),\n"
+        "    622                                'Expected hidden[0] size {}, got {}')\n\n"
+        "/usr/lib/python3.7/site-packages/torch/nn/modules/rnn.py in check_input(self, input, batch_sizes)\n"
+        "    205             raise RuntimeError(\n"
+        "    206                 'input.size(-1) must be equal to input_size. Expected {}, got {}'.format(\n"
+        "--> 207                     self.input_size, input.size(-1)))\n\n"
+        "RuntimeError: input.size(-1) must be equal to input_size. Expected 37, got 38\n"
+    )
+    d = diagnose(text, catalog=CATALOG)
+    assert [f.id for f in d.findings] == ["pytorch/rnn-input-size-mismatch"]

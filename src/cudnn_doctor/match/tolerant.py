@@ -324,7 +324,7 @@ class Tolerant:
             return False
         values = sum(1 for w in self.rec.words_of(c) if not w)
         if values:
-            return len(FORMAT.findall(where.read)) >= values
+            return len(FORMAT.findall(where.read)) >= values and not _listed(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
@@ -830,6 +830,15 @@ def _value(rest: Sequence[str]) -> bool:
 def _word_at(read: Sequence[str], i: int, word: str) -> bool:
     """Whether ``read[i]`` is ``word``, or its start where it is the last word read (cut short)."""
     return read[i] == word or (i == len(read) - 1 and word.startswith(read[i]))
+
+
+def _listed(lines: Sequence[str], li: int) -> bool:
+    """Whether line ``li`` is a source line IPython lists around a frame's only as context (numbered, without
+    the arrow that marks the frame's own), in a statement that raises nothing: a format string passed there
+    ('Expected hidden[0] size {}, got {}' to check_hidden_size) is not the message raised."""
+    if not _NUMBERED.match(lines[li]) or _ARROW.match(lines[li]):
+        return False
+    return not any("raise" in lines[j] for j in range(max(0, li - 2), li + 1))
 
 
 def _cut_call(lines: Sequence[str], li: int) -> str | None:
