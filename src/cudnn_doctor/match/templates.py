@@ -263,12 +263,17 @@ def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | 
     logs: dict[str, int] = {}
     for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
         logs[stem(word)] = logs.get(stem(word), 0) + n
-    out = {w: 1.0 if w.isdigit() else math.log2(total / (n + logs.get(w, 0) + 1)) for w, n in df.items()}
-    for word, n in df.items():  # an indexed name ('hidden[0]'): the name's information and one bit, its index's
-        name, bracket, _ = word.partition("[")
-        if bracket:
-            out[word] = math.log2(total / (n + df.get(name, 0) + logs.get(name, 0) + 1)) + 1.0
-    return out
+    return {w: _information(w, n, df, logs, total) for w, n in df.items()}
+
+
+def _information(word: str, n: int, df: Mapping[str, int], logs: Mapping[str, int], total: int) -> float:
+    """A word's bits: a number one, an indexed name ('hidden[0]') its name's and one, its index's."""
+    if word.isdigit():
+        return 1.0
+    name, bracket, _ = word.partition("[")
+    if bracket:
+        return math.log2(total / (n + df.get(name, 0) + logs.get(name, 0) + 1)) + 1.0
+    return math.log2(total / (n + logs.get(word, 0) + 1))
 
 
 def index(sigs: Sequence[Signature]) -> dict[str, Any]:
