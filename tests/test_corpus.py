@@ -26,8 +26,9 @@ NOTHING_AT_ALL = {"neg_clean_training_log", "neg_nccl_timeout"}
 # Positives not right per form, measured on the 153 cases (a ratchet: lower a number when a change fixes cases,
 # never raise it). Before this branch (main dfb3f4d): lower 28, upper 28, title 55, cut 60 misses. On 019d11e title 43,
 # cut 47; then (a cut counts from what tells its message apart, a one-letter cut word, a message's first clause
-# with prose after it) title 42, cut 30.
-MAX_MISSES = {"lower": 9, "upper": 9, "title": 42, "cut": 30}
+# with prose after it) title 42, cut 30. Branch quality10 (a name's index kept in its word, a cut message read from
+# the frame or the C++ log line that raised it): cut 27 (008, 010, 140 now read).
+MAX_MISSES = {"lower": 9, "upper": 9, "title": 42, "cut": 27}
 
 
 def _expect(path: Path) -> tuple[dict[str, str], str]:

@@ -43,3 +43,34 @@ def test_a_number_outside_a_status_context_is_not_a_status() -> None:
         assert _top(text)[0] is None, text
     # the status name after the number is what is read (not the number alone)
     assert _top("CUDNN error(8), CUDNN_STATUS_EXECUTION_FAILED.")[1].get("status") == "CUDNN_STATUS_EXECUTION_FAILED"
+
+
+
+OTHER_WAYS = {  # text: (the status family the number names, the number)
+    "RuntimeError: cudnn error code 8 in the LSTM backward": ("execution-failed", "8"),
+    "cuDNN returned 3 while setting up the GRU": ("bad-param", "3"),
+    "cudnnRNNForwardTraining failed with status 8": ("execution-failed", "8"),
+    "cudnnSetRNNDescriptor_v8 failed with status 2000": ("bad-param", "2000"),
+    "CUDNN_STATUS 4 from the LSTM layer": ("internal-error", "4"),
+    "cudnn status: 9 in my LSTM": ("not-supported", "9"),
+}
+
+
+def test_the_other_ways_a_status_number_is_given_are_read_as_its_status() -> None:
+    """'cudnn error code N', 'cuDNN returned N', '<cudnn call> failed with status N', 'CUDNN_STATUS N': the number
+    in the status families' own number contexts, 7/8 numbering and cuDNN 9's (the ranges do not overlap)."""
+    got = {text: _top(text) for text in OTHER_WAYS}
+    wrong = {t: g for t, g in got.items() if not (g[0] or "").startswith("cudnn/") or not (g[0] or "").endswith("status-" + OTHER_WAYS[t][0]) or g[1].get("code") != OTHER_WAYS[t][1]}
+    assert not wrong, wrong
+
+
+def test_a_number_in_those_contexts_that_is_no_status_is_not_read() -> None:
+    texts = (
+        "cudnn error code 99 in my LSTM",  # no status has that number
+        "cuDNN returned 8.9 as its version",
+        "cudnnRNNForwardTraining failed with status 0",  # success
+        "CUDNN_STATUS_EXECUTION_FAILED 8 times",  # a name, not the number alone
+        "the call returned 8 and failed with status 8",  # no cuDNN
+    )
+    read = [t for t in texts if _top(t)[1].get("code") is not None]
+    assert not read, read

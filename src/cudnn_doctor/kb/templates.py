@@ -205,7 +205,8 @@ def log_words() -> tuple[int, dict[str, int]]:
 def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | None = None) -> dict[str, float]:
     """The information of each word of the templates (``templates``: each signature's): -log2 of how often
     it is met, over the signatures and the lines of ordinary log text (there, as most signatures spell it,
-    ``spelt``: how many spell each word so: 'training', not the 'train' of train.py). A number is one bit."""
+    ``spelt``: how many spell each word so: 'training', not the 'train' of train.py). A number is one bit, and
+    so is the index of an indexed name ('hidden[0]': the information of 'hidden', and one bit)."""
     lines, in_logs = log_words()
     if spelt is not None:
         usual: dict[str, str] = {}
@@ -221,7 +222,17 @@ def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | 
     logs: dict[str, int] = {}
     for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
         logs[stem(word)] = logs.get(stem(word), 0) + n
-    return {w: 1.0 if w.isdigit() else math.log2(total / (n + logs.get(w, 0) + 1)) for w, n in df.items()}
+    return {w: _information(w, n, df, logs, total) for w, n in df.items()}
+
+
+def _information(word: str, n: int, df: Mapping[str, int], logs: Mapping[str, int], total: int) -> float:
+    """A word's bits: a number one, an indexed name ('hidden[0]') its name's and one, its index's."""
+    if word.isdigit():
+        return 1.0
+    name, bracket, _ = word.partition("[")
+    if bracket:
+        return math.log2(total / (n + df.get(name, 0) + logs.get(name, 0) + 1)) + 1.0
+    return math.log2(total / (n + logs.get(word, 0) + 1))
 
 
 def index(sigs: Sequence[Signature]) -> dict[str, Any]:

@@ -21,6 +21,9 @@ from typing import Any
 PH = ""  # a placeholder: the framework prints a value there
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
 WORD = re.compile(r"[A-Za-z0-9]+")
+# a word with the index a message prints it with ('hidden[0]', 'hx[1]': one word, what tells PyTorch's state
+# checks apart), its closing bracket cut where a line ends ('Expected hidden[0')
+_INDEXED = re.compile(r"([A-Za-z0-9]+)(\[\d{1,3}(?:\]|(?=[ \t]*(?:\n|\Z))))?")
 _SUFFIXES = ("es", "s", "ing", "ed", "e")
 _KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
@@ -47,8 +50,9 @@ Words = Sequence[tuple[str, int, int]]
 
 
 def words(text: str) -> list[tuple[str, int, int]]:
-    """The words of ``text`` (runs of ASCII letters and digits), lower-cased and stemmed, with their spans."""
-    return [(stem(m.group(0).lower()), m.start(), m.end()) for m in WORD.finditer(text)]
+    """The words of ``text`` (runs of ASCII letters and digits, with the index that follows one: 'hidden[0]'),
+    lower-cased and stemmed, with their spans."""
+    return [(stem(m.group(1).lower()) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
 
 
 def stem(word: str) -> str:

@@ -89,6 +89,7 @@ class Tolerant:
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
+        self._tids: dict[int, list[int]] | None = None  # each signature's templates (``_cut_at`` makes it)
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -160,7 +161,7 @@ class Tolerant:
         if c.bits >= MIN_BITS:
             return True
         read = self.rec.words_of(c)
-        named = sum(1 for w in read if w)
+        named = sum(1 + ("[" in w) for w in read if w)  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
         if not (cut and named >= CUT_WORDS and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2])):
             total = self._bits.get(c.tid)
             if total is None:
@@ -335,7 +336,7 @@ class Tolerant:
             return False
         values = sum(1 for w in self.rec.words_of(c) if not w)
         if values:
-            return len(FORMAT.findall(where.read)) >= values
+            return len(FORMAT.findall(where.read)) >= values and not _listed(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
@@ -424,28 +425,66 @@ class Tolerant:
         """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose message does not follow (it
         is empty, cut, or missing) and that says where it was raised: its innermost frame is where signatures
         raise their error, or the input cuts it after a frame whose shown call is to such a place (the same
-        file's function: ``self.check_input(input, batch_sizes)`` in torch/nn/modules/rnn.py). Several
+        file's function: ``self.check_input(input, batch_sizes)`` in torch/nn/modules/rnn.py); and for each log
+        line of a C++ error cut at the input's end whose prefix says where it was raised (``_site``). Several
         signatures raised there and telling no one message apart give near misses naming them."""
         if not self.frames:
             return
         for li in range(lo, hi + 1):
-            frame = _frame(lines[li])
-            if frame is None or any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
+            if any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
                 continue
-            idxs, why = self._raising(*frame), f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
-            if not idxs or not _innermost(lines, li):
-                called = _cut_call(lines, li)
-                idxs = self._raising(frame[0], called) if called else []
-                why = f"the traceback is cut where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
+            got = self._site(lines, li)
+            if got is None:
+                continue
+            idxs, why = got
             line = lines[li]
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if sigs:
                 yield from self._told(sigs, where, li, li, one_message(sigs), (why, ASK_MESSAGE))
 
-    def _raising(self, path: str, function: str) -> list[int]:
-        """The signatures raised in ``function`` of the file at ``path``."""
-        return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function == f) for i in ids})
+    def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str] | None:
+        """The signatures raised where line ``li`` says an error was raised, and why: a traceback's innermost
+        frame with no message after it, or with its message cut at the input's end partway through the template
+        of a signature raised there (those signatures); a frame whose shown call the input cuts; a C++ error's
+        log line, cut at the input's end, whose glog/dmlc prefix names the file it was raised in
+        (``src/operator/rnn.cu:24: RNN is``). None where the line is neither a frame nor such a log line."""
+        frame = _frame(lines[li])
+        if frame is None:
+            logged = _logged(lines, li)
+            if logged is None:
+                return None
+            path, msg = logged
+            return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}"
+        msg = _innermost(lines, li)
+        idxs = self._raising(*frame) if msg is not None else []
+        if idxs and msg:
+            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}"
+        if idxs:
+            return idxs, f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
+        called = _cut_call(lines, li)
+        idxs = self._raising(frame[0], called) if called else []
+        return idxs, f"the traceback is cut where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
+
+    def _raising(self, path: str, function: str | None) -> list[int]:
+        """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
+        prefix names no function)."""
+        return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
+
+    def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
+        """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
+        prefix apart; ``least`` of them at least: a file raises more than one function does, and a generic
+        first word, 'Check', tells little) are the template's first ones, values absorbed, its last word
+        perhaps cut short."""
+        head = HEAD.match(msg)
+        read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
+        if len(read) < least:
+            return []
+        if self._tids is None:
+            self._tids = {}
+            for tid, owner in enumerate(self.rec.owner):
+                self._tids.setdefault(owner, []).append(tid)
+        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self._tids.get(i, ()))]
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
@@ -628,6 +667,14 @@ _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}
 # a quote that closes a message: right after it, or after the format fields that end it in its source's string
 # literal ('... Expected {}, got {}'.format(...)); a full stop between at most
 _CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
+# a C++ error's log line: where it was raised (a path to a C++ source and its line: glog's 'file.cc:24]',
+# dmlc's 'file.cu:24:'), what comes before it (the exception a binding raises it as, a time stamp, glog's
+# severity header, TensorFlow's time and severity)
+_LOCATION = LazyRe(r"(?<=[\w-])\.(?P<ext>cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?:\]|:)(?=\s|$)")
+_LOG_PREFIX = LazyRe(
+    r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
+    r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
+)
 _EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 _RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
@@ -683,20 +730,87 @@ def _source(lines: Sequence[str], li: int) -> tuple[str | None, int]:
     return shown, k
 
 
-def _innermost(lines: Sequence[str], li: int) -> bool:
-    """Whether the frame at ``li`` is the last of its traceback, raises there (the source line it shows, if
-    any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
-    native code, nor an assert, which is its own message) and no message line with text follows it."""
+def _innermost(lines: Sequence[str], li: int) -> str | None:
+    """The message of the traceback whose last frame, raising there, is at ``li`` (the source line it shows,
+    if any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
+    native code, nor an assert, which is its own message): "" where no message line with text follows it, the
+    message where its line ends the input (cut there, perhaps). None where the frame is not the last, does not
+    raise, or a message line that does not end the input follows it."""
     shown, k = _source(lines, li)
     for j, line in enumerate([*([shown] if shown is not None else []), *lines[k : k + MAX_FRAME_GAP - 1]]):
         if _FRAME.search(line):
-            return False
+            return None
         m = _EXCEPTION.match(line)
         if m:
-            return len(m.group("msg").strip()) < 3
+            msg = m.group("msg").strip()
+            return "" if len(msg) < 3 else msg if _ends_input(lines, k + j - (shown is not None)) else None
         if j == 0 and shown is not None and line.strip() and not _RAISING.match(line) and not _closes(line):
+            return None
+    return ""
+
+
+def _ends_input(lines: Sequence[str], li: int) -> bool:
+    """Whether line ``li`` is the input's last with text."""
+    return not any(lines[j].strip() for j in range(li + 1, len(lines)))  # (stops at the first: a big log's lines are read lazily)
+
+
+def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
+    """(the file, the message) of a C++ error's log line at ``li`` that ends the input, whose glog or dmlc
+    prefix says where it was raised: ``[15:45:06] src/operator/rnn.cu:24: msg``, ``F0101 12:00:00.1 99
+    rnn_op.cc:24] msg``, TF's ``2020-01-11 22:24:39.2: E tensorflow/.../cuda_dnn.cc:596] msg``, after the
+    exception a binding raises it as; a path with spaces only after a time stamp (a Windows build's). Not an
+    info or warning line: a warning does not raise."""
+    line = lines[li]
+    found = _LOCATION.search(line) if ".c" in line or ".h" in line else None
+    if found is None:
+        return None
+    prefix = _LOG_PREFIX.match(line, 0, found.start())
+    path = line[prefix.end() : found.start() + 1 + len(found.group("ext"))]  # type: ignore[union-attr]
+    level = prefix.group("level") or prefix.group("level2")  # type: ignore[union-attr]
+    if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not _ends_input(lines, li):  # type: ignore[union-attr]
+        return None
+    return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
+
+
+def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
+    """Whether the words ``read`` are the start of the template's message (``tpl``: its head, then its words)
+    stopped partway: each the template's next word, a value absorbing up to MAX_VALUE words, the last word
+    perhaps cut short (or cut inside the message's last value, a number's words)."""
+    i, k = 0, 1
+    while i < len(read):
+        if k >= len(tpl):  # read to its last word: cut in the value after it (a template ends in no value)
+            return _value(read[i:])
+        if not tpl[k]:  # a value: the template's next word within reach, or the input ends in it
+            nxt = tpl[k + 1] if k + 1 < len(tpl) else None
+            j = next((j for j in range(i, min(len(read), i + MAX_VALUE + 1)) if nxt is not None and _word_at(read, j, nxt)), None)
+            if j is None:
+                return _value(read[i:])
+            i, k = j + 1, k + 2
+            continue
+        if not _word_at(read, i, tpl[k]):
             return False
-    return True
+        i, k = i + 1, k + 1
+    return k < len(tpl) or read[-1] != tpl[-1]  # stopped before its end, or in its last word
+
+
+def _value(rest: Sequence[str]) -> bool:
+    """Whether the words a message ends in, cut, are a value's: a few words, or numbers ('(1, 64, 2'), not a
+    sentence another message goes on with ('the type torch.float32, got type torc')."""
+    return len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest)
+
+
+def _word_at(read: Sequence[str], i: int, word: str) -> bool:
+    """Whether ``read[i]`` is ``word``, or its start where it is the last word read (cut short)."""
+    return read[i] == word or (i == len(read) - 1 and word.startswith(read[i]))
+
+
+def _listed(lines: Sequence[str], li: int) -> bool:
+    """Whether line ``li`` is a source line IPython lists around a frame's only as context (numbered, without
+    the arrow that marks the frame's own), in a statement that raises nothing: a format string passed there
+    ('Expected hidden[0] size {}, got {}' to check_hidden_size) is not the message raised."""
+    if not _NUMBERED.match(lines[li]) or _ARROW.match(lines[li]):
+        return False
+    return not any("raise" in lines[j] for j in range(max(0, li - 2), li + 1))
 
 
 def _cut_call(lines: Sequence[str], li: int) -> str | None:
