@@ -445,6 +445,13 @@ def test_cache_key_has_every_input(fresh_cache: Path, monkeypatch: pytest.Monkey
     assert len(keys) == 4
     for module in (catalog_mod, compiled):
         assert str(Path(module.__file__).resolve()) in compiled._fingerprint([], [])
+    # every module of kb/ and match/ shapes the derived values: none may be left out of the key (a hand-kept
+    # list once named a module that had gone and missed match/reading.py)
+    package = Path(compiled.__file__).resolve().parent.parent
+    key = compiled._fingerprint([], [])
+    for folder in ("kb", "match"):
+        for module in (package / folder).glob("*.py"):
+            assert f"{module}\0" in key, module
 
 
 def test_regex_error_is_caught_once_the_package_is_loaded() -> None:

@@ -34,14 +34,11 @@ if TYPE_CHECKING:
 _CACHE_FORMAT = 13
 CODE_KIND = "patterns"  # the cache entry beside a catalog's that keeps its compiled patterns (patterns.kept_code)
 DERIVED_KIND = "derived"  # and the one that keeps the values derived from them (patterns.kept_derived)
-# the code that shapes an entry: the records' model, and the values derived from them (kb/templates.py: message
-# templates and lookalikes, the words' weights; kb/regexinfo.py and match/: the values the matcher derives from
-# the patterns)
-_SHAPING_CODE = (
-    "kb/load.py", "kb/build.py", "kb/checks.py", "kb/compiled.py", "kb/patterns.py", "kb/templates.py", "kb/regexinfo.py",
-    "model.py", "read/normalize.py", "data/logwords.json", "env/detect.py",
-    *(f"match/{m}.py" for m in ("__init__", "prefilter", "lines", "context", "ruleout", "probes", "results", "matcher", "tolerant", "chains")),
-)
+# the code that shapes an entry: the records' model, and the values derived from them (kb/: message templates,
+# lookalikes, the words' weights, what a regex says; match/: the values the matcher derives from the patterns).
+# Every module of these folders, listed when the key is made: a hand-kept list went stale when modules moved.
+_SHAPING_DIRS = ("kb", "match")
+_SHAPING_FILES = ("model.py", "read/normalize.py", "data/logwords.json", "env/detect.py")
 _LEAN_OUT = ("examples", "counter_examples")
 
 
@@ -111,7 +108,10 @@ def _fingerprint(files: Sequence[str | Path], extra: Sequence[str | Path]) -> st
 
     here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the package
     parts = [f"{__version__}:{_CACHE_FORMAT}:{sys.implementation.cache_tag}:{sys.version}:{regex_engine_file()}"]
-    code = [os.path.join(here, name) for name in _SHAPING_CODE]
+    code = [os.path.join(here, name) for name in _SHAPING_FILES]
+    for folder in _SHAPING_DIRS:
+        path = os.path.join(here, folder)
+        code += sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".py"))
     for p in [*files, *extra, *code]:
         try:
             st = os.stat(p)
