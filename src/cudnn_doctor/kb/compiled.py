@@ -72,11 +72,13 @@ def load_catalog(
     if catalog is None:  # a miss, or an entry that does not read back (rebuilt and written again)
         cache.say_building()
         catalog = _lean(read_catalog(roots, _as_paths(files)))
+        catalog.keyed(cache.digest(key.encode("utf-8", "surrogatepass")))  # before _warm: what it derives is kept so
         _warm(catalog)
         cache.store(key, _entry(catalog))
         cache.store_bytes(key, kept_code(), CODE_KIND)  # every pattern, compiled by _warm
         cache.store_bytes(key, kept_derived(), DERIVED_KIND)
     else:
+        catalog.keyed(cache.digest(key.encode("utf-8", "surrogatepass")))
         restore_code(lambda: cache.load_bytes(key, CODE_KIND))
         restore_derived(lambda: cache.load_bytes(key, DERIVED_KIND))
     _remember(key, catalog)

@@ -5,6 +5,7 @@ captures). Data only: the compiled, cached catalog a diagnosis uses is compiled.
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,22 @@ class Catalog:
     signatures: list[Signature] = field(default_factory=list)
     evidence: dict[str, tuple[str, ...]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # the key of the cache entry it was read from, with the signatures it held then (``keyed``, ``base_key``);
+    # not an argument, so a ``dataclasses.replace`` copy has none
+    _keyed: tuple[str, tuple[Signature, ...]] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def keyed(self, key: str) -> None:
+        """Record the key of the cache entry this catalog's signatures were read from (load_catalog)."""
+        self._keyed = (key, tuple(self.signatures))
+
+    def base_key(self, sigs: Sequence[Signature]) -> str | None:
+        """The cache entry's key when ``sigs`` are the signatures read from it (the very objects, in order):
+        what is derived from all of them is that entry's, and needs no key of their contents. None otherwise
+        (a changed copy, a subset, a catalog not from the cache)."""
+        if self._keyed is None:
+            return None
+        key, read = self._keyed
+        return key if len(sigs) == len(read) and all(map(operator.is_, sigs, read)) else None
 
     def get(self, sig_id: str) -> Signature | None:
         for sig in self.signatures:

@@ -331,7 +331,7 @@ class Matcher:
     def tolerant(self) -> Tolerant:
         """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
         evidence budget."""
-        return Tolerant(self.sigs, self.evidence)
+        return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
 
     def _disable(self, sig: Signature, why: str, warning: str) -> None:
         self.disabled[sig.id] = why

@@ -68,7 +68,7 @@ class Reader:
         def presented() -> Iterator[Block]:
             for b in rechunk(blocks):
                 state["bytes"] += len(b.data)
-                got = present(b.data, literals, paste=state["bytes"] <= SMALL_INPUT)
+                got = present(b.data, literals, paste=state["bytes"] <= SMALL_INPUT, lines=b.lines)
                 first = seen[-1].first + seen[-1].block.lines if seen else 1
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)

@@ -80,10 +80,10 @@ Found = RawMatch | Miss
 class Tolerant:
     """Reads lines against a base's templates and raising frames."""
 
-    def __init__(self, sigs: Sequence[Signature], evidence: Evidence) -> None:
+    def __init__(self, sigs: Sequence[Signature], evidence: Evidence, base: str | None = None) -> None:
         self.sigs = list(sigs)
         self.evidence = evidence
-        self.rec = recognizer(tuple(self.sigs))
+        self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
         self._holding = self.rec.held
         self._bits: dict[int, float] = {}  # a template's information
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
@@ -492,11 +492,11 @@ def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
 
 
 @lru_cache(maxsize=4)
-def recognizer(sigs: tuple[Signature, ...]) -> Recognizer:
+def recognizer(sigs: tuple[Signature, ...], base: str | None = None) -> Recognizer:
     """One recognizer per base (its index: kb/templates.index, kept in the catalog cache)."""
     from ..kb.templates import index  # here: kb/templates.py imports chains.py, of this package
 
-    return Recognizer(index(sigs))
+    return Recognizer(index(sigs, base))
 
 
 class _Where:
