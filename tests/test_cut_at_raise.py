@@ -69,3 +69,26 @@ def test_what_a_cpp_log_line_does_not_raise_is_not_read_from_it() -> None:
         "I looked at src/operator/rnn.cu:24: RNN is",  # prose naming a place
     ):
         assert (GPU_BUILD, True) not in _found(text)[0], text
+
+
+TF_CHECK = "tensorflow/cudnn-rnn-internal-check-failed"
+TF_FATAL = "2022-05-10 08:00:01.000101: F {path}:1045] Check failed: {msg}"
+
+
+def test_a_tensorflow_log_line_cut_at_the_input_end_is_read_from_the_stream_executor_file() -> None:
+    # cuda_dnn.cc's CHECK_CUDNN_OK on an RNN descriptor, in each of the paths StreamExecutor has had
+    for path in ("tensorflow/stream_executor/cuda/cuda_dnn.cc", "tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc",
+                 "external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc"):
+        text = TF_FATAL.format(path=path, msg="cudnnCreateRNNDescriptor(&result) == CUDNN_STAT")
+        assert _found(text)[0][:1] == [(TF_CHECK, True)], text
+
+
+def test_what_a_tensorflow_file_raises_besides_a_known_message_is_not_read_from_it() -> None:
+    path = "tensorflow/stream_executor/cuda/cuda_dnn.cc"
+    for text in (
+        TF_FATAL.format(path=path, msg="cudnnSetConvolutionNdDescriptor(handle, 2, pad, stride) == CUDNN_STAT"),  # a convolution's
+        TF_FATAL.format(path=path, msg=""),  # a generic prefix alone
+        TF_FATAL.format(path=path, msg="cudnnCreateRNNDescriptor(&result) == CUDNN_STAT").replace(": F ", ": W "),  # a warning
+        TF_FATAL.format(path=path, msg="cudnnCreateRNNDescriptor(&result) == CUDNN_STAT") + "\nthen it hung",  # not the end
+    ):
+        assert (TF_CHECK, True) not in _found(text)[0], text
