@@ -117,3 +117,31 @@ def test_load_catalog_and_validate_read_files_through_one_loop(monkeypatch: pyte
     read.clear()
     validate_paths([str(fixture)])
     assert fixture.name in read
+
+
+def test_a_signature_built_from_the_cache_reads_as_one_read_from_its_file() -> None:
+    """A cached start builds each signature from its lean record (no examples) and its kept templates and
+    lookalikes, and the fields a diagnosis reads only for what it reports when first read (build.LazySignature):
+    every field reads as the signature read from its file, whichever is read first."""
+    import dataclasses
+
+    from cudnn_doctor.kb.build import DEFERRED, LazySignature
+    from cudnn_doctor.kb.load import builtin_dir, signature_paths
+
+    lean_out = ("examples", "counter_examples")
+    for i, path in enumerate(signature_paths(builtin_dir())):
+        record = read_record(Path(path))
+        if not isinstance(record, dict) or "id" not in record:
+            continue
+        eager = build_signature(record, path, True)
+        lean = {k: v for k, v in record.items() if k not in lean_out}
+        lazy = build_signature(lean, path, True, [[list(t) for t in eager.templates], [list(t) for t in eager.lookalikes]])
+        assert isinstance(lazy, LazySignature)
+        names = [n for n in (*DEFERRED, "templates", "lookalikes") if n not in lean_out]
+        first = names[i % len(names)]  # read first: builds what it builds
+        assert repr(getattr(lazy, first)) == repr(getattr(eager, first)), (path, first)
+        for f in dataclasses.fields(eager):
+            if f.name not in (*lean_out, "raw"):
+                assert repr(getattr(lazy, f.name)) == repr(getattr(eager, f.name)), (path, f.name)
+        again = dataclasses.replace(lazy, priority=lazy.priority + 1)  # a changed copy holds every field
+        assert repr(again.dead_ends) == repr(eager.dead_ends) and again.priority == eager.priority + 1

@@ -65,34 +65,84 @@ def record_keys() -> frozenset[str]:
 def build_signature(record: dict[str, Any], path: str | Path, builtin: bool, templated: Any = None) -> Signature:
     """A Signature from a schema-valid record. Its message templates and lookalikes (kb/templates.py) are
     ``templated`` (``[templates, lookalikes]`` as plain lists: the catalog cache's, kept from a full record),
-    or derived here from the record (its examples and counter-examples)."""
+    or derived here from the record (its examples and counter-examples). A signature built from the cache's
+    ``templated`` builds its DEFERRED fields when first read (LazySignature)."""
     unknown = sorted(set(record) - record_keys() - _IGNORED)
     if unknown:  # the schema and the model disagree: a field added to one only
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
-    before, after = _window(record)
-    sig = from_record(
-        Signature,
-        {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}},
-        title=record.get("title") or record["signature"][:120],
-        framework=record.get("framework") or _guess_framework(record),
-        flags=tuple(record.get("regex_flags") or ()),
-        window_before=before,
-        window_after=after,
-        explain=_explain(record),
-        derived=tuple((name, _cases(cases, "value")) for name, cases in (record.get("derived") or {}).items()),
-        checks=_cases(record.get("checks"), "message"),
-        **_lists(record),
-        references=_refs(record.get("references")) + _official_doc(record),
-        path=str(path),
-        builtin=builtin,
-        raw=record,
-        templates=_tuples(templated[0]) if templated else (),
-        lookalikes=_tuples(templated[1]) if templated else (),
-    )
     if templated is not None:
+        sig = object.__new__(LazySignature)
+        sig.__dict__.update(_signature_fields(record, path, builtin, None, (*DEFERRED, "templates", "lookalikes")))
+        sig.__dict__["_templated"] = templated
         return sig
+    sig = Signature(**_signature_fields(record, path, builtin, None))
     tpls = derive_templates(sig)
     return dataclasses.replace(sig, templates=tpls, lookalikes=lookalikes(sig, tpls))
+
+
+def _signature_fields(record: dict[str, Any], path: str | Path, builtin: bool, templated: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The Signature's fields from the record (those named in ``skip`` left out)."""
+    before, after = _window(record)
+    given = {
+        "title": record.get("title") or record["signature"][:120],
+        "framework": record.get("framework") or _guess_framework(record),
+        "flags": tuple(record.get("regex_flags") or ()),
+        "window_before": before,
+        "window_after": after,
+        "path": str(path),
+        "builtin": builtin,
+        "raw": record,
+        "templates": _tuples(templated[0]) if templated else (),
+        "lookalikes": _tuples(templated[1]) if templated else (),
+    }
+    if not skip:
+        given.update(
+            explain=_explain(record),
+            derived=tuple((name, _cases(cases, "value")) for name, cases in (record.get("derived") or {}).items()),
+            checks=_cases(record.get("checks"), "message"),
+            references=_refs(record.get("references")) + _official_doc(record),
+            **_lists(record),
+        )
+    return _kwargs(Signature, {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}}, given, skip)
+
+
+# The fields a diagnosis reads only for the signatures it reports (what to say, the links, the graph): a
+# cached start leaves them to be built from the record when first read; building all of them was most of a
+# cached start of the 10x knowledge base (bench/biglog.py: 3,020 signatures, ~0.4 s of CPU a run).
+DEFERRED = (
+    "explain", "derived", "checks", "references", "dead_ends", "workarounds", "leads_to", "preceded_by", "confused_with",
+    "examples", "counter_examples", "differential",
+)
+
+
+class LazySignature(Signature):
+    """A Signature built from the catalog cache: its DEFERRED fields are built from ``raw`` when one is first
+    read, all together, by the same code as an eager build, and its templates and lookalikes from the cache's
+    lists (the matcher's index of templates is kept in the cache too) (equivalence: tests/test_build.py)."""
+
+
+class _Deferred:
+    """A DEFERRED field of a LazySignature: built (with the others) when first read, then an instance value."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, sig: Any, owner: Any = None) -> Any:
+        if sig is None:
+            return self
+        if self.name in _TEMPLATED:
+            return sig.__dict__.setdefault(self.name, _tuples(sig.__dict__["_templated"][_TEMPLATED.index(self.name)]))
+        full = Signature(**_signature_fields(sig.raw, sig.path, sig.builtin, None))
+        for name in DEFERRED:
+            sig.__dict__.setdefault(name, getattr(full, name))
+        return sig.__dict__[self.name]
+
+
+_TEMPLATED = ("templates", "lookalikes")
+for _name in (*DEFERRED, *_TEMPLATED):
+    setattr(LazySignature, _name, _Deferred(_name))
 
 
 def _tuples(items: Any) -> tuple[tuple[str, ...], ...]:
@@ -116,16 +166,21 @@ def _lists(record: dict[str, Any]) -> dict[str, Any]:
 def from_record(cls: Any, data: dict[str, Any], **given: Any) -> Any:
     """``cls`` (a model dataclass) from the record ``data``: each field from the key of its name, converted by
     its annotation; ``given`` fields as passed; a missing key leaves the field's default ('' for a string)."""
-    kwargs = dict(given)
+    return cls(**_kwargs(cls, data, given))
+
+
+def _kwargs(cls: Any, data: dict[str, Any], given: dict[str, Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """from_record's arguments of ``cls`` (those named in ``skip`` left out)."""
+    kwargs = {k: v for k, v in given.items() if k not in skip}
     for name, annotation, required in _fields(cls):
-        if name in given:
+        if name in given or name in skip:
             continue
         value = data.get(name)
         if value is not None:
             kwargs[name] = _converter(annotation)(value)
         elif required:
             kwargs[name] = _absent(annotation, name, data)
-    return cls(**kwargs)
+    return kwargs
 
 
 @functools.cache

@@ -241,12 +241,13 @@ def index(sigs: Sequence[Signature], base: str | None = None) -> dict[str, Any]:
     cache entry ``sigs`` are all of (Catalog.base_key), which keys the index as well."""
     from . import cache
 
-    templates = [list(s.templates) for s in sigs]
     if base is not None:  # the texts' key below cost the 10x base ~0.1 s a process
         key = f"base:{base}"
     else:  # keyed on the texts the words are counted from: counting them cost a pasted traceback ~15 ms, the key ~3
-        key = cache.digest(repr((templates, [_spellings(s) for s in sigs])).encode("utf-8", "surrogatepass"))
-    return derived("match.templates.index", (key,), lambda _key: _index(templates, _spelt(sigs)))  # type: ignore[no-any-return]
+        texts = ([list(s.templates) for s in sigs], [_spellings(s) for s in sigs])
+        key = cache.digest(repr(texts).encode("utf-8", "surrogatepass"))
+    # the templates read only where the index is made (a cached start reads none: build.LazySignature)
+    return derived("match.templates.index", (key,), lambda _key: _index([list(s.templates) for s in sigs], _spelt(sigs)))  # type: ignore[no-any-return]
 
 
 def _spelt(sigs: Sequence[Signature]) -> dict[str, int]:

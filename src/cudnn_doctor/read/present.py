@@ -33,6 +33,7 @@ from itertools import pairwise, repeat
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
+from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 
 if TYPE_CHECKING:
@@ -177,13 +178,13 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lin
     head = data if whole else _head(data)
     if not any(p.seen(head, literals) for p in table):
         return None
-    text = data.decode("utf-8", "replace")
     # A CRLF line end is a line end: left on a piece that gets joined to the next, the '\r' would read as a
     # progress-bar overwrite and erase what came before it.
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-        text = text[:-1] if text.endswith("\r") else text
-    block = Text(text, count=lines)
+    if b"\r" in data:
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+        block = Text(text[:-1] if text.endswith("\r") else text, count=lines)
+    else:
+        block = Text(None, count=lines, raw=data)  # decoded when an undo asks for its text
     undone: list[str] = []
     for p in table:
         if not whole and not p.seen(head, literals):
@@ -192,10 +193,10 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lin
         if got is not None:
             block, what = got
             undone.append(what)
-            head = head if whole else _head(block.text[: 2 * DETECT_SAMPLE].encode("utf-8", "surrogatepass"))
+            head = head if whole else _head(block.head())
     if not undone:
         return None
-    return Presented(block.text.encode("utf-8", "surrogatepass"), block.origins(), tuple(undone))
+    return Presented(block.data(), block.origins(), tuple(undone))
 
 
 def _head(data: bytes) -> bytes:
@@ -208,15 +209,36 @@ Lines = list[tuple[str, int]]
 
 class Text:
     """A block as the undos see it: its text and, per line, the original line it starts on (None: each line is
-    its own). Its lines, (text, original line) pairs, are made when an undo asks for them, once."""
+    its own). Its lines, (text, original line) pairs, are made when an undo asks for them, once. A block may
+    come as its UTF-8 bytes (``raw``: the input, a notebook's strings decoded by jsonlines.py): decoded when an
+    undo asks for its text, and given back as they are when none did."""
 
-    __slots__ = ("_count", "_lines", "origin", "text")
+    __slots__ = ("_count", "_lines", "_text", "origin", "raw")
 
-    def __init__(self, text: str, origin: list[int] | None = None, count: int | None = None) -> None:
-        self.text = text
+    def __init__(self, text: str | None, origin: list[int] | None = None, count: int | None = None, raw: bytes | None = None) -> None:
+        self._text = text
+        self.raw = raw  # the bytes the text is decoded from (None: a text made by an undo)
         self.origin = origin
         self._lines: Lines | None = None
         self._count = count  # its lines, where known (a count of a MiB block's newlines costs ~0.4 ms)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = (self.raw or b"").decode("utf-8", "replace")
+        return self._text
+
+    def data(self) -> bytes:
+        """The block's UTF-8 bytes (its lone surrogates, from a notebook's JSON escapes, as they are)."""
+        return self.raw if self.raw is not None and self._text is None else self.text.encode("utf-8", "surrogatepass")
+
+    def head(self) -> bytes:
+        """The bytes of the block's first 2 * DETECT_SAMPLE characters, where its presentations are looked for."""
+        if self.raw is None or self._text is not None:
+            return self.text[: 2 * DETECT_SAMPLE].encode("utf-8", "surrogatepass")
+        # 4 bytes a character at most: the prefix holds those characters whole (a cut one comes after them)
+        prefix = self.raw[: 8 * DETECT_SAMPLE + 4].decode("utf-8", "replace")
+        return prefix[: 2 * DETECT_SAMPLE].encode("utf-8", "surrogatepass")
 
     @classmethod
     def of(cls, lines: Lines) -> Text:
@@ -239,16 +261,27 @@ class Text:
         return tuple(range(self.count())) if self.origin is None else tuple(self.origin)
 
 
+_NOTEBOOK_TEXT = ("\\u001b", "\\n", '"traceback"', '"evalue"')  # a notebook's JSON holds one, or there is nothing to undo
+_NOTEBOOK_BYTES = tuple(m.encode() for m in _NOTEBOOK_TEXT)
+
+
 def _notebook(block: Text) -> Text | Lines | None:
     """JSON string lines (a notebook's source, outputs, traceback lists) decoded; a one-line JSON object of an
     output (``{"output_type": "error", ..., "traceback": [...]}``) becomes its traceback's lines.
 
     By whole-block steps where it can: a block whose every line is one JSON string (nearly every block of a
-    notebook's JSON) is decoded by one ``json.loads`` and its text joined whole (no list of lines); else each
-    line is looked at, its lone strings decoded together (``_each_line``). Either way a notebook costs about
-    what its lines cost as plain text."""
+    notebook's JSON) is decoded from its bytes as one JSON string (jsonlines.py: one indentation, no CR), or
+    by one ``json.loads`` of its lines, its text joined whole (no list of lines); else each line is looked at,
+    its lone strings decoded together (``_each_line``)."""
+    raw = block.raw
+    if raw is not None:
+        if not any(m in raw for m in _NOTEBOOK_BYTES):
+            return None
+        got = decoded_lines(raw)  # a block of string lines, decoded as one JSON string (jsonlines.py)
+        if got is not None:
+            return Text(None, block.origin, block.count(), raw=got)
     text = block.text
-    if not ("\\u001b" in text or "\\n" in text or '"traceback"' in text or '"evalue"' in text):
+    if not any(m in text for m in _NOTEBOOK_TEXT):
         return None
     values = _lone_strings(text, block.count())
     if values is not None:
