@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError
 from ..kb.patterns import LazyRe
-from .heap import keep_freed
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -333,8 +332,6 @@ def _blocks(
         return
     if check_binary and looks_binary(first):
         raise InputError(f"{name}: binary data, not a text log (NUL or control bytes near the start)")
-    if len(first) == BLOCK_BYTES:  # a big log: its blocks' memory is kept for the next (heap.py)
-        keep_freed()
     recode: codecs.IncrementalDecoder | None = None
     if first.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell's `>`: re-encode as UTF-8
         recode = codecs.getincrementaldecoder("utf-16")(errors="replace")
