@@ -44,8 +44,9 @@ from .chains import (
     WORD,
     Chain,
     Recognizer,
-    holds,
+    held,
     stem,
+    walk,
     word_ends,
     words,
 )
@@ -623,10 +624,7 @@ def _says(read: Sequence[str], look: Sequence[str], before: str | None) -> bool:
     """Whether a lookalike holds the words read, where the text does not say another word right before them
     on their line than the lookalike does (a source line's 'if "Failed to call ...' is not the message of an
     'InternalError: Failed to call ...')."""
-    for i, word in enumerate(look):
-        if word == read[0] and holds(("\0", *read), ("\0", *look[i:])) and (i == 0 or before is None or look[i - 1] == before):
-            return True
-    return False
+    return any(w == read[0] and held(read, walk(read, look, 1, i + 1)[0]) and (i == 0 or before is None or look[i - 1] == before) for i, w in enumerate(look))
 
 
 def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
@@ -774,34 +772,14 @@ def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
     """Whether the words ``read`` are the start of the template's message (``tpl``: its head, then its words)
-    stopped partway: each the template's next word, a value absorbing up to MAX_VALUE words, the last word
-    perhaps cut short (or cut inside the message's last value, a number's words)."""
-    i, k = 0, 1
-    while i < len(read):
-        if k >= len(tpl):  # read to its last word: cut in the value after it (a template ends in no value)
-            return _value(read[i:])
-        if not tpl[k]:  # a value: the template's next word within reach, or the input ends in it
-            nxt = tpl[k + 1] if k + 1 < len(tpl) else None
-            j = next((j for j in range(i, min(len(read), i + MAX_VALUE + 1)) if nxt is not None and _word_at(read, j, nxt)), None)
-            if j is None:
-                return _value(read[i:])
-            i, k = j + 1, k + 2
-            continue
-        if not _word_at(read, i, tpl[k]):
-            return False
-        i, k = i + 1, k + 1
-    return k < len(tpl) or read[-1] != tpl[-1]  # stopped before its end, or in its last word
-
-
-def _value(rest: Sequence[str]) -> bool:
-    """Whether the words a message ends in, cut, are a value's: a few words, or numbers ('(1, 64, 2'), not a
-    sentence another message goes on with ('the type torch.float32, got type torc')."""
-    return len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest)
-
-
-def _word_at(read: Sequence[str], i: int, word: str) -> bool:
-    """Whether ``read[i]`` is ``word``, or its start where it is the last word read (cut short)."""
-    return read[i] == word or (i == len(read) - 1 and word.startswith(read[i]))
+    stopped partway (``walk``): before its end or in its last word, or in a value (the last one after its last
+    word) whose words are a value's: a few words, or numbers ('(1, 64, 2'), not a sentence another message goes
+    on with ('the type torch.float32, got type torc')."""
+    k, i = walk(tpl, read, 1, 0)
+    if i == len(read):
+        return k < len(tpl) or read[-1] != tpl[-1]
+    rest = read[i:]
+    return (k >= len(tpl) or not tpl[k]) and (len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest))
 
 
 def _listed(lines: Sequence[str], li: int) -> bool:
