@@ -99,6 +99,9 @@ class Recognizer:
         self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
         self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
+        self.of: dict[int, list[int]] = {}  # each signature's templates
+        for tid, owner in enumerate(self.owner):
+            self.of.setdefault(owner, []).append(tid)
 
     def bits(self, words: Sequence[str]) -> float:
         return sum(self.weight.get(w, 0.0) for w in words if w)

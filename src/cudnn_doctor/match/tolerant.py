@@ -90,7 +90,6 @@ class Tolerant:
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
-        self._tids: dict[int, list[int]] | None = None  # each signature's templates (``_cut_at`` makes it)
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -387,8 +386,7 @@ class Tolerant:
         line_head = text[text.rfind("\n", 0, start) + 1 : start]
         if c.first != 1 or _ENDS_IN_HEAD.search(line_head):
             return []
-        own = (t[0] for i, t in enumerate(self.rec.tpls) if self.rec.owner[i] == idx)
-        return list(dict.fromkeys(h for h in own if h))
+        return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
@@ -481,11 +479,7 @@ class Tolerant:
         read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
         if len(read) < least:
             return []
-        if self._tids is None:
-            self._tids = {}
-            for tid, owner in enumerate(self.rec.owner):
-                self._tids.setdefault(owner, []).append(tid)
-        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self._tids.get(i, ()))]
+        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))]
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
