@@ -230,7 +230,7 @@ class Tolerant:
         if not sigs:
             return
         why = (f"read {where.read[-60:]!r}", "; paste the full message")
-        yield from self._told(sigs, where, where.li_s, where.li_e, one_message(sigs), why, self._expected_next(c, sigs[0], where.read))
+        yield from self._told(sigs, where, where.li_s, where.li_e, one_message(sigs), why, self._expected_next(c, where.read))
 
     def _told(self, sigs: list[Signature], where: _Where, li_s: int, li_e: int, told: bool, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
@@ -242,15 +242,14 @@ class Tolerant:
         for sig in sigs:
             yield self._match(sig, where, li_s, li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
 
-    def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
-        """The template's words after where the chain was cut (the rest of its cut word first), as the
-        signature's message spells them (the template holds their stems)."""
-        spelt = {stem(raw): raw for raw in WORD.findall(f"{sig.signature} {read}".lower())}
-        tpl = self.rec.tpls[c.tid]
-        nxt = " ".join(spelt.get(w, w) for w in tpl[c.last + 1 : c.last + 4] if w)
+    def _expected_next(self, c: Chain, read: str) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first), as its
+        signature spells them (``_spelling``: the template holds their stems)."""
+        spelt, tpl = self._spelling(self.rec.owner[c.tid]), self.rec.tpls[c.tid]
+        nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
             cut = WORD.findall(read.lower())[-1:] or [c.part]
-            whole = spelt.get(tpl[c.last], tpl[c.last])
+            whole = spelt.get(tpl[c.last], [tpl[c.last]])[0]
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
