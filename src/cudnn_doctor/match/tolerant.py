@@ -29,7 +29,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
@@ -275,12 +275,9 @@ class Tolerant:
         that covers the reading (with ``tolerant``, also: the line breaks read as spaces, its fixed prefix
         restored where the text dropped it, a whole message's line ended before the prose after it, ...: the
         variants of ``_attempts``). Returns (match, first line, last line)."""
-        got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
-        if got is None:
-            return None
-        patterns, lo, text, start, end = got
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
+        attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else ((p, text, 0) for p in islice(self._patterns(idx), 1))
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
             if got is not None:
@@ -292,13 +289,13 @@ class Tolerant:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
         return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
 
-    def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
+    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
         message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
         tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
         readings of tensorflow/then-rnn-backward-failed [census tensorflow[17]], 8 of 1,406 cut forms)."""
         bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
-        for pattern in self._flattened(idx, patterns):
+        for pattern in self._patterns(idx):
             for base in bases:
                 for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
                     yield pattern, variant, shift
@@ -309,13 +306,8 @@ class Tolerant:
         reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
         be a whole message all the same (``_whole``)."""
         quoted = cut == "quoted"
-        got = self._region(idx, where, 0)
-        if got is None:
-            return False
-        patterns, _lo, text, start, end = got
-        if cut != "cut":
-            text = text[:end]
-        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start):
+        _lo, text, start, end = self._region(idx, where, 0)
+        for pattern, variant, shift in self._attempts(idx, c, text if cut == "cut" else text[:end], start):
             timeout = self._timeout()
             try:
                 m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
@@ -339,34 +331,29 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
-        """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
-        several lines carried on one), and the text it reads a reading in: the reading's lines, the
-        signature's window before them (one line at least) and ``after`` lines after them, the reading's words
-        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
-        first line, text, the reading's start and end in it)."""
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[int, str, int, int]:
+        """The text the signature's regex reads a reading in: the reading's lines, the signature's window
+        before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
+        signature spells them ('Failed to find' where it says 'Fail to find'). Returns (its first line, the
+        text, the reading's start and end in it)."""
         sig = self.sigs[idx]
-        try:
-            patterns = [compile_pattern(sig.regex, folded(sig.flags))]
-        except regex_error():
-            return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = _respelt(where.read, self._spelling(idx))
-        return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+        return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
-    def _flattened(self, idx: int, patterns: list[Any]) -> Iterator[Any]:
-        """The patterns, then the signature's regex with its message's line breaks read as spaces too (compiled
-        only when the others did not read the text)."""
-        yield from patterns
+    def _patterns(self, idx: int) -> Iterator[Any]:
+        """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
+        message on several lines carried on one; compiled only when the first did not read the text)."""
         sig = self.sigs[idx]
-        flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
-        if flat != sig.regex:
-            try:
+        try:
+            yield compile_pattern(sig.regex, folded(sig.flags))
+            flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
+            if flat != sig.regex:
                 yield compile_pattern(flat, folded(sig.flags))
-            except regex_error():
-                return
+        except regex_error():
+            return
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
         """The words of the signature's message and regex, by their stems."""
