@@ -115,7 +115,7 @@ class Tolerant:
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
         # give the same signatures; another template's words over the same span may not)
-        for c in self._strong(text, tw, ends, last):
+        for c, stop in self._strong(text, tw, ends, last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             if _overlaps(c, spans) or (c.start, c.end, self.rec.words_of(c)) in vain:
@@ -124,7 +124,7 @@ class Tolerant:
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
-            got = list(self._reading(c, where, self._cut(c, text, tw, last), matched))
+            got = list(self._reading(c, where, stop, matched))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
@@ -144,20 +144,23 @@ class Tolerant:
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
-    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[Chain]:
-        """The chains enough to be read (``_enough``), grown back, strongest first; ``last``: the input's last
-        word (-1: the input goes on after the text)."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
-        chains = [c for c in chains if self._enough(c, tw, text, ends, c.end == last)]
-        chains.sort(key=lambda c: (-c.bits, c.start))
-        return chains
+    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
+        """The chains enough to be read (``_enough``), grown back, strongest first, with how each stops
+        (``_stop``); ``last``: the input's last word (-1: the input goes on after the text)."""
+        out = []
+        for c in self.rec.chains(tw, ends):
+            c = self.rec.grow_back(c, tw)
+            if c.bits >= (CUT_BITS if c.end == last else SHORT_BITS):
+                stop = self._stop(c, text, tw, ends, last)
+                if stop != "other" and self._enough(c, tw, text, c.end == last):
+                    out.append((c, stop))
+        out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
+        return out
 
-    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int], cut: bool = False) -> bool:
-        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or, where no other message of
-        the base holds it (its signatures read one message), most of a short message or (``cut``: it ends the
-        input) CUT_BITS naming something specific."""
-        if c.bits < (CUT_BITS if cut else SHORT_BITS) or self._contradicted(c, tw, text, ends):
-            return False
+    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, cut: bool) -> bool:
+        """Whether the chain holds enough to be read: MIN_BITS, or, where no other message of the base holds
+        it (its signatures read one message), most of a short message or (``cut``: it ends the input)
+        CUT_BITS naming something specific."""
         if c.bits >= MIN_BITS:
             return True
         read = self.rec.words_of(c)
@@ -171,26 +174,30 @@ class Tolerant:
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
 
-    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> str:
-        """Where the chain stops where the message was cut ("cut": at the input's end, in the value its
-        template expects next at most; "ellipsis": before one, prose may follow), or where its quotes close
-        ("quoted": the message as prose or a title carries it, '... says "hx is not contiguous" while ...');
-        "" elsewhere."""
+    def _stop(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> str:
+        """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
+        cut with a body after it; at the input's end, in the value its template expects next at most);
+        "ellipsis" before one (prose may follow); "quoted" where its quotes close ('... says "hx is not
+        contiguous" while ...') or a sentence ends; "clause" after its message's first clause, other words
+        after it ('... at the same device after upgrading'); "other" where another word stands on its line
+        where its template's next word should be (another message that shares words with this one: '...
+        while checking arguments for addmm'); "" elsewhere (a line's end, a value)."""
+        nxt = self.rec.next_word(c.tid, c.last)
+        word_next = nxt is not None and not nxt[1]  # the template's next word, no value between
         if c.part:
-            return "cut"  # a word cut short at a line's end (a title cut, a body after it)
+            return "cut"
         if _ELLIPSIS.match(text, tw[c.end][2]):
             return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
         if _delimited(text, tw[c.start][1], tw[c.end][2]):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
-        nxt = self.rec.next_word(c.tid, c.last)
-        if c.end != last and nxt is not None and not nxt[1] and self._clause(c, text, tw[c.end][2]):
-            return "clause"  # its first clause, other words after it ('... at the same device after upgrading')
-        if last < 0:
-            return ""
+        if word_next and c.end != last and self._clause(c, text, tw[c.end][2]):
+            return "clause"
+        if word_next and c.end not in ends:
+            return "other"
         if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
-            cut = 0 <= last - c.end <= MAX_VALUE
+            cut = last >= 0 and 0 <= last - c.end <= MAX_VALUE
         else:
-            cut = c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :])))
+            cut = last >= 0 and (c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :]))))
         return "cut" if cut else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
@@ -381,15 +388,6 @@ class Tolerant:
         line = where.lines[where.li_s][: where.col]
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) else None
         return any(_says(read, look, before) for look in sig.lookalikes)
-
-    def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
-        """Whether the text has, on the same line, another word where the template's next word should be:
-        another message that shares words with this one ('... while checking arguments for addmm'), not a cut
-        one (a cut stops at a line's end, the input's end or an ellipsis)."""
-        tpl = self.rec.tpls[c.tid]
-        if c.part or c.last + 1 >= len(tpl) or not tpl[c.last + 1] or c.end in ends:
-            return False
-        return not _delimited(text, tw[c.start][1], tw[c.end][2]) and not self._clause(c, text, tw[c.end][2])
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
