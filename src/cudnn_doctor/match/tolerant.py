@@ -237,17 +237,17 @@ class Tolerant:
         if not sigs:
             return
         why = (f"read {where.read[-60:]!r}", "; paste the full message")
-        yield from self._told(sigs, where, where.li_s, where.li_e, one_message(sigs), why, self._expected_next(c, where.read))
+        yield from self._told(sigs, where, why, self._expected_next(c, where.read))
 
-    def _told(self, sigs: list[Signature], where: _Where, li_s: int, li_e: int, told: bool, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
+    def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
-        marked cut for each signature where it tells one message (``told``), else near misses naming them."""
-        if not told:
+        marked cut for each signature where they read one message, else near misses naming them."""
+        if not one_message(sigs):
             reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
-            yield from (Miss(sig, "", li_s, reason) for sig in sigs[:4])
+            yield from (Miss(sig, "", where.li_s, reason) for sig in sigs[:4])
             return
         for sig in sigs:
-            yield self._match(sig, where, li_s, li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
@@ -424,7 +424,7 @@ class Tolerant:
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if sigs:
-                yield from self._told(sigs, where, li, li, one_message(sigs), (why, ASK_MESSAGE))
+                yield from self._told(sigs, where, (why, ASK_MESSAGE))
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str] | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback's innermost
