@@ -263,8 +263,6 @@ class Tolerant:
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
         evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
         before = list(where.lines[max(0, li_s - BEFORE) : li_e + 1])
-        if cut is not None:
-            cut["unread"] = [n for n in cut["unread"] if captures.get(n) is None]  # type: ignore[union-attr]
         return RawMatch(sig, "", li_s, li_e, text[:4000], captures, "", list(evidence), supported, before, cut)
 
     def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
