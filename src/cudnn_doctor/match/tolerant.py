@@ -194,11 +194,7 @@ class Tolerant:
             return "clause"
         if word_next and c.end not in ends:
             return "other"
-        if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
-            cut = last >= 0 and 0 <= last - c.end <= MAX_VALUE
-        else:
-            cut = last >= 0 and (c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :]))))
-        return "cut" if cut else ""
+        return "cut" if _input_cuts(c, nxt, text, tw[c.end][2], last) else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
         """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
@@ -777,6 +773,17 @@ def _cut_call(lines: Sequence[str], li: int) -> str | None:
         return None
     m = _CALL.match(shown.strip())
     return m.group("name") if m else None
+
+
+def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
+    """Whether the input's end (``last``: its last word; -1: it goes on) cuts the chain: in the value after
+    its template's last word (a whole one the regex confirms), at its next word, or in the value it expects
+    next (a value cut inside its brackets, after ``end`` in ``text``, is a list of any length)."""
+    if last < 0:
+        return False
+    if nxt is None:
+        return 0 <= last - c.end <= MAX_VALUE
+    return c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or _open(text[end:])))
 
 
 def _open(rest: str) -> bool:
