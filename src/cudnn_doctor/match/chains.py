@@ -99,6 +99,9 @@ class Recognizer:
         self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
         self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
+        self.of: dict[int, list[int]] = {}  # each signature's templates
+        for tid, owner in enumerate(self.owner):
+            self.of.setdefault(owner, []).append(tid)
 
     def bits(self, words: Sequence[str]) -> float:
         return sum(self.weight.get(w, 0.0) for w in words if w)
@@ -235,29 +238,38 @@ def word_ends(text: str, text_words: Words) -> frozenset[int]:
 
 
 def holds(pattern: Sequence[str], text_words: Sequence[str]) -> bool:
-    """Whether ``text_words`` hold the template words ``pattern`` in order (a placeholder: up to MAX_VALUE
-    words; consecutive words next to each other), anywhere: a counter-example that says what a reading says."""
-    first = [i for i, w in enumerate(text_words) if pattern and w == pattern[0]]
-    return any(_holds_at(pattern, text_words, i) for i in first)
+    """Whether ``text_words`` hold the template words ``pattern`` in order (``walk``), anywhere: a
+    counter-example that says what a reading says."""
+    return bool(pattern) and any(w == pattern[0] and held(pattern, walk(pattern, text_words, 1, i + 1)[0]) for i, w in enumerate(text_words))
 
 
-def _holds_at(pattern: Sequence[str], text_words: Sequence[str], i: int) -> bool:
-    pos = i
-    k = 1
-    while k < len(pattern):
-        if not pattern[k]:  # a value, then the next word within reach
-            if k + 1 >= len(pattern):
-                return True
-            nxt = pattern[k + 1]
-            hit = next((j for j in range(pos + 1, min(len(text_words), pos + 2 + MAX_VALUE)) if text_words[j].startswith(nxt)), None)
-            if hit is None:
-                return False
-            pos, k = hit, k + 2
+def held(pattern: Sequence[str], k: int) -> bool:
+    """Whether a walk that stopped at pattern position ``k`` read the pattern whole (its trailing value apart)."""
+    return k >= len(pattern) or (k == len(pattern) - 1 and not pattern[k])
+
+
+def walk(pattern: Sequence[str], text_words: Sequence[str], k: int = 0, i: int = 0) -> tuple[int, int]:
+    """The one walk of a template's words in a text's: pattern words from position ``k`` met in order as text
+    words from ``i`` on, each the next text word, a placeholder absorbing up to MAX_VALUE words before the
+    word after it; a word cut short at either's end reads as the word it begins. Returns where the pattern and
+    the text stopped (a pattern position at a placeholder: the text ran out, or went on, in a value)."""
+    while k < len(pattern) and i < len(text_words):
+        if pattern[k]:
+            if not _same(pattern, k, text_words, i):
+                break
+            k, i = k + 1, i + 1
             continue
-        if pos + 1 >= len(text_words) or not text_words[pos + 1].startswith(pattern[k]):
-            return False
-        pos, k = pos + 1, k + 1
-    return True
+        hit = next((j for j in range(i, min(len(text_words), i + MAX_VALUE + 1)) if k + 1 < len(pattern) and _same(pattern, k + 1, text_words, j)), None)
+        if hit is None:
+            break
+        k, i = k + 2, hit + 1
+    return k, i
+
+
+def _same(pattern: Sequence[str], k: int, text_words: Sequence[str], i: int) -> bool:
+    """Whether text word ``i`` is pattern word ``k``, or where either is the last of its side, its start."""
+    a, b = pattern[k], text_words[i]
+    return a == b or (i == len(text_words) - 1 and a.startswith(b)) or (k == len(pattern) - 1 and b.startswith(a))
 
 
 def _fresh(plain: list[str], i: int, starts: dict[tuple[str, ...], int]) -> bool:

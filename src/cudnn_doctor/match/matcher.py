@@ -15,6 +15,7 @@ Signatures with one regex and window (a message and the causes behind it) search
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -309,7 +310,7 @@ class Matcher:
             return found  # a window that holds no alternative's literals whole (kb/regexinfo.py)
         pattern = compile_pattern(sig.regex, flags)
         for m in self._finditer(idx, pattern, text):
-            first, last = _line_of(offsets, m.start()), _line_of(offsets, max(m.start(), m.end() - 1))
+            first, last = bisect_right(offsets, m.start()) - 1, bisect_right(offsets, max(m.start(), m.end() - 1)) - 1
             if spaced and first == last:
                 continue  # not a message broken over lines: a line break its regex reads (a lookbehind) is gone
             found.append((m, keep[first], keep[last], m.start() - offsets[first]))
@@ -397,18 +398,6 @@ class Matcher:
             return "\n".join(dict.fromkeys(texts) if linewise else texts)
 
         return text
-
-
-def _line_of(offsets: list[int], pos: int) -> int:
-    """The index of the line (``offsets``: where each starts in the joined text) holding ``pos``."""
-    lo, hi = 0, len(offsets) - 1
-    while lo < hi - 1:
-        mid = (lo + hi) // 2
-        if offsets[mid] <= pos:
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:

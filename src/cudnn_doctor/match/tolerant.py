@@ -29,7 +29,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
@@ -44,8 +44,9 @@ from .chains import (
     WORD,
     Chain,
     Recognizer,
-    holds,
+    held,
     stem,
+    walk,
     word_ends,
     words,
 )
@@ -89,7 +90,6 @@ class Tolerant:
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
-        self._tids: dict[int, list[int]] | None = None  # each signature's templates (``_cut_at`` makes it)
         frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -115,7 +115,7 @@ class Tolerant:
         breaks = [m.start() for m in _NEWLINE.finditer(text)]
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
         # give the same signatures; another template's words over the same span may not)
-        for c in self._strong(text, tw, ends, last):
+        for c, stop in self._strong(text, tw, ends, last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             if _overlaps(c, spans) or (c.start, c.end, self.rec.words_of(c)) in vain:
@@ -124,7 +124,7 @@ class Tolerant:
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
-            got = list(self._reading(c, where, self._cut(c, text, tw, last), matched))
+            got = list(self._reading(c, where, stop, matched))
             if got:
                 spans.append((c.start, c.end))
                 yield from got
@@ -144,20 +144,23 @@ class Tolerant:
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
-    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[Chain]:
-        """The chains enough to be read (``_enough``), grown back, strongest first; ``last``: the input's last
-        word (-1: the input goes on after the text)."""
-        chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends)]
-        chains = [c for c in chains if self._enough(c, tw, text, ends, c.end == last)]
-        chains.sort(key=lambda c: (-c.bits, c.start))
-        return chains
+    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
+        """The chains enough to be read (``_enough``), grown back, strongest first, with how each stops
+        (``_stop``); ``last``: the input's last word (-1: the input goes on after the text)."""
+        out = []
+        for c in self.rec.chains(tw, ends):
+            c = self.rec.grow_back(c, tw)
+            if c.bits >= (CUT_BITS if c.end == last else SHORT_BITS):
+                stop = self._stop(c, text, tw, ends, last)
+                if stop != "other" and self._enough(c, tw, text, c.end == last):
+                    out.append((c, stop))
+        out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
+        return out
 
-    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int], cut: bool = False) -> bool:
-        """Whether the chain holds enough to be read, uncontradicted: MIN_BITS, or, where no other message of
-        the base holds it (its signatures read one message), most of a short message or (``cut``: it ends the
-        input) CUT_BITS naming something specific."""
-        if c.bits < (CUT_BITS if cut else SHORT_BITS) or self._contradicted(c, tw, text, ends):
-            return False
+    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, cut: bool) -> bool:
+        """Whether the chain holds enough to be read: MIN_BITS, or, where no other message of the base holds
+        it (its signatures read one message), most of a short message or (``cut``: it ends the input)
+        CUT_BITS naming something specific."""
         if c.bits >= MIN_BITS:
             return True
         read = self.rec.words_of(c)
@@ -171,27 +174,27 @@ class Tolerant:
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
 
-    def _cut(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], last: int) -> str:
-        """Where the chain stops where the message was cut ("cut": at the input's end, in the value its
-        template expects next at most; "ellipsis": before one, prose may follow), or where its quotes close
-        ("quoted": the message as prose or a title carries it, '... says "hx is not contiguous" while ...');
-        "" elsewhere."""
+    def _stop(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> str:
+        """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
+        cut with a body after it; at the input's end, in the value its template expects next at most);
+        "ellipsis" before one (prose may follow); "quoted" where its quotes close ('... says "hx is not
+        contiguous" while ...') or a sentence ends; "clause" after its message's first clause, other words
+        after it ('... at the same device after upgrading'); "other" where another word stands on its line
+        where its template's next word should be (another message that shares words with this one: '...
+        while checking arguments for addmm'); "" elsewhere (a line's end, a value)."""
+        nxt = self.rec.next_word(c.tid, c.last)
+        word_next = nxt is not None and not nxt[1]  # the template's next word, no value between
         if c.part:
-            return "cut"  # a word cut short at a line's end (a title cut, a body after it)
+            return "cut"
         if _ELLIPSIS.match(text, tw[c.end][2]):
             return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
         if _delimited(text, tw[c.start][1], tw[c.end][2]):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
-        nxt = self.rec.next_word(c.tid, c.last)
-        if c.end != last and nxt is not None and not nxt[1] and self._clause(c, text, tw[c.end][2]):
-            return "clause"  # its first clause, other words after it ('... at the same device after upgrading')
-        if last < 0:
-            return ""
-        if nxt is None:  # read to its template's end: its trailing value cut (a whole one the regex confirms)
-            cut = 0 <= last - c.end <= MAX_VALUE
-        else:
-            cut = c.end == last or (nxt[1] and not c.part and (last - c.end <= MAX_VALUE or _open(text[tw[c.end][2] :])))
-        return "cut" if cut else ""
+        if word_next and c.end != last and self._clause(c, text, tw[c.end][2]):
+            return "clause"
+        if word_next and c.end not in ends:
+            return "other"
+        return "cut" if _input_cuts(c, nxt, text, tw[c.end][2], last) else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
         """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
@@ -230,35 +233,32 @@ class Tolerant:
         if not sigs:
             return
         why = (f"read {where.read[-60:]!r}", "; paste the full message")
-        yield from self._told(sigs, where, where.li_s, where.li_e, one_message(sigs), why, self._expected_next(c, sigs[0], where.read))
+        yield from self._told(sigs, where, why, self._expected_next(c, where.read))
 
-    def _told(self, sigs: list[Signature], where: _Where, li_s: int, li_e: int, told: bool, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
+    def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
-        marked cut for each signature where it tells one message (``told``), else near misses naming them."""
-        if not told:
+        marked cut for each signature where they read one message, else near misses naming them."""
+        if not one_message(sigs):
             reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
-            yield from (Miss(sig, "", li_s, reason) for sig in sigs[:4])
+            yield from (Miss(sig, "", where.li_s, reason) for sig in sigs[:4])
             return
         for sig in sigs:
-            yield self._match(sig, where, li_s, li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
 
-    def _expected_next(self, c: Chain, sig: Signature, read: str) -> str:
-        """The template's words after where the chain was cut (the rest of its cut word first), as the
-        signature's message spells them (the template holds their stems)."""
-        spelt = {stem(raw): raw for raw in WORD.findall(f"{sig.signature} {read}".lower())}
-        tpl = self.rec.tpls[c.tid]
-        nxt = " ".join(spelt.get(w, w) for w in tpl[c.last + 1 : c.last + 4] if w)
+    def _expected_next(self, c: Chain, read: str) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first), as its
+        signature spells them (``_spelling``: the template holds their stems)."""
+        spelt, tpl = self._spelling(self.rec.owner[c.tid]), self.rec.tpls[c.tid]
+        nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
             cut = WORD.findall(read.lower())[-1:] or [c.part]
-            whole = spelt.get(tpl[c.last], tpl[c.last])
+            whole = spelt.get(tpl[c.last], [tpl[c.last]])[0]
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
         evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
         before = list(where.lines[max(0, li_s - BEFORE) : li_e + 1])
-        if cut is not None:
-            cut["unread"] = [n for n in cut["unread"] if captures.get(n) is None]  # type: ignore[union-attr]
         return RawMatch(sig, "", li_s, li_e, text[:4000], captures, "", list(evidence), supported, before, cut)
 
     def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
@@ -276,12 +276,9 @@ class Tolerant:
         that covers the reading (with ``tolerant``, also: the line breaks read as spaces, its fixed prefix
         restored where the text dropped it, a whole message's line ended before the prose after it, ...: the
         variants of ``_attempts``). Returns (match, first line, last line)."""
-        got = self._region(idx, where, max(self.sigs[idx].window_after, 1))
-        if got is None:
-            return None
-        patterns, lo, text, start, end = got
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        attempts = self._attempts(idx, c, patterns, text, start, end if whole else -1) if tolerant else [(patterns[0], text, 0)]
+        attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else ((p, text, 0) for p in islice(self._patterns(idx), 1))
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
             if got is not None:
@@ -293,13 +290,13 @@ class Tolerant:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
         return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
 
-    def _attempts(self, idx: int, c: Chain, patterns: list[Any], text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
+    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
         message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
         tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
         readings of tensorflow/then-rnn-backward-failed [census tensorflow[17]], 8 of 1,406 cut forms)."""
         bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
-        for pattern in self._flattened(idx, patterns):
+        for pattern in self._patterns(idx):
             for base in bases:
                 for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
                     yield pattern, variant, shift
@@ -310,13 +307,8 @@ class Tolerant:
         reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
         be a whole message all the same (``_whole``)."""
         quoted = cut == "quoted"
-        got = self._region(idx, where, 0)
-        if got is None:
-            return False
-        patterns, _lo, text, start, end = got
-        if cut != "cut":
-            text = text[:end]
-        for pattern, variant, shift in self._attempts(idx, c, patterns, text, start):
+        _lo, text, start, end = self._region(idx, where, 0)
+        for pattern, variant, shift in self._attempts(idx, c, text if cut == "cut" else text[:end], start):
             timeout = self._timeout()
             try:
                 m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
@@ -340,34 +332,29 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
         return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[list[Any], int, str, int, int] | None:
-        """The signature's regex ignoring case (then with its line breaks read as spaces too: a message on
-        several lines carried on one), and the text it reads a reading in: the reading's lines, the
-        signature's window before them (one line at least) and ``after`` lines after them, the reading's words
-        spelt as the signature spells them ('Failed to find' where it says 'Fail to find'). Returns (patterns,
-        first line, text, the reading's start and end in it)."""
+    def _region(self, idx: int, where: _Where, after: int) -> tuple[int, str, int, int]:
+        """The text the signature's regex reads a reading in: the reading's lines, the signature's window
+        before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
+        signature spells them ('Failed to find' where it says 'Fail to find'). Returns (its first line, the
+        text, the reading's start and end in it)."""
         sig = self.sigs[idx]
-        try:
-            patterns = [compile_pattern(sig.regex, folded(sig.flags))]
-        except regex_error():
-            return None
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = _respelt(where.read, self._spelling(idx))
-        return patterns, lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+        return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
-    def _flattened(self, idx: int, patterns: list[Any]) -> Iterator[Any]:
-        """The patterns, then the signature's regex with its message's line breaks read as spaces too (compiled
-        only when the others did not read the text)."""
-        yield from patterns
+    def _patterns(self, idx: int) -> Iterator[Any]:
+        """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
+        message on several lines carried on one; compiled only when the first did not read the text)."""
         sig = self.sigs[idx]
-        flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
-        if flat != sig.regex:
-            try:
+        try:
+            yield compile_pattern(sig.regex, folded(sig.flags))
+            flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
+            if flat != sig.regex:
                 yield compile_pattern(flat, folded(sig.flags))
-            except regex_error():
-                return
+        except regex_error():
+            return
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
         """The words of the signature's message and regex, by their stems."""
@@ -386,8 +373,7 @@ class Tolerant:
         line_head = text[text.rfind("\n", 0, start) + 1 : start]
         if c.first != 1 or _ENDS_IN_HEAD.search(line_head):
             return []
-        own = (t[0] for i, t in enumerate(self.rec.tpls) if self.rec.owner[i] == idx)
-        return list(dict.fromkeys(h for h in own if h))
+        return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
@@ -396,15 +382,6 @@ class Tolerant:
         line = where.lines[where.li_s][: where.col]
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) else None
         return any(_says(read, look, before) for look in sig.lookalikes)
-
-    def _contradicted(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, ends: frozenset[int]) -> bool:
-        """Whether the text has, on the same line, another word where the template's next word should be:
-        another message that shares words with this one ('... while checking arguments for addmm'), not a cut
-        one (a cut stops at a line's end, the input's end or an ellipsis)."""
-        tpl = self.rec.tpls[c.tid]
-        if c.part or c.last + 1 >= len(tpl) or not tpl[c.last + 1] or c.end in ends:
-            return False
-        return not _delimited(text, tw[c.start][1], tw[c.end][2]) and not self._clause(c, text, tw[c.end][2])
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
@@ -441,7 +418,7 @@ class Tolerant:
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
             if sigs:
-                yield from self._told(sigs, where, li, li, one_message(sigs), (why, ASK_MESSAGE))
+                yield from self._told(sigs, where, (why, ASK_MESSAGE))
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str] | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback's innermost
@@ -480,11 +457,7 @@ class Tolerant:
         read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
         if len(read) < least:
             return []
-        if self._tids is None:
-            self._tids = {}
-            for tid, owner in enumerate(self.rec.owner):
-                self._tids.setdefault(owner, []).append(tid)
-        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self._tids.get(i, ()))]
+        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))]
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
@@ -623,10 +596,7 @@ def _says(read: Sequence[str], look: Sequence[str], before: str | None) -> bool:
     """Whether a lookalike holds the words read, where the text does not say another word right before them
     on their line than the lookalike does (a source line's 'if "Failed to call ...' is not the message of an
     'InternalError: Failed to call ...')."""
-    for i, word in enumerate(look):
-        if word == read[0] and holds(("\0", *read), ("\0", *look[i:])) and (i == 0 or before is None or look[i - 1] == before):
-            return True
-    return False
+    return any(w == read[0] and held(read, walk(read, look, 1, i + 1)[0]) and (i == 0 or before is None or look[i - 1] == before) for i, w in enumerate(look))
 
 
 def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
@@ -774,34 +744,14 @@ def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
     """Whether the words ``read`` are the start of the template's message (``tpl``: its head, then its words)
-    stopped partway: each the template's next word, a value absorbing up to MAX_VALUE words, the last word
-    perhaps cut short (or cut inside the message's last value, a number's words)."""
-    i, k = 0, 1
-    while i < len(read):
-        if k >= len(tpl):  # read to its last word: cut in the value after it (a template ends in no value)
-            return _value(read[i:])
-        if not tpl[k]:  # a value: the template's next word within reach, or the input ends in it
-            nxt = tpl[k + 1] if k + 1 < len(tpl) else None
-            j = next((j for j in range(i, min(len(read), i + MAX_VALUE + 1)) if nxt is not None and _word_at(read, j, nxt)), None)
-            if j is None:
-                return _value(read[i:])
-            i, k = j + 1, k + 2
-            continue
-        if not _word_at(read, i, tpl[k]):
-            return False
-        i, k = i + 1, k + 1
-    return k < len(tpl) or read[-1] != tpl[-1]  # stopped before its end, or in its last word
-
-
-def _value(rest: Sequence[str]) -> bool:
-    """Whether the words a message ends in, cut, are a value's: a few words, or numbers ('(1, 64, 2'), not a
-    sentence another message goes on with ('the type torch.float32, got type torc')."""
-    return len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest)
-
-
-def _word_at(read: Sequence[str], i: int, word: str) -> bool:
-    """Whether ``read[i]`` is ``word``, or its start where it is the last word read (cut short)."""
-    return read[i] == word or (i == len(read) - 1 and word.startswith(read[i]))
+    stopped partway (``walk``): before its end or in its last word, or in a value (the last one after its last
+    word) whose words are a value's: a few words, or numbers ('(1, 64, 2'), not a sentence another message goes
+    on with ('the type torch.float32, got type torc')."""
+    k, i = walk(tpl, read, 1, 0)
+    if i == len(read):
+        return k < len(tpl) or read[-1] != tpl[-1]
+    rest = read[i:]
+    return (k >= len(tpl) or not tpl[k]) and (len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest))
 
 
 def _listed(lines: Sequence[str], li: int) -> bool:
@@ -823,6 +773,17 @@ def _cut_call(lines: Sequence[str], li: int) -> str | None:
         return None
     m = _CALL.match(shown.strip())
     return m.group("name") if m else None
+
+
+def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
+    """Whether the input's end (``last``: its last word; -1: it goes on) cuts the chain: in the value after
+    its template's last word (a whole one the regex confirms), at its next word, or in the value it expects
+    next (a value cut inside its brackets, after ``end`` in ``text``, is a list of any length)."""
+    if last < 0:
+        return False
+    if nxt is None:
+        return 0 <= last - c.end <= MAX_VALUE
+    return c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or _open(text[end:])))
 
 
 def _open(rest: str) -> bool:
