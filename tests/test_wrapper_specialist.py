@@ -9,6 +9,8 @@ import pytest
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
+from cudnn_doctor.model import specificity
+from cudnn_doctor.rank.differential import is_cross_framework_rnn_status
 from cudnn_doctor.rank.wrappers import specialises
 
 CATALOG = catalogs.builtin()
@@ -34,6 +36,10 @@ def _top(text: str) -> str | None:
     ('  File "/usr/local/lib/python3.8/dist-packages/tensorflow/python/eager/execute.py", line 59, in quick_execute\n'
      "    inputs, attrs, num_outputs)\ntensorflow.python.framework.errors_impl.InternalError: "
      "CUDNN_STATUS_EXECUTION_FAILED [Op:CudnnRNN]\n", "tensorflow/cudnn-rnn-call-execution-failed"),
+    ("my torch.nn.LSTM (batch 512) crashes with CUDNN_STATUS_EXECUTION_FAILED on the backward pass",
+     "pytorch/cudnn-rnn-execution-failed"),
+    ("torch.nn.GRU forward: CUDNN_STATUS_BAD_PARAM when hx is (2, 64, 128) and batch_first=True",
+     "pytorch/cudnn-rnn-bad-param"),
 ])
 def test_a_claimed_status_becomes_the_frameworks_signature_for_it(text: str, own: str) -> None:
     assert _top(text) == own
@@ -43,6 +49,8 @@ def test_a_status_the_framework_has_no_signature_for_stays_generic() -> None:
     # TensorFlow has a signature of its own for EXECUTION_FAILED only; Paddle has a wrapper of any status
     text = "2021-03-02 10:00:00.999999: E tensorflow/stream_executor/dnn.cc:616] CUDNN_STATUS_INTERNAL_ERROR\n" + THEN_RNN
     assert _top(text) == "cudnn/rnn-status-internal-error"
+    assert _top("torch.nn.LSTM on an A100 gives CUDNN_STATUS_INTERNAL_ERROR in the first epoch") == (
+        "cudnn/rnn-status-internal-error")
     assert _top("paddle.nn.LSTM in paddle 2.3: OSError: (External) CUDNN error(3), CUDNN_STATUS_BAD_PARAM. "
                 "[operator < rnn > error]") == "paddle/rnn-cudnn-status"
 
@@ -64,3 +72,12 @@ def test_a_shared_label_is_what_makes_a_specialist() -> None:
     assert not specialises(BY_ID["paddle/rnn-cudnn-status"], generic)
     assert not specialises(BY_ID["tensorflow/then-rnn-forward-failed"], BY_ID["cudnn/rnn-status-internal-error"])
     assert not any(specialises(s, generic) for s in CATALOG.signatures if s.cause is not None)
+
+
+def test_every_specialist_outranks_the_status_it_specialises() -> None:
+    """Where both match one line, the framework's own signature wins the cluster (model.specificity), as it
+    takes the generic's finding where only the generic matched."""
+    generics = [g for g in CATALOG.signatures if is_cross_framework_rnn_status(g)]
+    pairs = [(s, g) for g in generics for s in CATALOG.signatures if specialises(s, g)]
+    assert len(pairs) >= 6
+    assert [(s.id, g.id) for s, g in pairs if specificity(s) <= specificity(g)] == []
