@@ -81,3 +81,10 @@ def test_every_specialist_outranks_the_status_it_specialises() -> None:
     pairs = [(s, g) for g in generics for s in CATALOG.signatures if specialises(s, g)]
     assert len(pairs) >= 6
     assert [(s.id, g.id) for s, g in pairs if specificity(s) <= specificity(g)] == []
+
+
+def test_lua_torchs_install_path_is_no_pytorch_mark() -> None:
+    text = ("/home/u/torch/install/bin/luajit: /home/u/torch/install/share/lua/5.1/cudnn/init.lua:166: Error in CuDNN: "
+            "CUDNN_STATUS_BAD_PARAM (cudnnRNNForwardTraining)\nstack traceback:\n\t[C]: in function 'error'\n"
+            "\t/home/u/torch/install/share/lua/5.1/cudnn/RNN.lua:562: in function 'updateOutput'\n")
+    assert not (_top(text) or "").startswith("pytorch/")
