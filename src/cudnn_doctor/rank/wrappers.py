@@ -9,6 +9,12 @@ file, a message form). Where one is on the status's line or in the traceback tha
 pip list or an environment dump names every framework installed), the finding becomes the wrapper's, with the
 status the generic captured, a little less confidence and the mark as its evidence. Marks of two frameworks
 there, or none: the generic stands.
+
+Which of that framework's signatures it becomes is read from the knowledge base: a signature of the framework
+that carries every label of the generic (``paddle/rnn-cudnn-execution-failed`` and
+``cudnn/rnn-status-execution-failed`` both answer ``cudnn_rnn_status_execution_failed``) specialises that status,
+and takes it; else the framework's wrapper of any status (one whose labels are no cross-framework status's). A
+framework whose signatures specialise only some statuses (TensorFlow's EXECUTION_FAILED) leaves the others generic.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..kb.patterns import compile_pattern
-from ..model import Finding, Signature
+from ..model import Finding, Signature, specificity
 from .differential import TRACEBACK_HEAD, is_cross_framework_rnn_status
 
 CONFIDENCE_DROP = 0.05
@@ -33,10 +39,11 @@ def attribute(
     out = []
     for f in findings:
         got = _claimed(f, wrappers, frames.get((f.first.source, f.id), ())) if is_cross_framework_rnn_status(f.signature) else None
-        if got is None or (f.first.source, got[0].id) in have:
+        wrapper = _taker(f.signature, got[0], signatures) if got is not None else None
+        if got is None or wrapper is None or (f.first.source, wrapper.id) in have:
             out.append(f)
             continue
-        wrapper, mark = got
+        mark = got[1]
         have.add((f.first.source, wrapper.id))
         out.append(Finding(
             signature=wrapper, first=f.first, last=f.last, count=f.count, files=f.files,
@@ -45,6 +52,25 @@ def attribute(
             demoted=[f"read as {wrapper.id} from {mark!r} on the error's line or in its traceback; that signature's own message is not in the log"],
         ))
     return out
+
+
+def specialises(sig: Signature, generic: Signature) -> bool:
+    """Whether ``sig`` is a framework's own signature for the status ``generic`` reads: not a cause, an error of
+    the same scope, and carrying every label of the generic (the knowledge base's word that it answers the same
+    question for its framework)."""
+    return (sig.framework != generic.framework and sig.cause is None and sig.severity == "error"
+            and sig.scope == generic.scope and bool(generic.labels) and set(generic.labels) <= set(sig.labels))
+
+
+def _taker(generic: Signature, claimer: Signature, signatures: Sequence[Signature]) -> Signature | None:
+    """The signature of ``claimer``'s framework that takes a finding of ``generic``: the most specific one that
+    specialises that status; else ``claimer`` where it wraps any status (none of its labels is a cross-framework
+    status's); else none (the generic stands)."""
+    own = [s for s in signatures if s.framework == claimer.framework and specialises(s, generic)]
+    if own:
+        return max(own, key=specificity)
+    statuses = {label for s in signatures if is_cross_framework_rnn_status(s) for label in s.labels}
+    return None if statuses & set(claimer.labels) else claimer
 
 
 def _claimed(f: Finding, wrappers: Sequence[Signature], before: Sequence[str]) -> tuple[Signature, str] | None:
