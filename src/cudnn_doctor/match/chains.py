@@ -44,6 +44,9 @@ MIN_PART = 3  # characters of a cut last word that count (a shorter one: only th
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
 # test: tests/test_chains_bound.py)
 SAME_WORDS, SAME_STARTS = 32, 80
+# information the words a message shares with the start of a longer one hold at least (Recognizer.goes_on):
+# 'Invalid parameters' (14.5 bits), not 'expected' or 'CUDNN_STATUS' (6-7)
+SHARED_BITS = 12.0
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -100,8 +103,11 @@ class Recognizer:
         self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
         self.of: dict[int, list[int]] = {}  # each signature's templates
+        self.firsts: dict[str, list[int]] = {}  # the templates that begin with each word
         for tid, owner in enumerate(self.owner):
             self.of.setdefault(owner, []).append(tid)
+            if len(self.tpls[tid]) > 1 and self.tpls[tid][1]:
+                self.firsts.setdefault(self.tpls[tid][1], []).append(tid)
 
     def bits(self, words: Sequence[str]) -> float:
         return sum(self.weight.get(w, 0.0) for w in words if w)
@@ -203,6 +209,27 @@ class Recognizer:
             c.first, c.start = c.first - 1, c.start - 1
             c.bits += self.weight.get(tpl[c.first], 0.0)
         return c
+
+    def goes_on(self, c: Chain, after: Sequence[str], to_end: bool) -> bool:
+        """Whether the text words ``after`` a whole message's chain go on with another signature's template that
+        begins with the chain's words (all of them, or those after its last value: a log line's message after its
+        location; SHARED_BITS at least): they read that template to its end, or, where they run to the input's
+        end (``to_end``), its start, their last word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid
+        parameters for RNN Model'). Then the chain is the start of the longer message, not a message with prose
+        after it."""
+        read = self.words_of(c)
+        for j in range(len(read)):
+            shared = read[j:]
+            if (j and read[j - 1]) or PH in shared or self.bits(shared) < SHARED_BITS:
+                continue  # what they share: the whole chain, or its words after its last value, not a word or two
+            for tid in self.firsts.get(shared[0], ()):
+                tpl = self.tpls[tid]
+                if self.owner[tid] == self.owner[c.tid] or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
+                    continue
+                k, i = walk(tpl, after, len(shared) + 1)
+                if k > len(shared) + 1 and (held(tpl, k) or (to_end and i == len(after))):
+                    return True
+        return False
 
     def words_of(self, c: Chain) -> tuple[str, ...]:
         """The template's words (and placeholders) a chain read, in order (its cut last word as read)."""

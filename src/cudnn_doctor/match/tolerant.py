@@ -74,6 +74,9 @@ MAX_TRIES, TRY_CHARS = 64, 16384
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
 BEFORE = 60  # lines kept before a finding (its traceback's user frame)
+# the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
+# line and the lines after it
+AFTER_WORDS, AFTER_LINES = 48, 2
 
 Found = RawMatch | Miss
 
@@ -278,6 +281,7 @@ class Tolerant:
         variants of ``_attempts``). Returns (match, first line, last line)."""
         lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
+        whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
         attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else ((p, text, 0) for p in islice(self._patterns(idx), 1))
         for pattern, variant, shift in attempts:
             got = _search(pattern, variant, start + shift, end + shift, self._timeout())
@@ -458,6 +462,19 @@ class Tolerant:
         if len(read) < least:
             return []
         return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))]
+
+
+def _after(where: _Where) -> tuple[list[str], bool]:
+    """The words after a reading: the rest of its last line and the AFTER_LINES lines after it (AFTER_WORDS
+    at most), and whether they run to the input's end."""
+    li = where.li_e
+    nl = where.read.rfind("\n")
+    col = where.col + len(where.read) if nl < 0 else len(where.read) - nl - 1
+    got = [w for w, _a, _b in words(where.lines[li][col:])]
+    while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
+        li += 1
+        got += [w for w, _a, _b in words(where.lines[li])]
+    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and _ends_input(where.lines, li)
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
