@@ -40,6 +40,18 @@ _EVIDENCE_AFTER_CUT = (
     "frame, the RNN op node); cut there, the text holds the other reading"
 )
 KNOWN: dict[str, str] = {
+    "pytorch/onnx-export-packed-sequence-shape-warning [bare-packpadded] cut": (
+        "cut inside the message's last word: what tells the warning apart is the op it names (prim::PackPadded), "
+        "a value the template reading does not confirm; prim::Constant's warning (a counter-example) reads the "
+        "same, so a cut is refused (precision)"
+    ),
+    "pytorch/onnx-export-packed-sequence-shape-warning [reproduced-torch-onnx-export-packed-gru-shape-inference-warning] cut": (
+        "cut inside the message's last word: as bare-packpadded"
+    ),
+    "pytorch/onnx-export-packed-sequence-shape-warning [torch110-padpacked] cut": (
+        "cut inside the packed-sequence warning, after the whole batch-size warning of the line before: as "
+        "bare-packpadded, and the batch-size warning (its related signature) is what the text holds"
+    ),
     "mxnet/cause-fp16-rnn-default-state-float32 [mxnet14-hybridized-fp16] cut": (
         "cut inside the argument name (at 'state): the cause needs the argument the uniform-type check names; "
         "without it the operator check (its generic, with the cause in the differential) is what the text holds"
@@ -176,7 +188,10 @@ def _examples() -> list[tuple[str, str, str]]:
 # pytorch/packed-sequence-used-as-tensor's hard-wrapped at 60 columns and two of its cut points (sigmoid-after-lstm-
 # issue at 76 characters, torch03-variable at 215), and keras/rnn-input-shape-check's tf24-axis-reused-layer wrapped
 # at 120: no finding where the whole text gets its signature (a reader limit, not the regexes): 67.
-UNKNOWN_DIFFERENCES = 67
+# Branch kb10's pytorch/onnx-export-packed-sequence-shape-warning brought three cut points of its own (listed in
+# KNOWN: its specific part is the op a value names, which a cut reading does not confirm); on their merge the
+# others are 66 of 10,119.
+UNKNOWN_DIFFERENCES = 66
 
 
 @pytest.mark.exhaustive  # minutes: `pytest -m exhaustive` (.ci/run)
