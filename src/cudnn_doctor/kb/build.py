@@ -72,16 +72,17 @@ def build_signature(record: dict[str, Any], path: str | Path, builtin: bool, tem
         raise SignatureError([f"{path}: $.{key}: the schema allows it but the model has no field for it" for key in unknown])
     if templated is not None:
         sig = object.__new__(LazySignature)
-        sig.__dict__.update(_signature_fields(record, path, builtin, None, (*DEFERRED, "templates", "lookalikes")))
+        sig.__dict__.update(_signature_fields(record, path, builtin, lazy=True))
         sig.__dict__["_templated"] = templated
         return sig
-    sig = Signature(**_signature_fields(record, path, builtin, None))
+    sig = Signature(**_signature_fields(record, path, builtin))
     tpls = derive_templates(sig)
     return dataclasses.replace(sig, templates=tpls, lookalikes=lookalikes(sig, tpls))
 
 
-def _signature_fields(record: dict[str, Any], path: str | Path, builtin: bool, templated: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The Signature's fields from the record (those named in ``skip`` left out)."""
+def _signature_fields(record: dict[str, Any], path: str | Path, builtin: bool, lazy: bool = False) -> dict[str, Any]:
+    """The Signature's fields from the record; ``lazy``: all but the DEFERRED ones and the templates (a
+    LazySignature builds those when first read)."""
     before, after = _window(record)
     given = {
         "title": record.get("title") or record["signature"][:120],
@@ -92,10 +93,10 @@ def _signature_fields(record: dict[str, Any], path: str | Path, builtin: bool, t
         "path": str(path),
         "builtin": builtin,
         "raw": record,
-        "templates": _tuples(templated[0]) if templated else (),
-        "lookalikes": _tuples(templated[1]) if templated else (),
+        "templates": (),  # not the record's ``templates:`` (format strings): derived from them after
+        "lookalikes": (),
     }
-    if not skip:
+    if not lazy:
         given.update(
             explain=_explain(record),
             derived=tuple((name, _cases(cases, "value")) for name, cases in (record.get("derived") or {}).items()),
@@ -103,6 +104,7 @@ def _signature_fields(record: dict[str, Any], path: str | Path, builtin: bool, t
             references=_refs(record.get("references")) + _official_doc(record),
             **_lists(record),
         )
+    skip = (*DEFERRED, *_TEMPLATED) if lazy else ()
     return _kwargs(Signature, {**DEFAULTS, **{k: v for k, v in record.items() if v is not None}}, given, skip)
 
 
@@ -134,7 +136,7 @@ class _Deferred:
             return self
         if self.name in _TEMPLATED:
             return sig.__dict__.setdefault(self.name, _tuples(sig.__dict__["_templated"][_TEMPLATED.index(self.name)]))
-        full = Signature(**_signature_fields(sig.raw, sig.path, sig.builtin, None))
+        full = Signature(**_signature_fields(sig.raw, sig.path, sig.builtin))
         for name in DEFERRED:
             sig.__dict__.setdefault(name, getattr(full, name))
         return sig.__dict__[self.name]
