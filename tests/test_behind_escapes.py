@@ -57,3 +57,15 @@ def test_a_control_on_a_line_without_an_escape_is_deleted_too() -> None:
     raw = pf.scan(data)
     assert _merged(raw, pf.behind_escapes(data, 0, len(data))) == _merged(raw, _line_by_line(pf, data))
     assert _merged(raw, pf.behind_escapes(data, 0, len(data)))[len(b"\x1b[31mred\x1b[0m\n")] == ["cudnn"]
+
+
+def test_each_deleted_control_alone_hides_a_literal() -> None:
+    # a region whose only byte normalization deletes, besides ESC, is one control (each in turn) on a line
+    # without an escape: the cheap test for such bytes must see every one of them
+    pf = Prefilter(LITS)
+    controls = [c for c in range(32) if chr(c) not in "\t\n\r\x1b"] + [0x7F]
+    for c in controls:
+        data = b"\x1b[31mred\x1b[0m\nthe cuD" + bytes([c]) + b"NN call\nplain"
+        assert pf.behind_escapes(data, 0, len(data)) == {len(b"\x1b[31mred\x1b[0m\n"): ["cudnn"]}, c
+    data = b"\x1b[31mred\x1b[0m\nthe cuDNN call\nplain"  # nothing deleted but the escapes: nothing hidden
+    assert pf.behind_escapes(data, 0, len(data)) == {}

@@ -119,17 +119,19 @@ def test_a_linewise_item_with_lookarounds_finds_in_its_literal_lines_what_it_fin
 
 def test_signatures_that_share_a_verdict_get_what_each_gets_alone() -> None:
     """Matcher._context: signatures with the same context share the verdict on the same lines (a knowledge base
-    replicated 10x read a warning repeated 10,000 times four times slower before). The six signatures the
-    warning matches (the generic and its causes, with their own contexts), each with a copy beside it, get
-    what each gets in a base of its own."""
+    replicated 10x read a warning repeated 10,000 times four times slower before), and those with the same
+    candidate lines their runs, those matching the same lines the lines before (Matcher._runs, _matches). The
+    six signatures the warning matches (the generic and its causes, with their own contexts), each with a copy
+    beside it, get what each gets in a base of its own: the same matches, evidence, lines before and misses."""
     text = _warnings_log()
+    text += "\n" + "\n".join(f"[rank{i % 3 // 2}]: {line}" for i, line in enumerate(text.split("\n")[:1200]))  # two streams
     base = load_catalog()
     warned = [s for s in base.signatures if "weights-not" in s.id or "-not-flat" in s.id or "flattened" in s.id or "after-scripting" in s.id or "unflattens" in s.id]
     copies = [dataclasses.replace(s, id=f"copy/{s.id}") for s in warned]
 
     def rows(sigs: list) -> list[tuple[str, int, str]]:  # type: ignore[type-arg]
         matches, misses = Matcher(dataclasses.replace(base, signatures=sigs)).scan_text(text)
-        got = [(x.sig.id, x.line, "|".join(x.evidence)) for x in matches] + [(x.sig.id, x.line, x.reason) for x in misses]
+        got = [(x.sig.id, x.line, "|".join([*x.evidence, x.stream, *x.before])) for x in matches] + [(x.sig.id, x.line, x.reason) for x in misses]
         return sorted((sid.removeprefix("copy/"), line, what) for sid, line, what in got)
 
     alone = sorted(r for s in warned for r in rows([s]))

@@ -109,6 +109,10 @@ class Matcher:
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
+        # each signature's context as a number (-1: none), one for contexts that read alike: their verdicts on
+        # the same lines are one (a message and its causes; the ten variants of a message of a 10x base)
+        contexts: dict[tuple[Any, ...], int] = {}
+        self.context_of = [contexts.setdefault(_reads(s.context), len(contexts)) if context_items(s) else -1 for s in self.sigs]
 
     @property
     def probes(self) -> list[Probe]:
@@ -238,21 +242,29 @@ class Matcher:
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
         sig = self.sigs[idx]
-        by_stream: dict[str, list[int]] = {}
-        for li in cand:
-            by_stream.setdefault(win.lines.norm(li)[1], []).append(li)
-        for stream, slines in by_stream.items():
-            for run in runs(slines, sig.window_before + sig.window_after + 1):
-                found = self._search(idx, run, stream, win)
-                if found is None:
-                    return
-                if not found and win.near_miss(idx):
-                    folded = self._folded(idx, run, stream, win)  # the message in another casing or spacing
-                    if folded:
-                        win.folded.append((idx, folded, stream, run[0]))
-                    else:
-                        yield None, self._miss(idx, win, run[0])
-                yield from self._matches(idx, found, stream, win)
+        for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
+            found = self._search(idx, run, stream, win)
+            if found is None:
+                return
+            if not found and win.near_miss(idx):
+                folded = self._folded(idx, run, stream, win)  # the message in another casing or spacing
+                if folded:
+                    win.folded.append((idx, folded, stream, run[0]))
+                else:
+                    yield None, self._miss(idx, win, run[0])
+            yield from self._matches(idx, found, stream, win)
+
+    def _runs(self, cand: list[int], gap: int, win: Window) -> list[tuple[str, list[int]]]:
+        """Candidate lines in runs whose lines are at most ``gap`` apart, each stream's on its own: worked out
+        once per window for the signatures with the same candidates and gap (the variants of a message)."""
+        key = ("runs", gap, *cand)
+        got = win.lines.memo.get(key)
+        if got is None:
+            by_stream: dict[str, list[int]] = {}
+            for li in cand:
+                by_stream.setdefault(win.lines.norm(li)[1], []).append(li)
+            got = win.lines.memo[key] = [(stream, run) for stream, slines in by_stream.items() for run in runs(slines, gap)]
+        return got  # type: ignore[no-any-return]
 
     def _miss(self, idx: int, win: Window, li: int) -> Miss:
         """A near miss on line ``li``, naming the signature's literals that line holds (its first two where the
@@ -342,14 +354,14 @@ class Matcher:
 
     def _matches(self, idx: int, found: list[Found], stream: str, win: Window, exact: bool = True) -> Yielded:
         """A RawMatch for each new match whose context passes, a near miss for one it rules out."""
-        sig = self.sigs[idx]
+        sig, ctx = self.sigs[idx], self.context_of[idx]
         for m, li_s, li_e, col in found:
             abs_line = win.first_line + li_s
             had = win.seen.setdefault((abs_line, col), set())
             if idx in had:
                 continue
             had.add(idx)
-            checked = self._context(sig, m.group(0), (li_s, li_e), stream, win) if context_items(sig) else ([], False)
+            checked = self._context(sig, ctx, m.group(0), (li_s, li_e), stream, win) if ctx >= 0 else ([], False)
             if isinstance(checked, str):
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, checked)
@@ -363,16 +375,18 @@ class Matcher:
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
             win.framed.add(idx)
-            before = win.lines.texts(range(lo, li_e + 1), stream)
+            before = win.lines.memo.get(("before", lo, li_e, stream))  # the same lines for each signature there
+            if before is None:
+                before = win.lines.memo["before", lo, li_e, stream] = win.lines.texts(range(lo, li_e + 1), stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
-    def _context(self, sig: Signature, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
+    def _context(self, sig: Signature, ctx: int, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match. Signatures with the same context share the verdict on the same lines
-        (the lines around a warning repeated 10,000 times are read once, not once per signature)."""
-        ctx, direct = sig.context, direct_rnn(sig, matched)
-        key = ("verdict", ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after, direct, *span, stream)
+        item of its context may match. Signatures with the same context (``ctx``) share the verdict on the same
+        lines (the lines around a warning repeated 10,000 times are read once, not once per signature)."""
+        direct = direct_rnn(sig, matched)
+        key = ("verdict", ctx, direct, *span, stream)
         got = win.lines.memo.get(key)
         if got is None:
             got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
@@ -398,6 +412,11 @@ class Matcher:
             return "\n".join(dict.fromkeys(texts) if linewise else texts)
 
         return text
+
+
+def _reads(ctx: Any) -> tuple[Any, ...]:
+    """What a context's verdict depends on besides the lines (model.Context compares by identity)."""
+    return (ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after)
 
 
 def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from itertools import pairwise, repeat
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
@@ -111,8 +111,6 @@ _JSON_STRUCTURE = LazyRe(
 )
 # a line that is one JSON string and nothing else (_JSON_STRING_LINE without a key)
 _JSON_PURE_STRING = LazyRe(r'^\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*[,\]}]*\s*$')
-# a line (not the first) that does not start with a JSON string
-_NOT_A_STRING_LINE = LazyRe(r'\n[ \t]*[^ \t"\n]')
 _SUMMARY_KEY = LazyRe(r'^\s*"(?:ename|evalue)"\s*:\s*"')
 _SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": ""})
 _SMART_CHARS = tuple(chr(c) for c in _SMART)  # looked for first: translate goes at ~100 ns a character
@@ -269,10 +267,9 @@ def _notebook(block: Text) -> Text | Lines | None:
     """JSON string lines (a notebook's source, outputs, traceback lists) decoded; a one-line JSON object of an
     output (``{"output_type": "error", ..., "traceback": [...]}``) becomes its traceback's lines.
 
-    By whole-block steps where it can: a block whose every line is one JSON string (nearly every block of a
-    notebook's JSON) is decoded from its bytes as one JSON string (jsonlines.py: one indentation, no CR), or
-    by one ``json.loads`` of its lines, its text joined whole (no list of lines); else each line is looked at,
-    its lone strings decoded together (``_each_line``)."""
+    A block whose every line is one JSON string (nearly every block of a notebook's JSON) is decoded from its
+    bytes as one JSON string (jsonlines.py: one indentation, no CR); else each line is looked at, its lone
+    strings decoded together (``_each_line``)."""
     raw = block.raw
     if raw is not None:
         if not any(m in raw for m in _NOTEBOOK_BYTES):
@@ -280,37 +277,13 @@ def _notebook(block: Text) -> Text | Lines | None:
         got = decoded_lines(raw)  # a block of string lines, decoded as one JSON string (jsonlines.py)
         if got is not None:
             return Text(None, block.origin, block.count(), raw=got)
-    text = block.text
-    if not any(m in text for m in _NOTEBOOK_TEXT):
+    if not any(m in block.text for m in _NOTEBOOK_TEXT):
         return None
-    values = _lone_strings(text, block.count())
-    if values is not None:
-        values = list(map(str.removesuffix, values, repeat("\n")))  # each string's line end (C calls, no loop)
-        joined = "\n".join(values)
-        if joined.count("\n") == len(values) - 1:  # no string holds a newline but its last: a line each
-            return Text(joined, block.origin, len(values))
-    else:
-        values = _each_line([t for t, _ in block.lines()])
-        if values is None:
-            return None
     lines = block.lines()
+    values = _each_line([t for t, _ in lines])
+    if values is None:
+        return None
     return [(x, o) for v, (_, o) in zip(values, lines, strict=True) for x in v.split("\n")]
-
-
-def _lone_strings(text: str, lines: int) -> list[str] | None:
-    """Each line's JSON string decoded, when every line (but an empty last one) is one JSON string and its
-    comma: the lines (``lines`` of them) as one JSON list, read by one ``json.loads``. None when it is not so: a
-    line that does not start with a quote, one that holds no string or two, anything not JSON."""
-    body = text[:-1] if text.endswith("\n") else text
-    if not body.lstrip(" \t").startswith('"') or _NOT_A_STRING_LINE.search(body) is not None:
-        return None
-    try:
-        values = _json_module().loads("[" + body.rstrip().rstrip(",") + "]")
-    except ValueError:
-        return None
-    if len(values) != lines - (len(body) < len(text)):  # a line that holds no string, another two
-        return None
-    return [*values, ""] if len(body) < len(text) else values
 
 
 def _each_line(texts: list[str]) -> list[str | None] | None:
