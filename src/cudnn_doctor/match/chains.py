@@ -211,10 +211,10 @@ class Recognizer:
     def goes_on(self, c: Chain, after: Sequence[str], to_end: bool) -> bool:
         """Whether the text words ``after`` a whole message's chain go on with another signature's template that
         begins with the chain's words (all of them, or those after its last value: a log line's message after its
-        location; FLOOR at least: 'Invalid parameters' (14.5 bits), not 'expected' or 'CUDNN_STATUS' (6-7)): they read that template to its end, or, where they run to the input's
-        end (``to_end``), its start, their last word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid
-        parameters for RNN Model'). Then the chain is the start of the longer message, not a message with prose
-        after it."""
+        location; FLOOR at least: 'Invalid parameters' (14.5 bits), not 'expected' or 'CUDNN_STATUS' (6-7)): they
+        read that template to its end, or, where they run to the input's end (``to_end``), its start, their last
+        word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid parameters for RNN Model'). Then the
+        chain is the start of the longer message, not a message with prose after it."""
         read = self.words_of(c)
         for j in range(len(read)):
             shared = read[j:]

@@ -7,8 +7,8 @@ traceback whose message line is empty but whose innermost frame says where it wa
 steps:
 
 1. the templates (kb/templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
-   when it carries at least MIN_BITS and no other word stands where its next word should be on the
-   same line;
+   when it holds enough to tell its message apart (the rule at MIN_BITS) and no other word stands where its
+   next word should be on the same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
    case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
    then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
