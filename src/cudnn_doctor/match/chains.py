@@ -20,6 +20,7 @@ from typing import Any
 
 PH = ""  # a placeholder: the framework prints a value there
 START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
+FLOOR = 10.0  # information that tells a message's words apart at all (a reading, the start of a longer message)
 WORD = re.compile(r"[A-Za-z0-9]+")
 # a word with the index a message prints it with ('hidden[0]', 'hx[1]': one word, what tells PyTorch's state
 # checks apart), its closing bracket cut where a line ends ('Expected hidden[0')
@@ -44,9 +45,6 @@ MIN_PART = 3  # characters of a cut last word that count (a shorter one: only th
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
 # test: tests/test_chains_bound.py)
 SAME_WORDS, SAME_STARTS = 32, 80
-# information the words a message shares with the start of a longer one hold at least (Recognizer.goes_on):
-# 'Invalid parameters' (14.5 bits), not 'expected' or 'CUDNN_STATUS' (6-7)
-SHARED_BITS = 12.0
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -213,14 +211,14 @@ class Recognizer:
     def goes_on(self, c: Chain, after: Sequence[str], to_end: bool) -> bool:
         """Whether the text words ``after`` a whole message's chain go on with another signature's template that
         begins with the chain's words (all of them, or those after its last value: a log line's message after its
-        location; SHARED_BITS at least): they read that template to its end, or, where they run to the input's
-        end (``to_end``), its start, their last word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid
-        parameters for RNN Model'). Then the chain is the start of the longer message, not a message with prose
-        after it."""
+        location; FLOOR at least: 'Invalid parameters' (14.5 bits), not 'expected' or 'CUDNN_STATUS' (6-7)): they
+        read that template to its end, or, where they run to the input's end (``to_end``), its start, their last
+        word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid parameters for RNN Model'). Then the
+        chain is the start of the longer message, not a message with prose after it."""
         read = self.words_of(c)
         for j in range(len(read)):
             shared = read[j:]
-            if (j and read[j - 1]) or PH in shared or self.bits(shared) < SHARED_BITS:
+            if (j and read[j - 1]) or PH in shared or self.bits(shared) < FLOOR:
                 continue  # what they share: the whole chain, or its words after its last value, not a word or two
             for tid in self.firsts.get(shared[0], ()):
                 tpl = self.tpls[tid]

@@ -7,8 +7,8 @@ traceback whose message line is empty but whose innermost frame says where it wa
 steps:
 
 1. the templates (kb/templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
-   when it carries at least MIN_BITS and no other word stands where its next word should be on the
-   same line;
+   when it holds enough to tell its message apart (the rule at MIN_BITS) and no other word stands where its
+   next word should be on the same line;
 2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
    case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
    then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
@@ -36,6 +36,7 @@ from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
 from .chains import (
+    FLOOR,
     FORMAT,
     HEAD,
     MAX_VALUE,
@@ -53,14 +54,13 @@ from .chains import (
 from .context import Evidence, context_items, direct_rnn
 from .results import Miss, RawMatch
 
-MIN_BITS = 22.0  # information a reading holds at least (a few rare words, or several common ones)
-# a short message (its whole template holds less than MIN_BITS: 'rnn: hx is not contiguous') counts from
-# SHORT_SHARE of its information and SHORT_WORDS words on, where only one message of the base holds them
-SHORT_BITS, SHORT_SHARE, SHORT_WORDS = 12.0, 0.75, 3
-# a message cut by the input's end counts from CUT_BITS and CUT_WORDS words on (its cut word included), where
-# only one message of the base holds them, they name something _SPECIFIC and its regex reads them to the end
-# ('cudnn RNN backward c'; not 'ImportError: cannot import name', nor "'NoneType' object has")
-CUT_BITS, CUT_WORDS = 10.0, 3
+# A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
+# rule for whole, short and cut messages): MIN_BITS (a few rare words, or several common ones), or, where only one
+# message of the base holds its words, SHARE of the information its template holds (of what it read, where the
+# input's end cuts it and it names something _SPECIFIC), FLOOR at least (chains.py), in MIN_WORDS words:
+# 'rnn: hx is not contiguous', 'input must have 3 dimensions, got', 'cudnn RNN backward c'; not 'ImportError:
+# cannot import name', nor "'NoneType' object has"
+MIN_BITS, SHARE, MIN_WORDS = 22.0, 0.75, 3
 # an RNN or cuDNN word (a hidden state too), or a name in code (snake_case, a.b, a call or an index: 'input.size(-1)', 'hidden[0]')
 _SPECIFIC = LazyRe(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]")
 MAX_READINGS = 8  # per text: the strongest, apart
@@ -153,7 +153,7 @@ class Tolerant:
         out = []
         for c in self.rec.chains(tw, ends):
             c = self.rec.grow_back(c, tw)
-            if c.bits >= (CUT_BITS if c.end == last else SHORT_BITS):
+            if c.bits >= FLOOR:
                 stop = self._stop(c, text, tw, ends, last)
                 if stop != "other" and self._enough(c, tw, text, c.end == last):
                     out.append((c, stop))
@@ -161,21 +161,24 @@ class Tolerant:
         return out
 
     def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, cut: bool) -> bool:
-        """Whether the chain holds enough to be read: MIN_BITS, or, where no other message of the base holds
-        it (its signatures read one message), most of a short message or (``cut``: it ends the input)
-        CUT_BITS naming something specific."""
+        """Whether the chain holds enough to be read (the rule above MIN_BITS; ``cut``: the input's end cuts it)."""
         if c.bits >= MIN_BITS:
             return True
+        specific = cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]) is not None
+        if c.bits < max(FLOOR, SHARE * (c.bits if specific else self._total(c.tid))):
+            return False
         read = self.rec.words_of(c)
-        named = sum(1 + ("[" in w) for w in read if w)  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
-        if not (cut and named >= CUT_WORDS and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2])):
-            total = self._bits.get(c.tid)
-            if total is None:
-                total = self._bits[c.tid] = self.rec.bits(self.rec.tpls[c.tid][1:])
-            if c.bits < max(SHORT_BITS, SHORT_SHARE * total) or named < SHORT_WORDS:
-                return False
+        if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS:  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
+            return False
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
+
+    def _total(self, tid: int) -> float:
+        """The information of the template's words."""
+        total = self._bits.get(tid)
+        if total is None:
+            total = self._bits[tid] = self.rec.bits(self.rec.tpls[tid][1:])
+        return total
 
     def _stop(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> str:
         """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
@@ -333,8 +336,8 @@ class Tolerant:
         values = sum(1 for w in self.rec.words_of(c) if not w)
         if values:
             return len(FORMAT.findall(where.read)) >= values and not _listed(where.lines, where.li_s)
-        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information: not a value nor what tells it apart
-        return c.first > 1 and all(dropped) and self.rec.bits(dropped) < 2 * START_BITS
+        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
+        return c.first > 1 and all(dropped) and c.bits >= SHARE * self._total(c.tid)
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
