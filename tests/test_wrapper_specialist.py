@@ -33,6 +33,8 @@ def _top(text: str) -> str | None:
      "jax/rnn-cudnn-execution-failed"),
     ("2021-03-02 10:00:00.999999: E tensorflow/stream_executor/dnn.cc:616] CUDNN_STATUS_EXECUTION_FAILED\n" + THEN_RNN,
      "tensorflow/cudnn-rnn-call-execution-failed"),
+    ("2021-03-02 10:00:00.999999: E tensorflow/stream_executor/dnn.cc:616] CUDNN_STATUS_INTERNAL_ERROR\n" + THEN_RNN,
+     "tensorflow/cudnn-rnn-call-internal-error"),
     ('  File "/usr/local/lib/python3.8/dist-packages/tensorflow/python/eager/execute.py", line 59, in quick_execute\n'
      "    inputs, attrs, num_outputs)\ntensorflow.python.framework.errors_impl.InternalError: "
      "CUDNN_STATUS_EXECUTION_FAILED [Op:CudnnRNN]\n", "tensorflow/cudnn-rnn-call-execution-failed"),
@@ -46,9 +48,9 @@ def test_a_claimed_status_becomes_the_frameworks_signature_for_it(text: str, own
 
 
 def test_a_status_the_framework_has_no_signature_for_stays_generic() -> None:
-    # TensorFlow has a signature of its own for EXECUTION_FAILED only; Paddle has a wrapper of any status
-    text = "2021-03-02 10:00:00.999999: E tensorflow/stream_executor/dnn.cc:616] CUDNN_STATUS_INTERNAL_ERROR\n" + THEN_RNN
-    assert _top(text) == "cudnn/rnn-status-internal-error"
+    # TensorFlow has signatures of its own for EXECUTION_FAILED and INTERNAL_ERROR only; Paddle has a wrapper of any status
+    text = "2021-03-02 10:00:00.999999: E tensorflow/stream_executor/dnn.cc:616] CUDNN_STATUS_BAD_PARAM\n" + THEN_RNN
+    assert _top(text) == "cudnn/rnn-status-bad-param"
     assert _top("torch.nn.LSTM on an A100 gives CUDNN_STATUS_INTERNAL_ERROR in the first epoch") == (
         "cudnn/rnn-status-internal-error")
     assert _top("paddle.nn.LSTM in paddle 2.3: OSError: (External) CUDNN error(3), CUDNN_STATUS_BAD_PARAM. "
