@@ -104,6 +104,21 @@ def test_parallel_scan_gives_the_one_process_diagnosis(big_log: Path, catalog, s
     assert one["environment"]["cudnn"]["version"] == "8.9.6"
 
 
+def test_a_log_cut_short_is_read_to_its_last_line_in_parallel(tmp_path: Path, catalog, small_thresholds) -> None:
+    # a log cut short ends without a newline, in the middle of its message: its last line belongs to the range
+    # that ends the file (counted by its newlines, it was dropped), and the file's last lines are read
+    # tolerantly: a worker whose range ends before the file's end skips that reading, the last one must not
+    path = _log(tmp_path / "cut.log", steps=40_000)
+    before = {f["id"]: f["count"] for f in _diagnose(path, catalog, 1)["findings"]}
+    with path.open("a") as fh:
+        fh.write("\n".join(EVAL_TB[:3]) + "\nRuntimeError: cudnn RNN backward can only be called in tr")
+    one = _diagnose(path, catalog, 1)
+    three = _diagnose(path, catalog, 3)
+    assert three == one
+    after = {f["id"]: f["count"] for f in one["findings"]}
+    assert after["pytorch/rnn-backward-in-eval-mode"] == before["pytorch/rnn-backward-in-eval-mode"] + 1
+
+
 def test_ranges_cover_the_file_at_block_edges(big_log: Path, catalog) -> None:
     ranges = parallel.plan(str(big_log), 400, 4)
     data = big_log.read_bytes()

@@ -123,6 +123,16 @@ def newlines(fh: Any, start: int, end: int) -> int:
     return count
 
 
+def lines(fh: Any, start: int, end: int) -> int:
+    """Lines in bytes start..end of an open file: its newlines, and the file's last line where it has none (a
+    log cut short: the range that ends the file owns it)."""
+    count = newlines(fh, start, end)
+    if end > start:
+        fh.seek(end - 1)
+        count += fh.read(1) != b"\n"
+    return count
+
+
 def own_blocks(blocks: Iterator[Block], stats: ReadStats, own: range, kept: ReadStats) -> Iterator[Block]:
     """The blocks a worker reads, passed on; ``kept`` counts the long lines cut in those starting on its own
     lines (``own``: line numbers counted from the first line read)."""

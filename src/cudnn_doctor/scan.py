@@ -221,15 +221,16 @@ class Part:
     warnings: list[str]
 
 
-def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadStats, own: range | None = None) -> Part:
+def scan_part(blocks: Iterator[Block], name: str, matcher: Matcher, stats: ReadStats, own: range | None = None, tail: bool = True) -> Part:
     """Match, cluster and aggregate one source's blocks; with ``own`` (a parallel worker's lines), only the
-    clusters whose winner and the near misses are on a line in it."""
+    clusters whose winner and the near misses are on a line in it; ``tail``: whether the blocks end where the
+    source does (a worker whose margin ends before it skips the last lines' tolerant reading: they are not its own)."""
     edges = _Edges()
     aggregator = Aggregator()
     frames: dict[str, Sequence[str]] = {}
     misses: list[NearMiss] = []
     pending: list[RawMatch] = []
-    for m, miss in Reader(matcher).scan(edges.watch(blocks), name):
+    for m, miss in Reader(matcher, tail).scan(edges.watch(blocks), name):
         if m is not None:
             pending.append(m)
         elif miss is not None:
@@ -281,10 +282,10 @@ def _scan_parallel(
         worker_collector.source = src.name
         with open(path, "rb") as fh:
             first = 1 + parallel.newlines(fh, r.read_from, r.start)  # the first own line, counted from read_from
-            own = range(first, first + parallel.newlines(fh, r.start, r.end))
+            own = range(first, first + parallel.lines(fh, r.start, r.end))
         stats, kept = ReadStats(), ReadStats(bytes_read=r.end - r.start, lines=len(own))
         blocks = parallel.own_blocks(read_range(path, r.read_from, r.read_to, stats, _capped(progress, r.end - r.start)), stats, own, kept)
-        part = scan_part(blocks, src.name, worker_matcher, stats, own)
+        part = scan_part(blocks, src.name, worker_matcher, stats, own, tail=r.read_to == ranges[-1].read_to)
         part.stats = kept
         part.frames = {k: list(v) for k, v in part.frames.items()}  # plain lists: the frames cross the process boundary
         return part, worker_collector.env, first - 1

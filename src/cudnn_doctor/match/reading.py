@@ -54,8 +54,9 @@ class Reader:
     """Scans one source's blocks with a matcher: presentations undone, the tolerant reading where no regex
     matched, lines mapped back."""
 
-    def __init__(self, matcher: Matcher) -> None:
+    def __init__(self, matcher: Matcher, tail: bool = True) -> None:
         self.matcher = matcher
+        self.tail = tail  # read the source's last lines tolerantly (False: a parallel worker whose range ends before the file's end)
         self.tolerant = matcher.tolerant()
 
     def scan(self, blocks: Iterable[Block], source: str) -> Yielded:
@@ -103,7 +104,7 @@ class Reader:
             else:  # a block ended: read it tolerantly where no regex matched, then pass the end on
                 block = next((s for s in seen if s.index == index), None)
                 if block is not None:
-                    last = state["done"] and block is seen[-1]
+                    last = self.tail and state["done"] and block is seen[-1]
                     for got in self._tolerant(block, exact, missed, last):
                         yield _placed(got, source, block.first, lmap)
                 index += 1
