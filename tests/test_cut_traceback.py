@@ -136,3 +136,29 @@ def test_a_long_traceback_is_read_once_not_once_per_frame() -> None:
     _Counted.reads = 0
     list(Matcher(CATALOG).tolerant().raised(lines, 0, len(lines) - 1, set()))
     assert _Counted.reads < 50 * len(lines)
+
+
+def test_a_frame_every_kind_of_error_passes_through_gives_near_misses_not_a_finding() -> None:
+    # torch's Module.__getattr__ raises every module's AttributeError, TensorFlow's session.py every graph error:
+    # a traceback ending there without its message tells no RNN error apart, so it asks for the message
+    getattr_tb = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    w = model.encoder.fc.weight\n"
+        f'  File "{SITE}/module.py", line 1614, in __getattr__\n'
+        "    raise AttributeError(\"'{}' object has no attribute '{}'\".format(\n"
+        "AttributeError:\n"
+    )
+    session_tb = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    sess.run(train_op, feed_dict=fd)\n"
+        '  File "/usr/lib/python3/site-packages/tensorflow/python/client/session.py", line 1100, in _run\n'
+        "    raise TypeError(\n"
+        "TypeError:\n"
+    )
+    for text, named in ((getattr_tb, "pytorch/rnn-module-pickled-by-other-release"), (session_tb, "keras/stateful-rnn-batch-changed-in-graph")):
+        d = diagnose(text, catalog=CATALOG)
+        assert not d.findings, [f.id for f in d.findings]
+        miss = [n for n in d.near_misses if n.id == named]
+        assert miss and "other errors are raised too" in miss[0].reason and "paste the traceback's last line" in miss[0].reason

@@ -20,7 +20,7 @@ from cudnn_doctor import diagnose
 from cudnn_doctor.cli.validate import shortest_prefix
 from cudnn_doctor.kb.patterns import compile_pattern
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.tolerant import Tolerant
+from cudnn_doctor.match.tolerant import RNN_CODE, Tolerant
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
 from forms import FORMS, cuts, emptied, message  # tests/ is on sys.path (rootdir-based imports)
@@ -62,6 +62,13 @@ MISS_RATE = {"title": 0.02, "lower": 0.009, "upper": 0.005, "capitalized": 0.008
 def _top(text: str) -> str | None:
     d = diagnose(text, catalog=CATALOG)
     return d.findings[0].id if d.findings else None
+
+
+def _asked(text: str, sig_id: str) -> bool:
+    """A traceback emptied in a frame every kind of error passes through: no finding, a near miss naming the
+    signature and asking for the message (tolerant.RNN_CODE)."""
+    d = diagnose(text, catalog=CATALOG)
+    return not d.findings and any(n.id == sig_id and "other errors are raised too" in n.reason for n in d.near_misses)
 
 
 def _ids(text: str) -> set[str]:
@@ -116,6 +123,8 @@ def _run(every: int) -> tuple[dict[str, list[int]], list[str]]:
             got = _top(text)
             tally = counts.setdefault(how, [0, 0])
             tally[0] += 1
+            if how == "emptied" and not any(RNN_CODE.search(w) for w in sig.raised_at) and _asked(text, sig.id):
+                continue  # raised where other errors are too: asking for the message is the answer
             if got != base:
                 tally[1] += 1
                 misses.append(f"{sig.id} [{name}] {how}: {got} instead of {base}")

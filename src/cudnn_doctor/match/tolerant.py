@@ -420,35 +420,41 @@ class Tolerant:
             got = self._site(lines, li)
             if got is None:
                 continue
-            idxs, why = got
+            idxs, why, telling = got
             line = lines[li]
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
-            if sigs:
+            if sigs and not telling:
+                yield from (Miss(sig, "", where.li_s, f"{why}, where other errors are raised too{ASK_MESSAGE}") for sig in sigs[:4])
+            elif sigs:
                 yield from self._told(sigs, where, (why, ASK_MESSAGE))
 
-    def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str] | None:
+    def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback's innermost
         frame with no message after it, or with its message cut at the input's end partway through the template
         of a signature raised there (those signatures); a frame whose shown call the input cuts; a C++ error's
         log line, cut at the input's end, whose glog/dmlc prefix names the file it was raised in
-        (``src/operator/rnn.cu:24: RNN is``). None where the line is neither a frame nor such a log line."""
+        (``src/operator/rnn.cu:24: RNN is``); and whether that tells them alone: words of their message do, a
+        frame with no message only in the framework's RNN code (``RNN_CODE``: torch/nn/modules/module.py's
+        __getattr__ or TensorFlow's session.py raise every kind of error). None where the line is neither a
+        frame nor such a log line."""
         frame = _frame(lines[li])
         if frame is None:
             logged = _logged(lines, li)
             if logged is None:
                 return None
             path, msg = logged
-            return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}"
+            return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
         msg = _innermost(lines, li)
         idxs = self._raising(*frame) if msg is not None else []
         if idxs and msg:
-            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}"
+            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
+        telling = RNN_CODE.search(" ".join(frame)) is not None
         if idxs:
-            return idxs, f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
+            return idxs, f"the traceback ends in {lines[li].strip()[:80]!r} without its message", telling
         called = _cut_call(lines, li)
         idxs = self._raising(frame[0], called) if called else []
-        return idxs, f"the traceback is cut where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
+        return idxs, f"the traceback is cut where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()", telling
 
     def _raising(self, path: str, function: str | None) -> list[int]:
         """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
@@ -669,6 +675,8 @@ _EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 _RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 _NEWLINE = LazyRe("\n")
+# the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
+RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
