@@ -241,10 +241,11 @@ class Tolerant:
         why = (f"read {where.read[-60:]!r}", "; paste the full message")
         yield from self._told(sigs, where, why, self._expected_next(c, where.read))
 
-    def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None) -> Iterator[Found]:
+    def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
-        marked cut for each signature where they read one message, else near misses naming them."""
-        if not one_message(sigs):
+        marked cut for each signature where they read one message (and the reading tells it ``alone``), else
+        near misses naming them."""
+        if not alone or not one_message(sigs):
             reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
             yield from (Miss(sig, "", where.li_s, reason) for sig in sigs[:4])
             return
@@ -424,10 +425,8 @@ class Tolerant:
             line = lines[li]
             where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
             sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
-            if sigs and not telling:
-                yield from (Miss(sig, "", where.li_s, f"{why}, where other errors are raised too{ASK_MESSAGE}") for sig in sigs[:4])
-            elif sigs:
-                yield from self._told(sigs, where, (why, ASK_MESSAGE))
+            if sigs:  # a frame where other errors are raised too names them, it does not tell one
+                yield from self._told(sigs, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback's innermost
