@@ -17,7 +17,7 @@ def test_the_index_keyed_on_the_catalog_entry_is_the_one_keyed_on_its_texts() ->
     sigs = catalog.signatures
     base = catalog.base_key(sigs)
     assert base is not None
-    assert Matcher(catalog).tolerant().rec.tpls == templates.index(sigs)["templates"]
+    assert list(map(tuple, Matcher(catalog).tolerant().rec.tpls)) == list(dict.fromkeys(map(tuple, templates.index(sigs)["templates"])))
     assert templates.index(sigs, base) == templates.index(sigs)
 
 

@@ -94,16 +94,29 @@ class Recognizer:
     """Finds chains of a base's templates (``index``: templates.index) in a text's words."""
 
     def __init__(self, index: dict[str, Any]) -> None:
-        self.tpls: Sequence[Sequence[str]] = index["templates"]
-        self.owner: Sequence[int] = index["owner"]
+        # identical templates (a message and its causes; the ten copies of a 10x base) are one, with all their
+        # owners (the first is the one a reading's spelling and clauses come from): a text's chains are found once
         self.weight: dict[str, float] = index["weight"]
-        self.starts: dict[str, Sequence[tuple[int, int]]] = index["starts"]
+        self.tpls: list[Sequence[str]] = []
+        self.owners: list[list[int]] = []
+        folded: dict[tuple[str, ...], int] = {}
+        first: list[int] = []  # the index's templates met first, by their folded id (-1: a copy)
+        for tpl, owner in zip(index["templates"], index["owner"], strict=True):
+            tid = folded.setdefault(tuple(tpl), len(self.tpls))
+            first.append(tid if tid == len(self.tpls) else -1)
+            if tid == len(self.tpls):
+                self.tpls.append(tpl)
+                self.owners.append([])
+            self.owners[tid].append(owner)
+        self.owner = [own[0] for own in self.owners]
+        self.starts = {w: [(first[t], p) for t, p in pairs if first[t] >= 0] for w, pairs in index["starts"].items()}
         self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
         self.of: dict[int, list[int]] = {}  # each signature's templates
         self.firsts: dict[str, list[int]] = {}  # the templates that begin with each word
-        for tid, owner in enumerate(self.owner):
-            self.of.setdefault(owner, []).append(tid)
+        for tid, owners in enumerate(self.owners):
+            for owner in owners:
+                self.of.setdefault(owner, []).append(tid)
             if len(self.tpls[tid]) > 1 and self.tpls[tid][1]:
                 self.firsts.setdefault(self.tpls[tid][1], []).append(tid)
 
@@ -222,7 +235,7 @@ class Recognizer:
                 continue  # what they share: the whole chain, or its words after its last value, not a word or two
             for tid in self.firsts.get(shared[0], ()):
                 tpl = self.tpls[tid]
-                if self.owner[tid] == self.owner[c.tid] or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
+                if set(self.owners[tid]) == {self.owner[c.tid]} or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
                     continue
                 k, i = walk(tpl, after, len(shared) + 1)
                 if k > len(shared) + 1 and (held(tpl, k) or (to_end and i == len(after))):

@@ -400,7 +400,7 @@ class Tolerant:
             chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
             part = self.rec.weight.get(seq[-1], 0.0) * 0.5 if len(seq[-1]) >= MIN_PART else 0.0  # a short cut word: its start
             need = self.rec.bits(seq[:-1]) + part - 1e-6  # every word read as one
-            got = tuple(sorted({self.rec.owner[c.tid] for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need}))
+            got = tuple(sorted({o for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need for o in self.rec.owners[c.tid]}))
             self._holding[seq] = got
         return got
 
