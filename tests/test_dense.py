@@ -11,6 +11,7 @@ import pytest
 from cudnn_doctor import match as match_mod
 from cudnn_doctor.env.detect import DETECTORS, EnvironmentCollector
 from cudnn_doctor.match import probes as _probes_module  # noqa: F401 - match_mod.probes
+from cudnn_doctor.model import Probe
 from cudnn_doctor.read.sources import text_source
 from cudnn_doctor.report import build_report
 from cudnn_doctor.scan import Options, diagnose_sources
@@ -77,7 +78,7 @@ def _plain_probes(self):  # type: ignore[no-untyped-def]
             handle(line, lineno)
             return True
 
-        out.append(match_mod.Probe(p.literals, keep, shape_free=False))
+        out.append(Probe(p.literals, keep, shape_free=False))
     return out
 
 

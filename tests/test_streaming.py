@@ -9,7 +9,8 @@ import gzip
 
 import pytest
 
-from cudnn_doctor.match import Matcher, Prefilter, line_local
+from cudnn_doctor.kb.regexinfo import line_local
+from cudnn_doctor.match import Matcher, Prefilter
 from cudnn_doctor.read import sources as input_mod
 from cudnn_doctor.read.sources import Source, text_source
 from cudnn_doctor.scan import Options, diagnose_sources

@@ -18,29 +18,8 @@ and its message templates (kb/templates.py) are derived values the catalog cache
 
 from __future__ import annotations
 
-from ..kb.regexinfo import alternative_literals, line_local
-from ..model import RETIRE, Probe
-from .context import DIRECT_RNN, MATCH_TIMEOUT_S, NON_RNN, SIGNATURE_BUDGET_S
-from .matcher import MAX_MATCH_TEXT, MAX_NEAR_MISSES_PER_SIG, SHORT_BEFORE, TRACEBACK_LINES, Matcher
-from .prefilter import SMALL_TEXT, Prefilter
-from .results import Miss, RawMatch
+from .matcher import MAX_NEAR_MISSES_PER_SIG, Matcher
+from .prefilter import Prefilter
+from .results import RawMatch
 
-__all__ = [
-    "DIRECT_RNN",
-    "MATCH_TIMEOUT_S",
-    "MAX_MATCH_TEXT",
-    "MAX_NEAR_MISSES_PER_SIG",
-    "NON_RNN",
-    "RETIRE",
-    "SHORT_BEFORE",
-    "SIGNATURE_BUDGET_S",
-    "SMALL_TEXT",
-    "TRACEBACK_LINES",
-    "Matcher",
-    "Miss",
-    "Prefilter",
-    "Probe",
-    "RawMatch",
-    "alternative_literals",
-    "line_local",
-]
+__all__ = ["MAX_NEAR_MISSES_PER_SIG", "Matcher", "Prefilter", "RawMatch"]

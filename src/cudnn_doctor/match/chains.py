@@ -110,7 +110,6 @@ class Recognizer:
             self.owners[tid].append(owner)
         self.owner = [own[0] for own in self.owners]
         self.starts = {w: [(first[t], p) for t, p in pairs if first[t] >= 0] for w, pairs in index["starts"].items()}
-        self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
         self.of: dict[int, list[int]] = {}  # each signature's templates
         self.firsts: dict[str, list[int]] = {}  # the templates that begin with each word
@@ -122,6 +121,10 @@ class Recognizer:
 
     def bits(self, words: Sequence[str]) -> float:
         return sum(self.weight.get(w, 0.0) for w in words if w)
+
+    def total(self, tid: int) -> float:
+        """The information of a template's words."""
+        return self.bits(self.tpls[tid][1:])
 
     def next_word(self, tid: int, pos: int) -> tuple[int, bool] | None:
         """The position of the template's next word after ``pos`` and whether a value comes between."""
@@ -153,9 +156,8 @@ class Recognizer:
         return done
 
     def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
-        """The chains waiting for ``word`` (text word ``i``) grown over it (or glued over it and the next);
-        those it comes too late for are done."""
-        grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
+        """The chains waiting for ``word`` (text word ``i``) grown over it; those it comes too late for are done."""
+        grown: list[Chain] = []
         for c in waiting.pop(word, ()):
             if self._reaches(c, i):
                 c.last, c.end, c.bits = self._next(c), i, c.bits + self.weight.get(word, 0.0)
@@ -163,25 +165,6 @@ class Recognizer:
             else:
                 done.append(c)
         return grown
-
-    def _glued(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
-        """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over
-        both."""
-        grown: list[Chain] = []
-        # a template word is at most ``longest`` characters: not every cut of a 64 KiB word (64K slices)
-        for k in range(MIN_PART, min(len(word) - MIN_PART, self.longest) + 1):
-            for c in waiting.get(word[:k], ()):
-                nxt = self.next_word(c.tid, self._next(c))
-                if nxt is not None and not nxt[1] and self.tpls[c.tid][nxt[0]] == word[k:] and self._reaches(c, i):
-                    tpl = self.tpls[c.tid]
-                    bits = self.weight.get(tpl[nxt[0] - 1], 0.0) + self.weight.get(word[k:], 0.0)
-                    grown.append(Chain(c.tid, c.first, nxt[0], c.start, i, c.bits + bits))
-        return grown
-
-    def _gap(self, c: Chain) -> bool:
-        """Whether a value comes between the chain's last word and its template's next one."""
-        nxt = self.next_word(c.tid, c.last)
-        return nxt is not None and nxt[1]
 
     def _next(self, c: Chain) -> int:
         nxt = self.next_word(c.tid, c.last)
@@ -208,7 +191,7 @@ class Recognizer:
         for expected, chains in list(waiting.items()):
             if len(expected) > len(word) and expected.startswith(word):
                 for c in chains:
-                    if self._reaches(c, i) and (len(word) >= MIN_PART or (i - c.end == 1 and not self._gap(c))):
+                    if self._reaches(c, i) and (len(word) >= MIN_PART or (i - c.end == 1 and not self.next_word(c.tid, c.last)[1])):  # type: ignore[index]
                         bits = c.bits + self.weight.get(expected, 0.0) * len(word) / len(expected)
                         done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
 
@@ -275,10 +258,13 @@ def word_ends(text: str, text_words: Words) -> frozenset[int]:
     return frozenset(out)
 
 
-def holds(pattern: Sequence[str], text_words: Sequence[str]) -> bool:
-    """Whether ``text_words`` hold the template words ``pattern`` in order (``walk``), anywhere: a
-    counter-example that says what a reading says."""
-    return bool(pattern) and any(w == pattern[0] and held(pattern, walk(pattern, text_words, 1, i + 1)[0]) for i, w in enumerate(text_words))
+def holds(pattern: Sequence[str], text_words: Sequence[str], before: str | None = None) -> bool:
+    """Whether ``text_words`` hold the template words ``pattern`` in order (``walk``), anywhere (where the word
+    ``before`` is given, only right after it or at their start): a counter-example that says what a reading says."""
+    return bool(pattern) and any(
+        w == pattern[0] and held(pattern, walk(pattern, text_words, 1, i + 1)[0]) and (i == 0 or before is None or text_words[i - 1] == before)
+        for i, w in enumerate(text_words)
+    )
 
 
 def held(pattern: Sequence[str], k: int) -> bool:

@@ -149,11 +149,8 @@ def literal_map(evidence: Evidence, items: Iterable[str]) -> dict[str, tuple[byt
     keys = tuple(sorted(set(items)))
     parts = tuple(evidence.parts(i) for i in keys)
     digest = cache.digest(repr(parts).encode("utf-8", "surrogatepass"))
-    return derived("match.context.literal_map", (digest,), lambda _d: _literal_map(keys, parts))  # type: ignore[no-any-return]
-
-
-def _literal_map(keys: tuple[str, ...], parts: tuple[tuple[str, ...], ...]) -> dict[str, tuple[bytes, ...]]:
-    return {k: lits for k, p in zip(keys, parts, strict=True) if (lits := _literals(p)) is not None}
+    made = lambda _digest: {k: lits for k, p in zip(keys, parts, strict=True) if (lits := _literals(p)) is not None}  # noqa: E731 - made only where the cache has none
+    return derived("match.context.literal_map", (digest,), made)  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=4096)

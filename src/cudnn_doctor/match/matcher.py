@@ -109,10 +109,14 @@ class Matcher:
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
-        # each signature's context as a number (-1: none), one for contexts that read alike: their verdicts on
-        # the same lines are one (a message and its causes; the ten variants of a message of a 10x base)
+        # each signature's context as a number (-1: none), one for contexts that read alike (model.Context
+        # compares by identity): their verdicts on the same lines are one (a message and its causes; the ten
+        # variants of a message of a 10x base)
         contexts: dict[tuple[Any, ...], int] = {}
-        self.context_of = [contexts.setdefault(_reads(s.context), len(contexts)) if context_items(s) else -1 for s in self.sigs]
+        self.context_of = [-1] * len(self.sigs)
+        for idx, c in enumerate(s.context for s in self.sigs):
+            if context_items(self.sigs[idx]):
+                self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
 
     @property
     def probes(self) -> list[Probe]:
@@ -141,14 +145,8 @@ class Matcher:
 
     def scan_text(self, text: str | bytes, source: str = "<text>") -> tuple[list[RawMatch], list[Miss]]:
         """Scan a whole text held in memory."""
-        matches: list[RawMatch] = []
-        misses: list[Miss] = []
-        for m, miss in self.scan_blocks([text], source):  # (None, None) marks a block end
-            if m is not None:
-                matches.append(m)
-            if miss is not None:
-                misses.append(miss)
-        return matches, misses
+        found = list(self.scan_blocks([text], source))  # (None, None) marks a block end
+        return [m for m, _ in found if m is not None], [miss for _, miss in found if miss is not None]
 
     def scan_blocks(self, blocks: Iterable[Block | bytes | str], source: str) -> Yielded:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline);
@@ -300,9 +298,8 @@ class Matcher:
         win.lines.memo[key] = got
         return got
 
-    def _finditer(self, idx: int, pattern: Any, text: str, pos: int = 0, endpos: int | None = None) -> list[Any]:
-        end = len(text) if endpos is None else endpos
-        return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, pos, end, timeout=timeout)))  # type: ignore[no-any-return]
+    def _finditer(self, idx: int, pattern: Any, text: str) -> list[Any]:
+        return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, timeout=timeout)))  # type: ignore[no-any-return]
 
     def _search_region(self, idx: int, flags: Sequence[str], run: list[int], stream: str, win: Window, around: tuple[int, int] | None = None, spaced: bool = False) -> list[Found]:
         """A regex (the signature's, compiled with ``flags``) that may span lines: over the run plus the
@@ -403,7 +400,7 @@ class Matcher:
             lines: Sequence[int] = range(lo, hi + 1)
             linewise = self.evidence.linewise(item)
             if item in self.ruleout.literals:  # each of its matches holds one of its literals
-                at = region.lines(item)
+                at = region(item)
                 if not at or linewise:
                     lines = at
             texts = win.lines.texts(lines, stream)
@@ -412,11 +409,6 @@ class Matcher:
             return "\n".join(dict.fromkeys(texts) if linewise else texts)
 
         return text
-
-
-def _reads(ctx: Any) -> tuple[Any, ...]:
-    """What a context's verdict depends on besides the lines (model.Context compares by identity)."""
-    return (ctx.exclude_any, ctx.require_any, ctx.support_any, ctx.lines_before, ctx.lines_after)
 
 
 def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:

@@ -16,7 +16,7 @@ import _thread  # threading's get_ident, without importing threading (start-up)
 import os
 import sys
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
@@ -155,7 +155,7 @@ class Prefilter:
         found = self.scan(clean)
         if not found:
             return {}
-        moved_at = _line_starts(clean.split(b"\n"))
+        moved_at = list(accumulate(map((1).__add__, map(len, clean.split(b"\n"))), initial=0))  # where each starts, in C
         return {start + starts[bisect_left(moved_at, at)]: lits for at, lits in found.items()}
 
 
@@ -164,11 +164,6 @@ class Prefilter:
 _MARK_DELETED = bytes(b if b == 0x1B or delete_escapes(bytes([b])) else 0x1B for b in range(256))
 # those bytes but ESC: a region holding none of them (most) is marked as it is
 _CONTROLS = tuple(bytes([b]) for b in range(256) if _MARK_DELETED[b] == 0x1B and b != 0x1B)
-
-
-def _line_starts(lines: list[bytes]) -> list[int]:
-    """Where each of ``lines`` starts once they are joined by newlines, and one past the end (in C)."""
-    return list(accumulate(map((1).__add__, map(len, lines)), initial=0))
 
 
 def _holding(low: bytes, lit: bytes) -> Iterator[int]:
@@ -189,9 +184,9 @@ class RuleOut:
         self.all = tuple(sorted({lit for lits in literals.values() for lit in lits}))
         self._dbs: dict[int, Any] = {}  # per thread: a database's scratch serves one scan at a time
 
-    def region(self, lines: Lines, lo: int, hi: int) -> Region:
-        """Lines lo..hi of a window, looked at in pieces of PIECE lines, each scanned once (the checks around
-        a repeated warning ask for overlapping regions)."""
+    def region(self, lines: Lines, lo: int, hi: int) -> Callable[[str], list[int]]:
+        """Which of lines lo..hi of a window hold one of an item's literals (sorted), looked at in pieces of
+        PIECE lines, each scanned once (the checks around a repeated warning ask for overlapping regions)."""
         pieces = []
         for k in range(lo // PIECE, hi // PIECE + 1):
             piece = lines.memo.get(k)
@@ -199,7 +194,18 @@ class RuleOut:
                 region = lines.region(k * PIECE, k * PIECE + PIECE - 1)
                 piece = lines.memo[k] = self._scan(region, k * PIECE, len(lines.data) > SMALL_TEXT)
             pieces.append(piece)
-        return Region(self.literals, pieces, lo, hi)
+        present = None if any(p.present is None for p in pieces) else set().union(*(p.present or () for p in pieces))
+
+        def holding(item: str) -> list[int]:
+            lits = self.literals[item]
+            if present is not None and present.isdisjoint(lits):
+                return []
+            got: set[int] = set()
+            for piece in pieces:
+                piece.lines(lits, lo, hi, got)
+            return sorted(got)
+
+        return holding
 
     def _scan(self, region: bytes, first: int, big: bool) -> Presence:
         """What ``region`` (raw lines, the first of index ``first``) holds as normalization reads it: in a
@@ -214,26 +220,6 @@ class RuleOut:
             lits, present = self.all, set()
             db.scan(low, match_event_handler=lambda lit_id, *_: present.add(lits[lit_id]))  # type: ignore[union-attr]
         return Presence(low, first, present)
-
-
-class Region:
-    """The pieces of lines lo..hi, and the literals in them (None: not known)."""
-
-    def __init__(self, literals: dict[str, tuple[bytes, ...]], pieces: list[Presence], lo: int, hi: int) -> None:
-        self.literals = literals
-        self.pieces = pieces
-        self.lo, self.hi = lo, hi
-        self.present = None if any(p.present is None for p in pieces) else set().union(*(p.present or () for p in pieces))
-
-    def lines(self, item: str) -> list[int]:
-        """The sorted indexes of the lines lo..hi holding one of ``item``'s literals."""
-        lits = self.literals[item]
-        if self.present is not None and self.present.isdisjoint(lits):
-            return []
-        got: set[int] = set()
-        for piece in self.pieces:
-            piece.lines(lits, self.lo, self.hi, got)
-        return sorted(got)
 
 
 class Presence:

@@ -45,7 +45,9 @@ class Probes:
             todo = tuple(sorted(set(pidxs)))
         wanted, retired = self._handle(todo, *text())
         if shape is not None:
-            _remember(self._shapes, shape, wanted)
+            if len(self._shapes) >= PROBED_MEMO:
+                self._shapes.clear()
+            self._shapes[shape] = wanted
         return retired
 
     def _handle(self, todo: tuple[int, ...], text: str, line: int) -> tuple[tuple[int, ...], bool]:
@@ -69,9 +71,3 @@ class Probes:
         self.retired.add(pidx)
         self.by_literal = {lit: kept for lit, ps in self.by_literal.items() if (kept := tuple(p for p in ps if p != pidx))}
         self._shapes.clear()
-
-
-def _remember(memo: dict, key: object, value: object) -> None:  # type: ignore[type-arg]
-    if len(memo) >= PROBED_MEMO:
-        memo.clear()
-    memo[key] = value

@@ -45,7 +45,8 @@ from .chains import (
     WORD,
     Chain,
     Recognizer,
-    held,
+    Words,
+    holds,
     stem,
     walk,
     word_ends,
@@ -88,17 +89,14 @@ class Tolerant:
         self.sigs = list(sigs)
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
-        self._holding = self.rec.held
-        self._bits: dict[int, float] = {}  # a template's information
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
-        frames: dict[tuple[str, str], list[int]] = {}
+        self.frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
                 path, _, function = where.partition(" ")
-                frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), []).append(idx)
-        self.frames = frames
+                self.frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), []).append(idx)
 
     # ------------------------------------------------------------------ messages
 
@@ -109,7 +107,7 @@ class Tolerant:
         hi = len(lines) - 1 if hi is None else hi
         self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
-        tw = _rejoined(text, words(text), self.rec.weight)
+        tw = words(text)
         if not tw:
             return
         ends = word_ends(text, tw)
@@ -147,9 +145,9 @@ class Tolerant:
         matched = {i for li in lines for i in taken[li]}
         return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
 
-    def _strong(self, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
-        """The chains enough to be read (``_enough``), grown back, strongest first, with how each stops
-        (``_stop``); ``last``: the input's last word (-1: the input goes on after the text)."""
+    def _strong(self, text: str, tw: Words, ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
+        """The chains enough to be read, grown back, strongest first, with how each stops; ``last``: the input's
+        last word (-1: the input goes on after the text)."""
         out = []
         for c in self.rec.chains(tw, ends):
             c = self.rec.grow_back(c, tw)
@@ -160,12 +158,12 @@ class Tolerant:
         out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
         return out
 
-    def _enough(self, c: Chain, tw: Sequence[tuple[str, int, int]], text: str, cut: bool) -> bool:
+    def _enough(self, c: Chain, tw: Words, text: str, cut: bool) -> bool:
         """Whether the chain holds enough to be read (the rule above MIN_BITS; ``cut``: the input's end cuts it)."""
         if c.bits >= MIN_BITS:
             return True
         specific = cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]) is not None
-        if c.bits < max(FLOOR, SHARE * (c.bits if specific else self._total(c.tid))):
+        if c.bits < max(FLOOR, SHARE * (c.bits if specific else self.rec.total(c.tid))):
             return False
         read = self.rec.words_of(c)
         if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS:  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
@@ -173,14 +171,7 @@ class Tolerant:
         held = self.holding(read)
         return bool(held) and one_message(self.sigs[i] for i in held)
 
-    def _total(self, tid: int) -> float:
-        """The information of the template's words."""
-        total = self._bits.get(tid)
-        if total is None:
-            total = self._bits[tid] = self.rec.bits(self.rec.tpls[tid][1:])
-        return total
-
-    def _stop(self, c: Chain, text: str, tw: Sequence[tuple[str, int, int]], ends: frozenset[int], last: int) -> str:
+    def _stop(self, c: Chain, text: str, tw: Words, ends: frozenset[int], last: int) -> str:
         """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
         cut with a body after it; at the input's end, in the value its template expects next at most);
         "ellipsis" before one (prose may follow); "quoted" where its quotes close ('... says "hx is not
@@ -190,17 +181,18 @@ class Tolerant:
         while checking arguments for addmm'); "" elsewhere (a line's end, a value)."""
         nxt = self.rec.next_word(c.tid, c.last)
         word_next = nxt is not None and not nxt[1]  # the template's next word, no value between
+        end = tw[c.end][2]
         if c.part:
             return "cut"
-        if _ELLIPSIS.match(text, tw[c.end][2]):
+        if _ELLIPSIS.match(text, end):
             return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
-        if _delimited(text, tw[c.start][1], tw[c.end][2]):
+        if _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
-        if word_next and c.end != last and self._clause(c, text, tw[c.end][2]):
+        if word_next and c.end != last and self._clause(c, text, end):
             return "clause"
         if word_next and c.end not in ends:
             return "other"
-        return "cut" if _input_cuts(c, nxt, text, tw[c.end][2], last) else ""
+        return "cut" if _input_cuts(c, nxt, text, end, last) else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
         """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
@@ -221,25 +213,19 @@ class Tolerant:
         return c.last in got
 
     def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
-        """The signatures holding the chain confirmed by their regex (ignoring case), else a cut reading. On
-        lines a regex matched (the signatures ``matched``): only another signature's regex as it reads them, in
-        another case (a wrapper's message lower-cased, its generic's regex ignoring case)."""
+        """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
+        that ``cut`` stops tells those whose regex reads it to its end and no lookalike says it (a finding
+        marked cut where they read one message, else near misses). On lines a regex matched (the signatures
+        ``matched``): only another signature's regex as it reads them, in another case (a wrapper's message
+        lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
         held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
         confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, not exact)) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
-        if cut and not confirmed:
-            yield from self._cut_reading(c, where, held, cut) if not exact else ()
-
-    def _cut_reading(self, c: Chain, where: _Where, held: list[int], cut: str) -> Iterator[Found]:
-        """A cut or delimited chain no regex confirms (``held``: the signatures holding its words, their context
-        passed): a finding marked cut where it tells one message apart, else near misses naming what it could be."""
-        sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
-        if not sigs:
-            return
-        why = (f"read {where.read[-60:]!r}", "; paste the full message")
-        yield from self._told(sigs, where, why, self._expected_next(c, where.read))
+        if cut and not confirmed and not exact:
+            sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
+            yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
     def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
@@ -250,11 +236,14 @@ class Tolerant:
             yield from (Miss(sig, "", where.li_s, reason) for sig in sigs[:4])
             return
         for sig in sigs:
-            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, _cut_record(sig, where.read, nxt or None))
+            shown = " ".join(x.text for x in (*sig.explain, *sig.checks))  # the named values it could not read
+            unread = [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
+            cut = {"read": where.read[-200:], "unread": unread, "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut)
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
-        signature spells them (``_spelling``: the template holds their stems)."""
+        signature spells them (the template holds their stems)."""
         spelt, tpl = self._spelling(self.rec.owner[c.tid]), self.rec.tpls[c.tid]
         nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
@@ -278,20 +267,26 @@ class Tolerant:
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
 
-    def _confirm(self, idx: int, c: Chain, where: _Where, tolerant: bool = True) -> tuple[object, int, int] | None:
+    def _confirm(self, idx: int, c: Chain, where: _Where, tolerant: bool = True) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
-        that covers the reading (with ``tolerant``, also: the line breaks read as spaces, its fixed prefix
-        restored where the text dropped it, a whole message's line ended before the prose after it, ...: the
-        variants of ``_attempts``). Returns (match, first line, last line)."""
+        that covers the reading (with ``tolerant``, in each variant of ``_attempts`` too). Returns (match,
+        first line, last line)."""
         lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1))
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
         whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
         attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else ((p, text, 0) for p in islice(self._patterns(idx), 1))
         for pattern, variant, shift in attempts:
-            got = _search(pattern, variant, start + shift, end + shift, self._timeout())
-            if got is not None:
-                first = lo + variant.count("\n", 0, got.start())
-                return got, first, lo + variant.count("\n", 0, max(got.start(), got.end() - 1))
+            timeout = self._timeout()
+            if timeout <= 0:
+                return None
+            try:  # the first match that covers the reading in part
+                for m in pattern.finditer(variant, timeout=timeout):
+                    if m.start() < end + shift and m.end() > start + shift and m.end() > m.start():
+                        return m, lo + variant.count("\n", 0, m.start()), lo + variant.count("\n", 0, max(m.start(), m.end() - 1))
+                    if m.start() >= end + shift:
+                        break
+            except (TimeoutError, regex_error()):
+                pass
         return None
 
     def _timeout(self) -> float:
@@ -311,10 +306,8 @@ class Tolerant:
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it (its fixed prefix restored where the text dropped it). A quoted
-        reading ends at its delimiter, one before an ellipsis there; a quoted one the regex cannot read may
-        be a whole message all the same (``_whole``)."""
-        quoted = cut == "quoted"
+        input's end, where the cut stops it. A quoted reading ends at its delimiter, one before an ellipsis
+        there; a quoted one the regex cannot read may be a whole message all the same (``_whole``)."""
         _lo, text, start, end = self._region(idx, where, 0)
         for pattern, variant, shift in self._attempts(idx, c, text if cut == "cut" else text[:end], start):
             timeout = self._timeout()
@@ -324,7 +317,7 @@ class Tolerant:
                 return False
             if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
                 return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
-        return quoted and self._whole(c, where)
+        return cut == "quoted" and self._whole(c, where)
 
     def _whole(self, c: Chain, where: _Where) -> bool:
         """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
@@ -338,7 +331,7 @@ class Tolerant:
         if values:
             return len(FORMAT.findall(where.read)) >= values and not _listed(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
-        return c.first > 1 and all(dropped) and c.bits >= SHARE * self._total(c.tid)
+        return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
     def _region(self, idx: int, where: _Where, after: int) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
@@ -384,16 +377,17 @@ class Tolerant:
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
-        """Whether one of the signature's counter-examples says what the chain read: the reading does not tell
-        the signature from that other message."""
-        read = self.rec.words_of(c)
-        line = where.lines[where.li_s][: where.col]
+        """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
+        the signature from that other message), where the text does not say another word right before the
+        reading on its line than the lookalike does (a source line's 'if "Failed to call ...' is not the
+        message of an 'InternalError: Failed to call ...')."""
+        read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) else None
-        return any(_says(read, look, before) for look in sig.lookalikes)
+        return any(holds(read, look, before) for look in sig.lookalikes)
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
-        got = self._holding.get(seq)
+        got = self.rec.held.get(seq)
         if got is None:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
@@ -401,7 +395,7 @@ class Tolerant:
             part = self.rec.weight.get(seq[-1], 0.0) * 0.5 if len(seq[-1]) >= MIN_PART else 0.0  # a short cut word: its start
             need = self.rec.bits(seq[:-1]) + part - 1e-6  # every word read as one
             got = tuple(sorted({o for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need for o in self.rec.owners[c.tid]}))
-            self._holding[seq] = got
+            self.rec.held[seq] = got
         return got
 
     # ------------------------------------------------------------------ raising frames
@@ -540,44 +534,20 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
         yield text[:line_start] + text[start:], line_start - start
 
 
-def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
-    """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
-    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
-    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor'):
-    both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e'
-    of 'be', which are template words too)."""
-    out = []
-    for (w, a, b), (w2, a2, b2) in pairwise(tw):
-        if a2 != b + 1 or text[b] != "\n" or b - (text.rfind("\n", 0, b) + 1) < WRAP_MIN:
-            continue
-        if _joined(text, a, b, b2) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-            out.append(b)
-    return out
-
-
-def _joined(text: str, a: int, b: int, b2: int) -> str:
-    """The word a hard wrap split at ``b`` (a line break), read as one."""
-    return stem((text[a:b] + text[b + 1 : b2]).lower())
-
-
-def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
-    """The text's words with each word a hard wrap split read as one."""
-    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
-    if not cuts:
-        return tw
-    out: list[tuple[str, int, int]] = []
-    for w, a, b in tw:
-        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
-            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
-        else:
-            out.append((w, a, b))
-    return out
-
-
 def _unwrapped(text: str, known: Container[str]) -> str:
     """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
-    joins (the lines keep their numbers)."""
-    for nl in reversed(_splits(text, words(text), known) if "\n" in text else []):
+    joins (the lines keep their numbers). A hard wrap split a word at a line break between two words with
+    nothing else between them, on a line of WRAP_MIN characters at least, whose halves make a template word
+    ('found input t' / 'ensor at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a
+    message that says 'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves
+    'go' / 't' of 'got' and 'b' / 'e' of 'be', which are template words too)."""
+    splits = []
+    for (w, a, b), (w2, a2, b2) in pairwise(words(text) if "\n" in text else []):
+        if a2 != b + 1 or text[b] != "\n" or b - (text.rfind("\n", 0, b) + 1) < WRAP_MIN:
+            continue
+        if stem((text[a:b] + text[b + 1 : b2]).lower()) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
+            splits.append(b)
+    for nl in reversed(splits):
         end = text.find("\n", nl + 1)
         end = len(text) if end < 0 else end
         text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
@@ -586,8 +556,7 @@ def _unwrapped(text: str, known: Container[str]) -> str:
 
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
-    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
-    before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
+    as the signature spells it, in the text's case. It carries load that reports and the forms sample do not
     measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py)."""
 
     def one(m: re.Match[str]) -> str:
@@ -598,38 +567,7 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
             return raw
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
-    return _GLUED.sub(" ", WORD.sub(one, read))
-
-
-def _search(pattern: object, text: str, start: int, end: int, timeout: float) -> object | None:
-    """The first match of ``pattern`` in ``text`` that covers [start, end) in part, or None (also when the
-    search runs past ``timeout`` seconds, or none is left)."""
-    if timeout <= 0:
-        return None
-    try:
-        for m in pattern.finditer(text, timeout=timeout):  # type: ignore[attr-defined]
-            if m.start() < end and m.end() > start and m.end() > m.start():
-                return m
-            if m.start() >= end:
-                break
-    except (TimeoutError, regex_error()):
-        return None
-    return None
-
-
-def _says(read: Sequence[str], look: Sequence[str], before: str | None) -> bool:
-    """Whether a lookalike holds the words read, where the text does not say another word right before them
-    on their line than the lookalike does (a source line's 'if "Failed to call ...' is not the message of an
-    'InternalError: Failed to call ...')."""
-    return any(w == read[0] and held(read, walk(read, look, 1, i + 1)[0]) and (i == 0 or before is None or look[i - 1] == before) for i, w in enumerate(look))
-
-
-def _cut_record(sig: Signature, read: str, expected_next: str | None) -> dict[str, object]:
-    """The report's ``cut`` record: what was read, the named values a report shows that it could not read."""
-    shown = " ".join(c.text for c in (*sig.explain, *sig.checks))
-    names = compile_pattern(sig.regex, sig.flags).groupindex
-    return {"read": read[-200:], "unread": [n for n in names if "{" + n in shown], "expected_next": expected_next,
-            "could_also_be": [], "ask_full_line": True}
+    return WORD.sub(one, read)
 
 
 # a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
@@ -677,18 +615,11 @@ _NEWLINE = LazyRe("\n")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
-
-
-def _delimited(text: str, start: int, end: int) -> bool:
-    """Whether [start, end) is a message as prose carries it: in quotes, or a sentence of a title or prose that
-    ends there ('Input and parameter tensors are not at the same device. How to ...?')."""
-    return _quoted(text, start, end) or _SENTENCE_END.match(text, end) is not None
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
