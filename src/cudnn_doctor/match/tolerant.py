@@ -107,7 +107,7 @@ class Tolerant:
         hi = len(lines) - 1 if hi is None else hi
         self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
-        tw = words(text)
+        tw = _rejoined(text, words(text), self.rec.weight)
         if not tw:
             return
         ends = word_ends(text, tw)
@@ -534,20 +534,44 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
         yield text[:line_start] + text[start:], line_start - start
 
 
-def _unwrapped(text: str, known: Container[str]) -> str:
-    """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
-    joins (the lines keep their numbers). A hard wrap split a word at a line break between two words with
-    nothing else between them, on a line of WRAP_MIN characters at least, whose halves make a template word
-    ('found input t' / 'ensor at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a
-    message that says 'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves
-    'go' / 't' of 'got' and 'b' / 'e' of 'be', which are template words too)."""
-    splits = []
-    for (w, a, b), (w2, a2, b2) in pairwise(words(text) if "\n" in text else []):
+def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
+    """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
+    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
+    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor'):
+    both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e'
+    of 'be', which are template words too)."""
+    out = []
+    for (w, a, b), (w2, a2, b2) in pairwise(tw):
         if a2 != b + 1 or text[b] != "\n" or b - (text.rfind("\n", 0, b) + 1) < WRAP_MIN:
             continue
-        if stem((text[a:b] + text[b + 1 : b2]).lower()) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-            splits.append(b)
-    for nl in reversed(splits):
+        if _joined(text, a, b, b2) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
+            out.append(b)
+    return out
+
+
+def _joined(text: str, a: int, b: int, b2: int) -> str:
+    """The word a hard wrap split at ``b`` (a line break), read as one."""
+    return stem((text[a:b] + text[b + 1 : b2]).lower())
+
+
+def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
+    """The text's words with each word a hard wrap split read as one."""
+    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
+    if not cuts:
+        return tw
+    out: list[tuple[str, int, int]] = []
+    for w, a, b in tw:
+        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
+            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
+        else:
+            out.append((w, a, b))
+    return out
+
+
+def _unwrapped(text: str, known: Container[str]) -> str:
+    """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
+    joins (the lines keep their numbers)."""
+    for nl in reversed(_splits(text, words(text), known) if "\n" in text else []):
         end = text.find("\n", nl + 1)
         end = len(text) if end < 0 else end
         text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
@@ -556,7 +580,8 @@ def _unwrapped(text: str, known: Container[str]) -> str:
 
 def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
-    as the signature spells it, in the text's case. It carries load that reports and the forms sample do not
+    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
+    before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
     measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py)."""
 
     def one(m: re.Match[str]) -> str:
@@ -567,7 +592,7 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
             return raw
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
-    return WORD.sub(one, read)
+    return _GLUED.sub(" ", WORD.sub(one, read))
 
 
 # a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
@@ -615,6 +640,7 @@ _NEWLINE = LazyRe("\n")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
+_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
