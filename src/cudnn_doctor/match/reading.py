@@ -118,12 +118,12 @@ class Reader:
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[int], last: bool) -> Iterator[RawMatch | Miss]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched and not on a traceback's source line whose message follows."""
-        tail, cut = _tail(block.lines()) if last and not block.small else (None, None)
+        tail, cut = _tail(block) if last else (None, None)
         regions = _regions(block, block.block.lines, missed, tail)
         if not regions:
             return  # most blocks of a big log: not split into lines at all
         lines: Sequence[str] = block.lines()
-        if cut is not None and any(lo == tail for lo, _ in regions):  # (a near miss's lines before it: read whole)
+        if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
             lines = _Cut(lines, tail, cut)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
         for start, end, sig_id in exact:
@@ -156,9 +156,13 @@ def _regions(block: _Seen, n: int, missed: list[int], tail: int | None) -> list[
     return merged
 
 
-def _tail(lines: Lines) -> tuple[int, str | None]:
+def _tail(block: _Seen) -> tuple[int | None, str | None]:
     """The first line of a big log's tail read tolerantly (of its last TAIL_LINES lines, those that end in its
-    last TAIL_BYTES), and that line's text where the bound cuts it: its end, from a space on (else None)."""
+    last TAIL_BYTES), and that line's text where the bound cuts it: its end, from a space on (else None).
+    (None, None) for a paste: all of it is read."""
+    if block.small:
+        return None, None
+    lines = block.lines()
     n, end = len(lines), len(lines.data)
     for li in range(n - 1, max(0, n - TAIL_LINES) - 1, -1):
         if end - lines.start(li) > TAIL_BYTES:
