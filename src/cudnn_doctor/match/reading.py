@@ -14,7 +14,7 @@ path (one process, the parallel scan of a big file, the library) reads a log the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,8 @@ from .tolerant import MAX_FRAME_GAP, Tolerant
 
 SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
 AROUND = 3  # lines around a big log's near miss read tolerantly
-TAIL_LINES = 30  # a big log's last lines read tolerantly
+TAIL_LINES = 30  # a big log's last lines read tolerantly,
+TAIL_BYTES = 32 << 10  # those in its last 32 KiB: a longer line is read from its end (where a killed job's message is cut)
 NEAR = MAX_FRAME_GAP + 2  # lines between a traceback's source line and its message
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -117,10 +118,13 @@ class Reader:
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[int], last: bool) -> Iterator[RawMatch | Miss]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched and not on a traceback's source line whose message follows."""
-        regions = _regions(block, block.block.lines, missed, last)
+        tail, cut = _tail(block) if last else (None, None)
+        regions = _regions(block, block.block.lines, missed, tail)
         if not regions:
             return  # most blocks of a big log: not split into lines at all
-        lines = block.lines()
+        lines: Sequence[str] = block.lines()
+        if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
+            lines = _Cut(lines, tail, cut)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
         for start, end, sig_id in exact:
             for li in range(start - block.first, end - block.first + 1):
@@ -135,14 +139,14 @@ class Reader:
             yield from self.tolerant.raised(lines, lo, hi, taken)
 
 
-def _regions(block: _Seen, n: int, missed: list[int], last: bool) -> list[tuple[int, int]]:
+def _regions(block: _Seen, n: int, missed: list[int], tail: int | None) -> list[tuple[int, int]]:
     """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses, and its
-    last lines."""
+    last lines, from line ``tail`` on."""
     if block.small:
         return [(0, n - 1)] if n else []
     spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li in missed if 0 <= li - block.first < n]
-    if last:
-        spans.append((max(0, n - TAIL_LINES), n - 1))
+    if tail is not None:
+        spans.append((tail, n - 1))
     merged: list[tuple[int, int]] = []
     for lo, hi in sorted(spans):
         if merged and lo <= merged[-1][1] + 1:
@@ -150,6 +154,40 @@ def _regions(block: _Seen, n: int, missed: list[int], last: bool) -> list[tuple[
         else:
             merged.append((lo, hi))
     return merged
+
+
+def _tail(block: _Seen) -> tuple[int | None, str | None]:
+    """The first line of a big log's tail read tolerantly (of its last TAIL_LINES lines, those that end in its
+    last TAIL_BYTES), and that line's text where the bound cuts it: its end, from a space on (else None).
+    (None, None) for a paste: all of it is read."""
+    if block.small:
+        return None, None
+    lines = block.lines()
+    n, end = len(lines), len(lines.data)
+    for li in range(n - 1, max(0, n - TAIL_LINES) - 1, -1):
+        if end - lines.start(li) > TAIL_BYTES:
+            after = end - lines.start(li + 1) + 1 if li + 1 < n else 0  # the bytes of the lines after it
+            text = lines[li]
+            keep = text[max(0, len(text) - TAIL_BYTES + after) :]
+            return li, keep[keep.find(" ") + 1 :] if " " in keep else keep
+    return max(0, n - TAIL_LINES), None
+
+
+class _Cut(Sequence[str]):
+    """Lines, with line ``at`` read as ``text``."""
+
+    __slots__ = ("_at", "_lines", "_text")
+
+    def __init__(self, lines: Sequence[str], at: int, text: str) -> None:
+        self._lines, self._at, self._text = lines, at, text
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return self._text if i % len(self) == self._at else self._lines[i]
 
 
 def _placed(got: RawMatch | Miss, source: str, first: int, lmap: LineMap) -> tuple[RawMatch | None, Miss | None]:
