@@ -48,6 +48,7 @@ FRAMEWORKS = {
     "opencv": ("cv2", "opencv-python-headless"),
     "chainer": ("chainer", "chainer"),
     "keras": ("keras", "keras"),  # Keras 3 on a non-TensorFlow backend (the scenario sets KERAS_BACKEND)
+    "coremltools": ("coremltools", "coremltools"),  # with torch in the same environment (PyTorch conversion)
 }
 # Where a scenario runs, so that the paths in the traceback are the same on every regeneration.
 RUN_ROOT = Path(tempfile.gettempdir()) / "cudnn-doctor-repro"
