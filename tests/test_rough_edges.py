@@ -733,6 +733,30 @@ def test_validate_flags_nested_quantifiers_that_backtrack(tmp_path: Path) -> Non
     assert "nested quantifiers" not in ok.stderr, ok.stderr
 
 
+QUADRATIC_SIG = """\
+id: custom/quadratic
+title: A pattern that begins with an unbounded run, so every search position rescans the line
+signature: "... could not create cudnn handle ... Fail to find the dnn implementation"
+regex: '(?:[^\\n]*?Could not create cudnn handle[^\\n]*\\n)?Fail to find the dnn implementation'
+prefilter: ["Fail to find the dnn implementation"]
+root_cause: A test.
+examples:
+  - text: "noise before\\nE Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\\nFail to find the dnn implementation\\n"
+"""
+
+
+def test_validate_flags_a_pattern_quadratic_in_the_line_length(tmp_path: Path) -> None:
+    # a search starting at every position of a long line rescans its rest: a log's 1 MB line took minutes
+    path = tmp_path / "custom" / "quadratic.yaml"
+    path.parent.mkdir()
+    path.write_text(QUADRATIC_SIG)
+    result = cli("validate", str(path))
+    assert result.returncode == 2 and "rescans the line from every position" in result.stderr, result.stderr
+    path.write_text(QUADRATIC_SIG.replace("(?:[^", "(?:^[^"))  # anchored at the line's start: linear
+    ok = cli("validate", str(path))
+    assert "rescans" not in ok.stderr, ok.stderr
+
+
 def test_nested_quantifier_detection() -> None:
     from cudnn_doctor.kb.regexcheck import nested_quantifier
 

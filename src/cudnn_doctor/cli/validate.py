@@ -20,7 +20,7 @@ from ..kb.load import (
     signature_files,
 )
 from ..kb.patterns import compile_pattern
-from ..kb.regexcheck import backtracking_problem
+from ..kb.regexcheck import backtracking_problem, long_line_problem
 from ..kb.templates import message_span
 from ..match import Matcher
 from ..match.chains import words
@@ -290,7 +290,9 @@ def _signature_problems(sig: Signature, base: Path | None, evidence: dict[str, t
     if sem:
         return sem, []
     problems = example_problems(sig, evidence)
-    slow = backtracking_problem(compile_pattern(sig.regex, sig.flags), sig.regex, sig.flags, [ex.text for ex in sig.examples])
+    compiled = compile_pattern(sig.regex, sig.flags)
+    slow = backtracking_problem(compiled, sig.regex, sig.flags, [ex.text for ex in sig.examples])
+    slow = slow or long_line_problem(compiled, tuple(sig.prefilter or ()))
     if slow:
         problems.append(f"{sig.path}: $.regex: {slow}")
     return problems + wording_problems(sig), quality_problems(sig, base)

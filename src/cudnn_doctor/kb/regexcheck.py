@@ -8,6 +8,10 @@ Two steps, so that the many harmless nestings (``(?:[^()]|\\([^()]*\\))*``) are 
 2. dynamic: each example's match is pumped: at sampled positions, the character there is repeated
    PUMP times and the text cut after it, so the match must fail after a long repeated run, the input that
    makes nested quantifiers try every split. A search that does not finish within LIMIT_S is reported.
+
+And one check for patterns that are quadratic in a line's length (``long_line_problem``): one that begins with
+an unbounded run (``[^\n]*?Could not ...``, ``(?P<gpu>[^\n]*?) with CUDA``) rescans the rest of the line from
+every position where a search may start, which costs minutes on a log's 1 MB line.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from ..compat import sre_parse
 
 PUMP = 1000
+LONG_LINE = "ab " * 20_000  # 60 KB of one line: a linear search takes milliseconds, a quadratic one seconds
 LIMIT_S = 0.25  # CPU seconds
 WALL_S = 2.0
 POSITIONS = 24
@@ -95,4 +100,17 @@ def backtracking_problem(compiled: Any, pattern: str, flags: tuple[str, ...], te
     for ch in "a1 .-_/:":  # no example to pump (a user signature): runs of common characters alone
         if _slow(compiled, ch * PUMP + "\x00") or _slow(compiled, ch * 30 + "\x00"):
             return f"nested quantifiers backtrack: a run of {PUMP} {ch!r} made one search take over {LIMIT_S:g}s"
+    return None
+
+
+def long_line_problem(compiled: Any, literals: tuple[str, ...]) -> str | None:
+    """A message when one search over a 60 KB line (alone, or with the signature's first literal at either
+    end, so that the part after the run is met) costs over LIMIT_S: the pattern rescans the line from every
+    position, quadratic in its length."""
+    literal = literals[0] if literals else ""
+    for line in (LONG_LINE, literal + LONG_LINE, LONG_LINE + literal):
+        if _slow(compiled, line + "\n"):
+            return (f"a search over one {len(line) // 1000} KB line took over {LIMIT_S:g}s: the pattern rescans the "
+                    "line from every position (it begins with an unbounded run such as [^\\n]*?); anchor that "
+                    "run at the line's start (^) or begin the pattern at a literal")
     return None
