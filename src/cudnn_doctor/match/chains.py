@@ -318,8 +318,8 @@ def begins(stemmed: str, cut: str) -> bool:
     a start of the stem, or the stem and the start of an inflection ('loadin' of 'loading', stem 'load')."""
     if stemmed.startswith(cut):
         return True
-    rest = cut[len(stemmed) :]
-    return cut.startswith(stemmed) and stemmed.isalpha() and any(s.startswith(rest) for s in _INFLECTIONS)
+    extra = len(cut) - len(stemmed)  # (a long word of a log's long line is not sliced)
+    return 0 < extra < 3 and cut.startswith(stemmed) and stemmed.isalpha() and any(s.startswith(cut[-extra:]) for s in _INFLECTIONS)
 
 
 def _fresh(plain: list[str], i: int, starts: dict[tuple[str, ...], int]) -> bool:
