@@ -315,11 +315,12 @@ def _same(pattern: Sequence[str], k: int, text_words: Sequence[str], i: int) -> 
 
 def begins(stemmed: str, cut: str) -> bool:
     """Whether the word ``cut`` short (at a line's or the text's end) begins a word whose stem is ``stemmed``:
-    a start of the stem, or the stem and the start of an inflection ('loadin' of 'loading', stem 'load')."""
+    a start of the stem, or the stem (MIN_PART letters at least: 'usin' is not read as 'using', stem 'us') and the
+    start of an inflection ('loadin' of 'loading', stem 'load')."""
     if stemmed.startswith(cut):
         return True
     extra = len(cut) - len(stemmed)  # (a long word of a log's long line is not sliced)
-    return 0 < extra < 3 and cut.startswith(stemmed) and stemmed.isalpha() and any(s.startswith(cut[-extra:]) for s in _INFLECTIONS)
+    return 0 < extra < 3 and len(stemmed) >= MIN_PART and cut.startswith(stemmed) and stemmed.isalpha() and any(s.startswith(cut[-extra:]) for s in _INFLECTIONS)
 
 
 def _fresh(plain: list[str], i: int, starts: dict[tuple[str, ...], int]) -> bool:
