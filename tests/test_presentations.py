@@ -136,21 +136,6 @@ KNOWN: dict[str, str] = {
         "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "
         "RNN API (rnn_cell, dynamic_rnn); any tf.nn attribute missing in TF 2 reads the same up to there"
     ),
-    # branch kb12: the reader, not the signature: of 'Layer 'gru_cell' expected 3 variables, but received 0 variables
-    # during loading' the cuts after 'during', 'during l' and the whole 'loading' are read, the cut 'during loadin'
-    # (one character before the end) is not
-    **{
-        f"keras/rnn-cell-weights-not-loaded [{name}] cut": (
-            "cut one character before the message's end, inside its last word ('during loadin'): the shortest "
-            "prefix, the half-way cut, 'during l' and the whole word are read; this one cut inside 'loading' is not"
-        )
-        for name in (
-            "reproduced-tensorflow-keras-custom-lstm-weights-into-lstm",
-            "keras3-torch-backend-bidirectional",
-            "gru-layer-weights-into-grucell",
-            "tf213-keras-format-lstm-cell-2",
-        )
-    },
 }
 
 

@@ -1,8 +1,12 @@
 """Mechanisms of the tolerant reading that reports (bench/reports.py) and the forms sample do not measure, kept
 because removing each loses a reading: an issue title's prose before the message (tolerant._variants' prose-head
-variant) and another inflection of a message's word (tolerant._respelt: 'Failed to find' for 'Fail to find')."""
+variant) and another inflection of a message's word (tolerant._respelt: 'Failed to find' for 'Fail to find'); and
+how a word cut at the input's end is read: as the start of its template's word (past its stem too), and, where
+several messages hold what was read, as near misses naming them."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
@@ -20,3 +24,28 @@ def test_a_title_s_prose_before_an_inflected_message_is_read() -> None:
 def test_an_inflected_message_is_confirmed_whole_not_cut() -> None:
     text = "tensorflow UnknownError: Failed to find the dnn implementation. [Op:CudnnRNNV3]\n"
     assert _found(text) == [("tensorflow/fail-to-find-dnn-implementation", False)]
+
+
+def test_a_cut_word_is_read_as_the_start_of_its_template_word_not_respelt_as_a_wording_s_word() -> None:
+    """A wording's 'are' (stem 'ar') does not respell the cut 'ar' of 'arguments' (kb12's workaround undone)."""
+    catalog = catalogs.builtin()
+    sig = catalog.get("jax/flax-rnn-cell-api-changed")
+    note = {"releases": "Flax 0.7.0-0.7.4", "text": "TypeError: The RNNCellBase API has changed, the error you are experiencing"}
+    worded = dataclasses.replace(sig, raw=dict(sig.raw, wordings=[*sig.raw["wordings"], note]))
+    others = dataclasses.replace(catalog, signatures=[worded if s.id == sig.id else s for s in catalog.signatures])
+    text = "    carry = cell.initialize_carry(jax.random.PRNGKey(0), 16, 32)\nTypeError: GRUCell.initialize_carry() takes 3 positional ar"
+    got = [(f.id, f.cut is not None) for f in diagnose(text, catalog=others).findings][:1]
+    assert got == [("jax/flax-rnn-cell-api-changed", True)]
+
+
+def test_a_message_cut_inside_its_last_word_past_the_word_s_stem_is_read() -> None:
+    """'during loadin' (the stem 'load' and the start of '-ing') is a cut of 'during loading', as 'during l' is."""
+    text = "ValueError: Layer 'gru_cell' expected 3 variables, but received 0 variables during loadin"
+    assert _found(text) == [("keras/rnn-cell-weights-not-loaded", True)]
+
+
+def test_a_cut_status_name_is_a_near_miss_of_the_signatures_it_could_be_never_a_finding() -> None:
+    text = "Epoch 1/10\nRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_F"
+    d = diagnose(text, catalog=catalogs.builtin())
+    assert d.findings == []
+    assert "cudnn/status-execution-failed" in {n.id for n in d.near_misses}

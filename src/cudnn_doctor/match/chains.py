@@ -26,6 +26,7 @@ WORD = re.compile(r"[A-Za-z0-9]+")
 # checks apart), its closing bracket cut where a line ends ('Expected hidden[0')
 _INDEXED = re.compile(r"([A-Za-z0-9]+)(\[\d{1,3}(?:\]|(?=[ \t]*(?:\n|\Z))))?")
 _SUFFIXES = ("es", "s", "ing", "ed", "e")
+_INFLECTIONS = ("ing", "ed", "es")  # what a cut word may hold of an inflection after its stem
 _KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
 # printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
 FORMAT = re.compile(
@@ -205,10 +206,10 @@ class Recognizer:
         if len(word) < (1 if last else MIN_PART):
             return
         for expected, chains in list(waiting.items()):
-            if len(expected) > len(word) and expected.startswith(word):
+            if expected != word and begins(expected, word):
                 for c in chains:
                     if self._reaches(c, i) and (len(word) >= MIN_PART or (i - c.end == 1 and not self.next_word(c.tid, c.last)[1])):  # type: ignore[index]
-                        bits = c.bits + self.weight.get(expected, 0.0) * len(word) / len(expected)
+                        bits = c.bits + self.weight.get(expected, 0.0) * min(1.0, len(word) / len(expected))
                         done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
 
     def grow_back(self, c: Chain, text_words: Words) -> Chain:
@@ -309,7 +310,17 @@ def walk(pattern: Sequence[str], text_words: Sequence[str], k: int = 0, i: int =
 def _same(pattern: Sequence[str], k: int, text_words: Sequence[str], i: int) -> bool:
     """Whether text word ``i`` is pattern word ``k``, or where either is the last of its side, its start."""
     a, b = pattern[k], text_words[i]
-    return a == b or (i == len(text_words) - 1 and a.startswith(b)) or (k == len(pattern) - 1 and b.startswith(a))
+    return a == b or (i == len(text_words) - 1 and begins(a, b)) or (k == len(pattern) - 1 and b.startswith(a))
+
+
+def begins(stemmed: str, cut: str) -> bool:
+    """Whether the word ``cut`` short (at a line's or the text's end) begins a word whose stem is ``stemmed``:
+    a start of the stem, or the stem (MIN_PART letters at least: 'usin' is not read as 'using', stem 'us') and the
+    start of an inflection ('loadin' of 'loading', stem 'load')."""
+    if stemmed.startswith(cut):
+        return True
+    extra = len(cut) - len(stemmed)  # (a long word of a log's long line is not sliced)
+    return 0 < extra < 3 and len(stemmed) >= MIN_PART and cut.startswith(stemmed) and stemmed.isalpha() and any(s.startswith(cut[-extra:]) for s in _INFLECTIONS)
 
 
 def _fresh(plain: list[str], i: int, starts: dict[tuple[str, ...], int]) -> bool:

@@ -119,19 +119,20 @@ class Tolerant:
         for c, stop in self._strong(text, tw, ends, last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
-            if _overlaps(c, spans) or (c.start, c.end, self.rec.words_of(c)) in vain:
+            key = (c.start, c.end, self.rec.words_of(c))
+            if _overlaps(c, spans) or key in vain:
                 continue
             where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
-            got = list(self._reading(c, where, stop, matched))
-            if got:
+            got = list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched))
+            yield from got
+            if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
+                vain.add(key)
+                tries += 1 + where.around() // TRY_CHARS
+            elif stop != "near":  # (near misses keep no span)
                 spans.append((c.start, c.end))
-                yield from got
-            else:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
-                vain.add((c.start, c.end, self.rec.words_of(c)))
-                tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
@@ -153,23 +154,28 @@ class Tolerant:
             c = self.rec.grow_back(c, tw)
             if c.bits >= FLOOR:
                 stop = self._stop(c, text, tw, ends, last)
-                if stop != "other" and self._enough(c, tw, text, c.end == last):
-                    out.append((c, stop))
+                enough = self._enough(c, tw, text, c.end == last) if stop != "other" else None
+                if enough is not None:
+                    out.append((c, stop if enough else "near"))
         out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
-        return out
+        return [cs for cs in out if cs[1] != "near"] + [cs for cs in out if cs[1] == "near"][:1]  # the strongest near one
 
-    def _enough(self, c: Chain, tw: Words, text: str, cut: bool) -> bool:
-        """Whether the chain holds enough to be read (the rule above MIN_BITS; ``cut``: the input's end cuts it)."""
+    def _enough(self, c: Chain, tw: Words, text: str, cut: bool) -> bool | None:
+        """Whether the chain holds enough to be read (the rule above MIN_BITS; ``cut``: the input's end cuts it):
+        None where it does not, False where it holds enough but several messages hold its words (a cut word
+        ending it gives near misses naming them: a status name cut, 'CUDNN_STATUS_EXECUTION_F')."""
         if c.bits >= MIN_BITS:
             return True
         specific = cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]) is not None
         if c.bits < max(FLOOR, SHARE * (c.bits if specific else self.rec.total(c.tid))):
-            return False
+            return None
         read = self.rec.words_of(c)
         if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS:  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
-            return False
+            return None
         held = self.holding(read)
-        return bool(held) and one_message(self.sigs[i] for i in held)
+        if not held:
+            return None
+        return True if one_message(self.sigs[i] for i in held) else False if c.part else None
 
     def _stop(self, c: Chain, text: str, tw: Words, ends: frozenset[int], last: int) -> str:
         """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
@@ -227,6 +233,11 @@ class Tolerant:
             sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
+    def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
+        """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
+        held = [self.sigs[i] for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
+        return self._told(held, where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
+
     def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
         marked cut for each signature where they read one message (and the reading tells it ``alone``), else
@@ -271,7 +282,7 @@ class Tolerant:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
         that covers the reading (with ``tolerant``, in each variant of ``_attempts`` too). Returns (match,
         first line, last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1))
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part)
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
         whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
         attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else ((p, text, 0) for p in islice(self._patterns(idx), 1))
@@ -308,7 +319,7 @@ class Tolerant:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it. A quoted reading ends at its delimiter, one before an ellipsis
         there; a quoted one the regex cannot read may be a whole message all the same (``_whole``)."""
-        _lo, text, start, end = self._region(idx, where, 0)
+        _lo, text, start, end = self._region(idx, where, 0, c.part)
         for pattern, variant, shift in self._attempts(idx, c, text if cut == "cut" else text[:end], start):
             timeout = self._timeout()
             try:
@@ -333,16 +344,17 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int) -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: _Where, after: int, part: str = "") -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
-        signature spells them ('Failed to find' where it says 'Fail to find'). Returns (its first line, the
-        text, the reading's start and end in it)."""
+        signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
+        is: it begins the template's word there, not another word of the same stem). Returns (its first line,
+        the text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = _respelt(where.read, self._spelling(idx))
+        read = _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
     def _patterns(self, idx: int) -> Iterator[Any]:
@@ -503,6 +515,10 @@ class _Where:
         self.col = start - (text.rfind("\n", 0, start) + 1)
         self.read = text[start:end]
 
+    def around(self) -> int:
+        """The characters of the lines around the reading (a regex search's window)."""
+        return sum(len(x) for x in self.lines[max(0, self.li_s - 40) : self.li_e + 41])
+
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
     """A signature's regex flags, IGNORECASE added (the folded retry and the tolerant reading's confirmation)."""
@@ -578,11 +594,13 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
-def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
+def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
     as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
     before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
-    measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py)."""
+    measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
+    Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
+    (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
 
     def one(m: re.Match[str]) -> str:
         raw = m.group(0)
@@ -592,7 +610,9 @@ def _respelt(read: str, spelling: dict[str, list[str]]) -> str:
             return raw
         return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
 
-    return _GLUED.sub(" ", WORD.sub(one, read))
+    last = _LAST_WORD.search(read) if cut else None
+    tail = last.start() if last else len(read)
+    return _GLUED.sub(" ", WORD.sub(one, read[:tail])) + read[tail:]
 
 
 # a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
@@ -641,6 +661,7 @@ _NEWLINE = LazyRe("\n")
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
+_LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal)
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
