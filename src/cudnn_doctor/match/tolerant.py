@@ -612,7 +612,7 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
 
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
-    return _GLUED.sub(" ", WORD.sub(one, read[:tail])) + read[tail:]
+    return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
 
 
 # a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
