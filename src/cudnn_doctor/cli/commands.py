@@ -76,7 +76,7 @@ def load_catalog_or_report(signatures: Sequence[Path | str] | None, no_builtin: 
     from ..kb.compiled import load_catalog
 
     try:
-        with warnings_said(), _long_lived():
+        with warnings_said():
             catalog = load_catalog([str(p) for p in signatures or []], builtin=not no_builtin)
     except SignatureError as exc:
         for problem in exc.problems[:200]:
@@ -85,25 +85,6 @@ def load_catalog_or_report(signatures: Sequence[Path | str] | None, no_builtin: 
             err(f"... and {len(exc.problems) - 200} more")
         raise Reported() from None
     return without(catalog, ignore) if ignore else catalog
-
-
-@contextlib.contextmanager
-def _long_lived() -> Iterator[None]:
-    """Objects made inside live as long as the command (the catalog: ~28,000 containers the cyclic garbage
-    collector tracks, ~38,000 with the modules'): the collector is paused while they are made, and they and
-    every object alive then are out of its reach after (``gc.freeze``; entry.main gives them back when the
-    command ends, for a caller that runs commands in its own process), so that its collections do not go
-    over them again and again (~10-35 ms of a pasted traceback's ~160-190 ms of CPU)."""
-    import gc
-
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-        gc.freeze()
 
 
 @contextlib.contextmanager

@@ -14,7 +14,6 @@ Exit codes: 0 no finding, 1 at least one finding, 2 usage / input / signature er
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sys
 
@@ -66,8 +65,6 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("CUDNN_DOCTOR_DEBUG"):
             raise
         return EXIT_INTERNAL
-    finally:
-        gc.unfreeze()  # what loading the catalog froze (commands.load_catalog_or_report): collectable again in-process
 
 
 def _dispatch(args: list[str]) -> int:
