@@ -357,10 +357,13 @@ class Tolerant:
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it. A quoted reading ends at its delimiter, one before an ellipsis
+        input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
+        ('... is_trainin…', '... got [1, 4...'). A quoted reading ends at its delimiter, one before an ellipsis
         there; a quoted one the regex cannot read may be a whole message all the same (``_whole``)."""
         _lo, text, start, end = self._region(idx, where, 0, c.part)
-        for pattern, variant, shift in self._attempts(idx, c, text if cut == "cut" else text[:end], start):
+        mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
+        stop = end if cut != "cut" else mark.start() if mark else len(text)
+        for pattern, variant, shift in self._attempts(idx, c, text[:stop], start):
             timeout = self._timeout()
             try:
                 m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
