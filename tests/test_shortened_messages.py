@@ -32,3 +32,22 @@ def test_a_word_cut_before_an_ellipsis_is_read_as_cut(text: str, sig: str) -> No
 def test_the_op_name_still_tells_the_cut_gradient_message_apart() -> None:
     assert _top("ValueError: To use PopnnLstmLayer in gradients, is_trainin\u2026") is None
     assert _top("ValueError: To use CudnnMHA in gradients, is_trainin\u2026") is None
+
+
+XLA = "Detected unsupported operations when trying to compile graph on XLA_GPU_JIT: {op} (No registered '{op}' OpKernel for XLA_GPU_JIT devices compatible with node {{{{node sequential/lstm/{op}}}}})"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "InvalidArgumentError: " + XLA.format(op="CudnnRNNV3"),
+        XLA.format(op="CudnnRNNV3").replace(" (No registered", "\n(No registered"),  # its second half on the next line
+        "# LSTM with jit_compile: " + XLA.format(op="CudnnRNN").lower(),
+    ],
+)
+def test_the_xla_message_without_its_graph_name_is_read(text: str) -> None:
+    assert _top(text) == "tensorflow/cudnnrnn-xla-jit-unsupported"
+
+
+def test_the_xla_message_of_another_op_without_its_graph_name_is_not() -> None:
+    assert _top(XLA.format(op="StringToNumber")) is None
