@@ -43,6 +43,8 @@ def test_the_same_words_with_what_makes_them_the_error_are_read() -> None:
         "dnn is not supported\n\t [[{{node sequential/lstm/CudnnRNNV3}}]]\n",
         "2025-01-31 09:14:52.1: E tensorflow/core/kernels/cudnn_rnn_ops.cc:1491] dnn is not supported\n",
         "# Colab: dnn is not supported [Op:CudnnRNNV3] since the update\n",
+        "# Colab: Dnn is not supported\n  [[node lstm/CudnnRNNV3 (defined at train.py:20) ]]\n",  # TF 2.0-2.4's node line
+        "# crash: INVALIDARGUMENTERROR: DNN IS NOT SUPPORTED\n",  # an upper-cased paste's status
     ):
         findings, _near = _ids(text)
         assert findings[:1] == ["tensorflow/fail-to-find-dnn-implementation"], text

@@ -77,17 +77,17 @@ _NAMED_IN_CODE = LazyRe(_CODE_NAME)
 # TensorFlow's 'Internal:' / 'UNIMPLEMENTED:' / 'Invalid argument:', a CHECK), perhaps with the function it was raised
 # in ('{{function_node __wrapped__CudnnRNNV3_...}} '); or a C++ source location before it (a log line's 'E
 # tensorflow/.../cuda_dnn.cc:522] ', 'OP_REQUIRES failed at cudnn_rnn_ops.cc:1491 : Unknown: '); not a bare 'Error:'
-# (an issue title's, a tool's own)
+# (an issue title's, a tool's own); an upper- or lower-cased paste's too ('INVALIDARGUMENTERROR: ')
 _STATUS_BEFORE = LazyRe(
-    r"(?:(?:[\w.]+(?:Error|Exception)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|UNIMPLEMENTED|FAILED_PRECONDITION|NOT_FOUND"
+    r"(?:(?:[\w.]+(?:Error|Exception|ERROR|EXCEPTION|error|exception)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|UNIMPLEMENTED|FAILED_PRECONDITION|NOT_FOUND"
     r"|RESOURCE_EXHAUSTED|UNAVAILABLE|ABORTED|Unknown|Internal|Invalid\ argument|Unimplemented|Failed\ precondition"
     r"|Not\ found|Resource\ exhausted|Unavailable|Aborted|Check\ failed|CUDNN_STATUS_[A-Z_]+)\s*:\s*"
-    r"(?:\{\{function_node\ [^{}\n]*\}\}\s*)*|\.(?:cc|cu|cpp|cxx|h)(?::\d+)?(?:\]|\s:)[^\n]*?)$"
+    r"(?:\{\{(?i:function_node)\ [^{}\n]*\}\}\s*)*|\.(?i:cc|cu|cpp|cxx|h)(?::\d+)?(?:\]|\s:)[^\n]*?)$"
 )
 # the op or node the error was raised for, on its line or a line next to it: '[Op:CudnnRNNV3]', '{{node x/CudnnRNN}}',
-# TF1's '[[Node: x/CudnnRNN = ...'
+# TF1's '[[Node: x/CudnnRNN = ...', TF 2.0-2.4's '[[node x/conv1d (defined at ...) ]]' (in any case: an upper-cased paste)
 _PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
-_OP_MARK = LazyRe(r"\[Op:\w|\{\{(?:function_)?node\ |\[\[Node:\ ")
+_OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
