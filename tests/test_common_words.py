@@ -62,3 +62,11 @@ def test_a_template_is_common_words_by_the_base_s_weights() -> None:
 def test_a_status_name_of_common_words_is_a_name_in_code() -> None:
     findings, _near = _ids("# Training crashes on Colab: CUDNN_STATUS_EXECUTION_FAILED after upgrading\n", catalogs.builtin())
     assert findings  # spelt as a name in code: the rule does not hold it back
+
+
+def test_the_built_in_wordings_of_common_words_read_what_makes_them_the_error() -> None:
+    builtin = catalogs.builtin()
+    assert _ids("# Colab: Dnn is not supported [Op:CudnnRNNV3]\n", builtin)[0][:1] == ["tensorflow/fail-to-find-dnn-implementation"]
+    assert _ids("# Colab: DNN library is not found. [Op:Conv2D]\n", builtin)[0][:1] == ["tensorflow/dnn-library-unavailable"]
+    for prose in ("The DNN is not supported by the SMF.\n", "The DNN library is not found in the path you gave.\n", "DNN is not supported\nSubsampling is enabled\n"):
+        assert _ids(prose, builtin)[0] == [], prose
