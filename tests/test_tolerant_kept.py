@@ -49,3 +49,13 @@ def test_a_cut_status_name_is_a_near_miss_of_the_signatures_it_could_be_never_a_
     d = diagnose(text, catalog=catalogs.builtin())
     assert d.findings == []
     assert "cudnn/status-execution-failed" in {n.id for n in d.near_misses}
+
+
+def test_a_title_s_prose_before_an_eager_error_that_names_its_function_is_read() -> None:
+    """The prose-head variant takes off the title's prose and the eager error's status with the function it names
+    ('... UnknownError: {{function_node __wrapped__CudnnRNNV3_...}} '): the message after them is read."""
+    text = (
+        "# Colab LSTM broke: tensorflow.python.framework.errors_impl.UnknownError: {{function_node "
+        "__wrapped__CudnnRNNV3_device_/job:localhost/replica:0/task:0/device:GPU:0}} Fail to find the dnn implementation. after the update\n"
+    )
+    assert _found(text) == [("tensorflow/fail-to-find-dnn-implementation", False)]

@@ -41,6 +41,7 @@ from .chains import (
     HEAD,
     MAX_VALUE,
     MIN_PART,
+    PH,
     START_BITS,
     WORD,
     Chain,
@@ -63,7 +64,30 @@ from .results import Miss, RawMatch
 # cannot import name', nor "'NoneType' object has"
 MIN_BITS, SHARE, MIN_WORDS = 22.0, 0.75, 3
 # an RNN or cuDNN word (a hidden state too), or a name in code (snake_case, a.b, a call or an index: 'input.size(-1)', 'hidden[0]')
-_SPECIFIC = LazyRe(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]")
+_CODE_NAME = r"\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]"
+_SPECIFIC = LazyRe(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|" + _CODE_NAME)
+# A template made only of common words (each met in more than one line of 2**COMMON_BITS over the base's templates
+# and ordinary log text, no value, less than MIN_BITS in all: 'Dnn is not supported', 'DNN library is not found',
+# 'CUDA error: out of memory') is any sentence's ('The DNN is not supported by the SMF.'): a reading of it counts
+# only with what makes it a framework's error on its line or a line next to it (``_in_context``), or where the text
+# spells one of its words as a name in code (CUDNN_STATUS_NOT_SUPPORTED, 'rnn: hx'); else it is a near miss at most
+COMMON_BITS = 7.0
+_NAMED_IN_CODE = LazyRe(_CODE_NAME)
+# what makes a sentence a framework's error, right before it on its line: a named exception or a status ('InvalidArgumentError:',
+# TensorFlow's 'Internal:' / 'UNIMPLEMENTED:' / 'Invalid argument:', a CHECK), perhaps with the function it was raised
+# in ('{{function_node __wrapped__CudnnRNNV3_...}} '); or a C++ source location before it (a log line's 'E
+# tensorflow/.../cuda_dnn.cc:522] ', 'OP_REQUIRES failed at cudnn_rnn_ops.cc:1491 : Unknown: '); not a bare 'Error:'
+# (an issue title's, a tool's own); an upper- or lower-cased paste's too ('INVALIDARGUMENTERROR: ')
+_STATUS_BEFORE = LazyRe(
+    r"(?:(?:[\w.]+(?:Error|Exception|ERROR|EXCEPTION|error|exception)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|UNIMPLEMENTED|FAILED_PRECONDITION|NOT_FOUND"
+    r"|RESOURCE_EXHAUSTED|UNAVAILABLE|ABORTED|Unknown|Internal|Invalid\ argument|Unimplemented|Failed\ precondition"
+    r"|Not\ found|Resource\ exhausted|Unavailable|Aborted|Check\ failed|CUDNN_STATUS_[A-Z_]+)\s*:\s*"
+    r"(?:\{\{(?i:function_node)\ [^{}\n]*\}\}\s*)*|\.(?i:cc|cu|cpp|cxx|h)(?::\d+)?(?:\]|\s:)[^\n]*?)$"
+)
+# the op or node the error was raised for, on its line or a line next to it: '[Op:CudnnRNNV3]', '{{node x/CudnnRNN}}',
+# TF1's '[[Node: x/CudnnRNN = ...', TF 2.0-2.4's '[[node x/conv1d (defined at ...) ]]' (in any case: an upper-cased paste)
+_PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
+_OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -91,6 +115,7 @@ class Tolerant:
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
+        self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         self.frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
@@ -126,7 +151,7 @@ class Tolerant:
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
-            got = list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched))
+            got = self._held_back(c, where, list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched)))
             yield from got
             if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
                 vain.add(key)
@@ -238,6 +263,21 @@ class Tolerant:
         held = [self.sigs[i] for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
         return self._told(held, where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
+    def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
+        """What a reading gives, its findings near misses where it is a sentence of common words without what
+        makes them a framework's error (COMMON_BITS)."""
+        if not got or not self.plain(c.tid) or _in_context(where):
+            return got
+        return [Miss(f.sig, "", where.li_s, _PLAIN_WHY.format(where.read[-60:])) if isinstance(f, RawMatch) else f for f in got]
+
+    def plain(self, tid: int) -> bool:
+        """Whether a template is made only of common words (COMMON_BITS each, MIN_BITS in all, no value)."""
+        got = self._plain.get(tid)
+        if got is None:
+            tpl = self.rec.tpls[tid][1:]
+            got = self._plain[tid] = PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
+        return got
+
     def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
         marked cut for each signature where they read one message (and the reading tells it ``alone``), else
@@ -317,10 +357,13 @@ class Tolerant:
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it. A quoted reading ends at its delimiter, one before an ellipsis
+        input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
+        ('... is_trainin…', '... got [1, 4...'). A quoted reading ends at its delimiter, one before an ellipsis
         there; a quoted one the regex cannot read may be a whole message all the same (``_whole``)."""
         _lo, text, start, end = self._region(idx, where, 0, c.part)
-        for pattern, variant, shift in self._attempts(idx, c, text if cut == "cut" else text[:end], start):
+        mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
+        stop = end if cut != "cut" else mark.start() if mark else len(text)
+        for pattern, variant, shift in self._attempts(idx, c, text[:stop], start):
             timeout = self._timeout()
             try:
                 m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
@@ -489,6 +532,18 @@ def _after(where: _Where) -> tuple[list[str], bool]:
         li += 1
         got += [w for w, _a, _b in words(where.lines[li])]
     return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and _ends_input(where.lines, li)
+
+
+def _in_context(where: _Where) -> bool:
+    """Whether a reading has what makes its words a framework's error: a name in code among them, an exception,
+    status or C++ source location right before it on its line, or the op it was raised for on its lines or the
+    line with text next to them, a blank line between at most (COMMON_BITS)."""
+    if _NAMED_IN_CODE.search(where.read) or _STATUS_BEFORE.search(where.lines[where.li_s], 0, where.col):
+        return True
+    lines = where.lines
+    lo = next((li for li in range(where.li_s - 1, max(-1, where.li_s - 3), -1) if lines[li].strip()), where.li_s)
+    hi = next((li for li in range(where.li_e + 1, min(len(lines), where.li_e + 3)) if lines[li].strip()), where.li_e)
+    return any(_OP_MARK.search(lines[li]) for li in range(lo, hi + 1))
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
@@ -663,10 +718,11 @@ _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
-# not a quote that opens a string literal)
+# not a quote that opens a string literal), and the function an eager error names after its status ('...Error:
+# {{function_node __wrapped__CudnnRNNV3_device_...}} ')
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
-_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+$")
+_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
