@@ -1,59 +1,55 @@
-"""A big block of a notebook's JSON string lines decoded only where the scan reads it: a speed mechanism for
+"""A big block of a notebook's JSON string lines decoded only where a reading reaches it: a speed mechanism for
 read/present.py (bench/kinds.py's notebook kind; issue 29: no kind may cost 3x another per byte).
 
 Decoding such a block (read/jsonlines.py, ~3.5 ms a MiB) costs more than the matcher's whole scan of a plain
-log, and in most blocks of a big notebook that scan then finds nothing. ``Skim`` scans the raw JSON first: the
-prefilter's literals, and FLAGS, what can make a line's decoded text hold a literal its raw bytes do not show:
-an escape that can write a literal's character or one normalization deletes (``\\u001b``, a colour code's ESC,
-among them), a newline escape inside a string, a raw control. The lines it finds are decoded and scanned as the
-matcher scans a block (behind colour codes too). Where none holds a literal, no line of the block holds one, so
-the matcher reads its lines only from the windows of the blocks around it: the block is given decoded where
-those, the tolerant reading of a log's last lines and present.py's look for the next presentations read it
-(its first ``after`` lines and first HEAD_CHARS characters; its last ``before`` and TAIL lines), and its other
-lines are left empty. Anything else returns None, and the block is decoded whole: a literal found, lines not
-all one JSON string at one indentation ending in ``\\n``, a line that does not decode, no hyperscan.
+log, and in most blocks of a big notebook that scan then finds nothing. ``Skim`` looks at the raw JSON first:
+one hyperscan pass of the prefilter's literals and one of FLAGS (what can make a line's decoded text hold a
+literal its raw bytes do not show: an escape that can write a literal's character or one normalization deletes,
+a colour code's ``\\u001b`` among them, a newline escape inside a string, a raw control, a one-line output).
+Those lines are decoded and scanned as the matcher scans a block (behind colour codes too). The block is then given decoded where a
+reading reaches it: its first lines (the window of the block before reads ``after`` of them, present.py looks
+for the next presentations in its first HEAD_CHARS characters), its last ones (the next block's window reads
+``before``, the tolerant reading of a log's end TAIL_LINES) and the lines within ``reach`` of a line holding a
+literal (parallel.py's margin: the matcher's context and 64 lines); the other lines are left empty. None (the
+block is decoded whole): a line the skim decodes does not decode as one string, more than MAX_HITS literals,
+no hyperscan, a signature without literals (it reads every line).
 
-Why a line FLAGS does not find cannot hide a literal: its escapes are ``\\r``, its last ``\\n`` and ``\\uXXXX``
-above U+00FF, each decoded to one character no literal holds (they are ASCII, without CR: ``usable``) and that
-normalization keeps, so a literal on its decoded text lies between two escapes, in its raw bytes as it is.
-Equivalence test: tests/test_skim.py.
+Why a line it does not decode cannot hide a literal: its escapes are ``\\r``, its last ``\\n`` and ``\\uXXXX``
+above U+00FF but a surrogate, each decoded to one character no literal holds (they are ASCII, without CR:
+``_fits``) and normalization keeps, so a literal on its decoded text lies between two escapes, in its raw bytes
+as it is; and present.py reads it as one line whatever it holds (a line that is not JSON as it is). Equivalence
+test: tests/test_skim.py.
 """
 
 from __future__ import annotations
 
 import _thread
-from bisect import bisect_left
 from functools import lru_cache
-from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from ..read.jsonlines import decoded_lines
 from ..read.present import HEAD_CHARS
-from .prefilter import Prefilter, holding
+from ..read.textsafe import delete_escapes
+from .prefilter import Prefilter
 
 if TYPE_CHECKING:
     from .matcher import Matcher
 
-# what makes a line's decoded text read otherwise than its raw bytes, but \u001X (ESC: a colour code on one
-# line in six of a CI log), whose lines are found by ``bytes.find`` (hyperscan would call back for each)
+# what makes a line's decoded text read otherwise than its raw bytes
 FLAGS = (
-    *(b"\\" + e for e in (b'"', b"/", b"\\", b"b", b"f", b"t", b"u000")),  # a literal's character, a control
-    *(b"\\u00" + bytes([c]) for c in b"23456789abcdef"),  # ASCII, C1 controls, Latin-1
-    *(b"\\ud" + bytes([c]) for c in b"89abcdef"),  # surrogates (the head's look reads a lone one otherwise)
+    *(b"\\" + e for e in (b'"', b"/", b"\\", b"b", b"f", b"t", b"u00")),  # a literal's character, a control, ESC
+    *(b"\\ud" + bytes([c]) for c in b"89abcdef"),  # surrogates (present.py's head reads a lone one otherwise)
     *(b"\\n" + bytes([c]) for c in range(256) if c != ord('"') and not 65 <= c <= 90),  # a newline inside a string
     *(bytes([c]) for c in (*range(10), *range(11, 32), 127)),  # raw controls (a raw ESC among them): not JSON
     *(b"\xc2" + bytes([c]) for c in range(0x80, 0xA0)),  # C1 controls (the one-byte CSI)
     b'"traceback"', b'"text"',  # a one-line output or list: present.py reads it as several lines
 )
-ESCAPED_ESC = b"\\u001"
+MAX_HITS = 64  # lines holding a literal, each decoded with the lines around it; more: the block decoded whole
 
 
 @lru_cache(maxsize=8)
 def _flags(_thread_id: int) -> Prefilter:
     return Prefilter.of_bytes(FLAGS)  # one per thread: a hyperscan scratch serves one scan at a time
-
-
-MAX_HITS = 64  # lines holding a literal in a block's middle, each decoded with the lines around it; more: all of it
 
 
 class Skim:
@@ -65,21 +61,21 @@ class Skim:
         self.first = matcher.after
         self.last = max(matcher.before, tail_lines)
         self.reach = matcher.before + matcher.after + margin  # the lines a reading of a line may look at, each way
-        self.usable = not matcher.full_scan  # a signature without literals reads every line
+        self.usable = not matcher.full_scan
 
     def __call__(self, data: bytes, lines: int) -> bytes | None:
         """The block's lines (``lines`` of them) as decoded_lines decodes them, those no reading reaches empty."""
         pf = self.matcher.prefilter
-        if not self.usable or lines < 4 * (self.first + self.last) or pf.engine != "hyperscan" or not _literals_fit(pf):
+        if not self.usable or lines < 4 * (self.first + self.last) or pf.engine != "hyperscan" or not _fits(tuple(pf.literals)):
             return None
-        end = _nth_from_end(data, self.last, len(data))
+        end = _nth_from_end(data, self.last, len(data))  # the tail: the lines after it
         start, head = _head(data, _nth(data, self.first, -1), end)
-        if head is None:
+        hits = _hits(pf, data, sorted({*pf.scan(data), *_flags(_thread.get_ident()).scan(data)})) if head else None
+        if head is None or hits is None:
             return None
-        found = {*pf.scan(data), *_flags(_thread.get_ident()).scan(data), *holding(data, ESCAPED_ESC)}
-        hits = _hits(pf, data, sorted(found)) if found else []
-        if hits is None or len(hits) > MAX_HITS:
-            return None
+        if not hits:  # (most blocks) its head, its tail, the lines between empty
+            tail = decoded_lines(data[end + 1 :])
+            return None if tail is None else head + b"\n" * (lines - head.count(b"\n") - self.last) + tail
         spans = _merged([(0, start), *_around(data, hits, self.reach), (end + 1, len(data))])
         parts = [head if (lo, hi) == (0, start) else decoded_lines(data[lo:hi]) for lo, hi in spans]
         if None in parts:
@@ -104,15 +100,16 @@ def _head(data: bytes, first: int, end: int) -> tuple[int, bytes | None]:
 
 
 def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
-    """The lines starting at ``starts`` that hold a literal decoded (None: one does not decode)."""
-    flagged = decoded_lines(b"\n".join([data[at : _line_end(data, at)] for at in starts]))
-    if flagged is None:
-        return None
-    where = {**pf.scan(flagged), **pf.behind_escapes(flagged, 0, len(flagged))}
-    if not where:
+    """The lines starting at ``starts`` that hold a literal decoded, as the matcher scans a block (behind colour
+    codes too: ``delete_escapes`` keeps the lines); None where one does not decode, or more than MAX_HITS do."""
+    if not starts:
         return []
-    at = list(accumulate(map((1).__add__, map(len, flagged.split(b"\n"))), initial=0))  # where each line starts
-    return [starts[bisect_left(at, off)] for off in sorted(where)]
+    got = decoded_lines(b"\n".join([data[at : _line_end(data, at)] for at in starts]))
+    if got is None:
+        return None
+    found = [(text, at) for text in (got, delete_escapes(got)) for at in pf.scan(text)]
+    hits = sorted({starts[text.count(b"\n", 0, at)] for text, at in found}) if len(found) <= 2 * MAX_HITS else None
+    return hits if hits is None or len(hits) <= MAX_HITS else None
 
 
 def _around(data: bytes, hits: list[int], reach: int) -> list[tuple[int, int]]:
@@ -137,18 +134,8 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
-@lru_cache(maxsize=16)
-def _fits(literals: tuple[str, ...]) -> bool:
-    return all(lit.isascii() and "\r" not in lit for lit in literals)
-
-
-def _literals_fit(pf: Prefilter) -> bool:
-    """Whether no literal holds a character an unflagged escape writes (non-ASCII, CR)."""
-    return _fits(tuple(pf.literals))
-
-
 def _nth(data: bytes, n: int, at: int) -> int:
-    """The offset of the n-th newline after offset ``at`` (-1: the text's first line), len(data) where there are fewer."""
+    """The offset of the n-th newline after offset ``at`` (-1: from the text's start), len(data) where there are fewer."""
     for _ in range(n):
         at = data.find(b"\n", at + 1)
         if at < 0:
@@ -169,3 +156,9 @@ def _line_end(data: bytes, at: int) -> int:
     """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
     end = data.find(b"\n", max(at, 0))
     return len(data) if end < 0 else end
+
+
+@lru_cache(maxsize=16)
+def _fits(literals: tuple[str, ...]) -> bool:
+    """Whether no literal holds a character an escape the skim does not decode writes (non-ASCII, CR)."""
+    return all(lit.isascii() and "\r" not in lit for lit in literals)
