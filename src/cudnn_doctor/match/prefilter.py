@@ -103,6 +103,15 @@ class Prefilter:
             return self._lines_of(chunk, start, found)
         return self._scan_find(chunk.lower(), start)
 
+    def line_starts(self, data: bytes) -> set[int]:
+        """The start offsets of the lines holding a literal, not which (match/skim.py, hyperscan only): one
+        append per hit, where ``scan`` groups its hits by line and literal (a notebook block's colour codes,
+        ~1,500 a MiB)."""
+        ends: list[int] = []
+        self._load_hyperscan().scan(data, match_event_handler=lambda _id, _frm, to, _flags, _ctx: ends.append(to))
+        rfind = data.rfind
+        return {rfind(b"\n", 0, to - 1) + 1 for to in ends}
+
     def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
         """Group hyperscan's (end offset, literal id) hits by line."""
         out: dict[int, list[str]] = {}

@@ -70,7 +70,7 @@ class Skim:
             return None
         end = _nth_from_end(data, self.last, len(data))  # the tail: the lines after it
         start, head = _head(data, _nth(data, self.first, -1), end)
-        hits = _hits(pf, data, sorted({*pf.scan(data), *_flags(_thread.get_ident()).scan(data)})) if head else None
+        hits = _hits(pf, data, sorted(pf.line_starts(data) | _flags(_thread.get_ident()).line_starts(data))) if head else None
         if head is None or hits is None:
             return None
         if not hits:  # (most blocks) its head, its tail, the lines between empty
@@ -104,7 +104,9 @@ def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
     codes too: ``delete_escapes`` keeps the lines); None where one does not decode, or more than MAX_HITS do."""
     if not starts:
         return []
-    got = decoded_lines(b"\n".join([data[at : _line_end(data, at)] for at in starts]))
+    ends = [data.find(b"\n", at) for at in starts]
+    ends[-1] = _line_end(data, starts[-1])  # the block's last line ends it
+    got = decoded_lines(b"\n".join(map(data.__getitem__, map(slice, starts, ends))))
     if got is None:
         return None
     found = [(text, at) for text in (got, delete_escapes(got)) for at in pf.scan(text)]
