@@ -65,12 +65,12 @@ class Skim:
 
     def __call__(self, data: bytes, lines: int) -> bytes | None:
         """The block's lines (``lines`` of them) as decoded_lines decodes them, those no reading reaches empty."""
-        pf = self.matcher.prefilter
-        if not self.usable or lines < 4 * (self.first + self.last) or pf.engine != "hyperscan" or not _fits(tuple(pf.literals)):
+        pf, flags = self.matcher.prefilter, _flags(_thread.get_ident())
+        if not self.usable or lines < 4 * (self.first + self.last) or not _fits(tuple(pf.literals)) or "find" in (pf.engine, flags.engine):
             return None
         end = _nth_from_end(data, self.last, len(data))  # the tail: the lines after it
         start, head = _head(data, _nth(data, self.first, -1), end)
-        hits = _hits(pf, data, sorted(pf.line_starts(data) | _flags(_thread.get_ident()).line_starts(data))) if head else None
+        hits = _hits(pf, data, sorted(pf.line_starts(data) | flags.line_starts(data))) if head else None
         if head is None or hits is None:
             return None
         if not hits:  # (most blocks) its head, its tail, the lines between empty
