@@ -317,9 +317,9 @@ def test_a_cut_inside_a_mixed_case_identifier_a_message_requires_is_a_wrap() -> 
     given: list[bool] = []
     real = reading_mod.present
 
-    def spy(data: bytes, literals: object = (), paste: bool = True, lines: int | None = None) -> object:
+    def spy(data: bytes, literals: object = (), paste: bool = True, lines: int | None = None, skim: object = None) -> object:
         given.append("cudnnrnn" in literals)  # type: ignore[operator]
-        return real(data, literals, paste, lines)  # type: ignore[arg-type]
+        return real(data, literals, paste, lines, skim)  # type: ignore[arg-type]
 
     reading_mod.present = spy  # type: ignore[assignment]
     try:

@@ -62,6 +62,15 @@ class Prefilter:
         many small logs (triage) share its compiled hyperscan database."""
         return _shared_prefilter(tuple(sorted({lit.lower() for lit in literals if lit})), _thread.get_ident())
 
+    @classmethod
+    def of_bytes(cls, patterns: Iterable[bytes]) -> Prefilter:
+        """A prefilter of byte strings that need not be text (a raw byte, a cut UTF-8 sequence), each as it is
+        (give ASCII letters in lower case); its hits are the patterns read as Latin-1."""
+        got = cls(())
+        got._bytes = list(dict.fromkeys(patterns))
+        got.literals = [p.decode("latin-1") for p in got._bytes]
+        return got
+
     def _load_hyperscan(self) -> Any:
         """The compiled hyperscan database, made on the first big scan: importing hyperscan and compiling
         (~20-50 ms) would cost a pasted traceback more than scanning it with ``bytes.find``."""
@@ -94,6 +103,15 @@ class Prefilter:
             return self._lines_of(chunk, start, found)
         return self._scan_find(chunk.lower(), start)
 
+    def line_starts(self, data: bytes) -> set[int]:
+        """The start offsets of the lines holding a literal, not which (match/skim.py, hyperscan only): one
+        append per hit, where ``scan`` groups its hits by line and literal (a notebook block's colour codes,
+        ~1,500 a MiB)."""
+        ends: list[int] = []
+        self._load_hyperscan().scan(data, match_event_handler=lambda _id, _frm, to, _flags, _ctx: ends.append(to))
+        rfind = data.rfind
+        return {rfind(b"\n", 0, to - 1) + 1 for to in ends}
+
     def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
         """Group hyperscan's (end offset, literal id) hits by line."""
         out: dict[int, list[str]] = {}
@@ -119,7 +137,7 @@ class Prefilter:
         is not installed."""
         out: dict[int, list[str]] = {}
         for raw, lit in zip(self._bytes, self.literals, strict=True):
-            for ls in _holding(low, raw):
+            for ls in holding(low, raw):
                 lits = out.setdefault(start + ls, [])
                 if lit not in lits:
                     lits.append(lit)
@@ -166,7 +184,7 @@ _MARK_DELETED = bytes(b if b == 0x1B or delete_escapes(bytes([b])) else 0x1B for
 _CONTROLS = tuple(bytes([b]) for b in range(256) if _MARK_DELETED[b] == 0x1B and b != 0x1B)
 
 
-def _holding(low: bytes, lit: bytes) -> Iterator[int]:
+def holding(low: bytes, lit: bytes) -> Iterator[int]:
     """The start offsets of the lines of ``low`` holding ``lit`` (one ``find`` per such line, in C)."""
     pos = low.find(lit)
     while pos >= 0:
@@ -240,7 +258,7 @@ class Presence:
             if at is None:
                 at = self._at[lit] = []
                 li, prev = self.first, 0
-                for ls in _holding(self.low, lit):
+                for ls in holding(self.low, lit):
                     li += self.low.count(b"\n", prev, ls)
                     prev = ls
                     at.append(li)

@@ -24,8 +24,10 @@ from ..read.sources import Block
 from .lines import Lines
 from .matcher import Matcher
 from .results import Miss, RawMatch
+from .skim import Skim
 from .tolerant import MAX_FRAME_GAP, Tolerant
 
+SKIM_MARGIN = 64  # lines a reading may look at beyond the matcher's context (scan.MARGIN_LINES: rechunk's 20, slack)
 SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
 AROUND = 3  # lines around a big log's near miss read tolerantly
 TAIL_LINES = 30  # a big log's last lines read tolerantly,
@@ -66,11 +68,13 @@ class Reader:
         state = {"done": False, "bytes": 0, "n": 0}
         matcher = self.matcher
         literals = _Vocabulary(matcher)
+        skim = Skim(matcher, TAIL_LINES, SKIM_MARGIN)
 
         def presented() -> Iterator[Block]:
             for b in rechunk(blocks):
                 state["bytes"] += len(b.data)
-                got = present(b.data, literals, paste=state["bytes"] <= SMALL_INPUT, lines=b.lines)
+                small = state["bytes"] <= SMALL_INPUT  # a paste: all of it is read tolerantly, never skimmed
+                got = present(b.data, literals, paste=small, lines=b.lines, skim=None if small else skim)
                 first = seen[-1].first + seen[-1].block.lines if seen else 1
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)

@@ -43,6 +43,7 @@ MIN_WIDTH, MAX_WIDTH = 40, 200
 SAMPLE_BYTES = 64 << 10  # the head of a block whose line lengths are looked at for a wrap width
 DETECT_WHOLE = 256 << 10  # a block up to this size (a paste) is searched whole for presentations
 DETECT_SAMPLE = 32 << 10  # else its head
+HEAD_CHARS = 2 * DETECT_SAMPLE  # the characters of an undone block its next presentations are looked for in (Text.head)
 
 # what each presentation leaves in a block's raw bytes (each pattern starts with a literal the `re` engine
 # skips to)
@@ -157,7 +158,8 @@ def _wrapped_sample(sample: bytes, literals: Collection[str]) -> bool:
     return wrap_width([x.decode("utf-8", "replace") for x in lines], literals) is not None
 
 
-def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lines: int | None = None) -> Presented | None:
+def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lines: int | None = None,
+            skim: Callable[[bytes, int], bytes | None] | None = None) -> Presented | None:
     """The block with its presentations undone (PRESENTATIONS, in order), or None when there is nothing to
     undo. ``literals``: the knowledge base's literals (lower case), the dictionary that tells a cut word from
     two words. ``paste``: the block is (the start of) an input of paste size; only a paste is taken to be
@@ -170,7 +172,11 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lin
     it (one may show only after another is undone: a notebook's JSON strings hold quoted or wrapped lines);
     in a big block, each presentation seen in its head as it is when its turn comes (a notebook's decoded
     strings). Each undo looks first at the block's whole text, a look at C speed that tells most blocks there
-    is nothing to undo; the text is split into lines only for an undo that has something to do (``Text``)."""
+    is nothing to undo; the text is split into lines only for an undo that has something to do (``Text``).
+
+    ``skim`` (match/skim.py; never for a paste, whose every line the tolerant reading reads): a big block of a
+    notebook's JSON string lines decoded only where the scan reads it, or None; a block that another
+    presentation is then seen in is decoded whole."""
     table = [p for p in PRESENTATIONS if paste or not p.paste_only]
     whole = len(data) <= DETECT_WHOLE
     head = data if whole else _head(data)
@@ -183,18 +189,40 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lin
         block = Text(text[:-1] if text.endswith("\r") else text, count=lines)
     else:
         block = Text(None, count=lines, raw=data)  # decoded when an undo asks for its text
+    got = _undone(block, table, whole, head, literals, skim)
+    if got is _AGAIN:  # a skimmed notebook block another presentation is seen in: every line of it is read
+        return present(data, literals, paste, lines)
+    return got  # type: ignore[return-value]
+
+
+_AGAIN = object()
+
+
+def _undone(block: Text, table: list[Presentation], whole: bool, head: bytes, literals: Collection[str],
+            skim: Callable[[bytes, int], bytes | None] | None) -> Presented | object | None:
+    """present()'s undos, in order (each looked for in the block's head as it is when its turn comes, but in a
+    whole block); _AGAIN where a block skimmed meets another presentation."""
     undone: list[str] = []
     for p in table:
         if not whole and not p.seen(head, literals):
             continue
-        got = p.undo(block, literals)
+        if undone == ["skim"]:
+            return _AGAIN
+        got = _skimmed(block, skim) if skim is not None and p is _NOTEBOOK else None
+        got = got or p.undo(block, literals)
         if got is not None:
             block, what = got
             undone.append(what)
             head = head if whole else _head(block.head())
     if not undone:
         return None
-    return Presented(block.data(), block.origins(), tuple(undone))
+    return Presented(block.data(), block.origins(), ("notebook",) if undone == ["skim"] else tuple(undone))
+
+
+def _skimmed(block: Text, skim: Callable[[bytes, int], bytes | None]) -> tuple[Text, str] | None:
+    """A notebook block skimmed (``skim``: match/skim.py), undone as "skim" (it is "notebook" once nothing else is)."""
+    got = skim(block.raw, block.count()) if block.raw is not None else None
+    return None if got is None else (Text(None, block.origin, block.count(), raw=got), "skim")
 
 
 def _head(data: bytes) -> bytes:
@@ -231,12 +259,12 @@ class Text:
         return self.raw if self.raw is not None and self._text is None else self.text.encode("utf-8", "surrogatepass")
 
     def head(self) -> bytes:
-        """The bytes of the block's first 2 * DETECT_SAMPLE characters, where its presentations are looked for."""
+        """The bytes of the block's first HEAD_CHARS characters, where its presentations are looked for."""
         if self.raw is None or self._text is not None:
-            return self.text[: 2 * DETECT_SAMPLE].encode("utf-8", "surrogatepass")
+            return self.text[:HEAD_CHARS].encode("utf-8", "surrogatepass")
         # 4 bytes a character at most: the prefix holds those characters whole (a cut one comes after them)
         prefix = self.raw[: 8 * DETECT_SAMPLE + 4].decode("utf-8", "replace")
-        return prefix[: 2 * DETECT_SAMPLE].encode("utf-8", "surrogatepass")
+        return prefix[:HEAD_CHARS].encode("utf-8", "surrogatepass")
 
     @classmethod
     def of(cls, lines: Lines) -> Text:
@@ -580,8 +608,9 @@ def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
 # its first piece only) before the quotes go, one quoted piece by piece ('> ' on every piece) after; bullets
 # last, so a wrapped piece that happens to begin with '- ' keeps its length.
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
+_NOTEBOOK = Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook))
 PRESENTATIONS = (
-    Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook)),
+    _NOTEBOOK,
     Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
