@@ -73,3 +73,12 @@ def warm_cache(fresh_cache: Path, builtin_cache_entry: Path) -> Path:
     for kept in builtin_cache_entry.parent.glob("*.cache"):  # the catalog's entry and its compiled patterns'
         shutil.copy2(kept, fresh_cache / kept.name)
     return fresh_cache
+
+
+@pytest.fixture
+def hyperscan():  # type: ignore[no-untyped-def]
+    """The hyperscan module, for a test of what the prefilter does with it: skipped where it is not installed or
+    turned off (``CUDNN_DOCTOR_NO_HYPERSCAN=1``, the path of platforms without a wheel, which .ci/run also runs)."""
+    if os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
+        pytest.skip("hyperscan turned off (CUDNN_DOCTOR_NO_HYPERSCAN)")
+    return pytest.importorskip("hyperscan")

@@ -480,11 +480,10 @@ def test_cache_bounded_oldest_pruned(fresh_cache: Path) -> None:
     assert len(list(fresh_cache.glob("db-*.cache"))) == 2 + 3
 
 
-def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hyperscan_databases_cached_apart_from_catalogs(fresh_cache: Path, monkeypatch: pytest.MonkeyPatch, hyperscan) -> None:  # type: ignore[no-untyped-def]
     """A literal set compiled once is deserialized after (each retired probe asks for a new set: 20-30 ms of
     compiling per process otherwise); a damaged entry is compiled again; hyperscan entries do not evict
     compiled catalogs."""
-    hyperscan = pytest.importorskip("hyperscan")
     from cudnn_doctor.kb import cache
     from cudnn_doctor.match import prefilter
 

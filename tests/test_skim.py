@@ -16,7 +16,7 @@ from cudnn_doctor.match.matcher import Matcher
 from cudnn_doctor.match.reading import SKIM_MARGIN, TAIL_LINES
 from cudnn_doctor.read.present import HEAD_CHARS, present
 
-pytest.importorskip("hyperscan")
+pytestmark = pytest.mark.usefixtures("hyperscan")  # the skim runs where hyperscan does
 
 # a string's JSON, as a notebook writes it: progress bars, colour codes, quotes, paths, raw UTF-8, emoji
 NOISE = ["Epoch 3/50 step 120/500 loss=0.4131 ", "2024-05-14T09:10:28.0133828Z saving checkpoint to ckpt/step_133834.pt ", "\\u2588\\u2588\\u2588", "\\r", "\\u001b[33mWARNING\\u001b[0m ", "é█ ",

@@ -239,8 +239,7 @@ def test_prefilter_reports_each_line_with_all_its_literals() -> None:
     assert lines == {1: ["cudnn", "cudnn_status_", "rnn"], 3: ["==", "os: "], 5: ["cudnn"]}
 
 
-def test_prefilter_engines_agree(monkeypatch) -> None:
-    pytest.importorskip("hyperscan")
+def test_prefilter_engines_agree(monkeypatch, hyperscan) -> None:  # type: ignore[no-untyped-def]
     text = "\n".join([*noise(50), "x █ CUDNN_status_ rnn", "ü torch==1 os: x", *noise(5), "cudnn"])
     fast = Prefilter(LITS)
     assert fast.engine == "hyperscan"
