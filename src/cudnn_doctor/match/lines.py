@@ -155,3 +155,14 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], 
 def tail_views(pieces: tuple[Piece, ...]) -> list[memoryview]:
     """A tail's pieces as views of their lines (joined by newlines, the tail's bytes)."""
     return [memoryview(block)[at:] for block, at, _ in pieces]
+
+
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive spans (of lines, or of offsets) merged where they overlap or meet."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out

@@ -21,7 +21,7 @@ from typing import Any
 from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.sources import Block
-from .lines import Lines
+from .lines import Lines, merged
 from .matcher import Matcher
 from .results import Miss, RawMatch
 from .skim import Skim
@@ -151,13 +151,7 @@ def _regions(block: _Seen, n: int, missed: list[int], tail: int | None) -> list[
     spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li in missed if 0 <= li - block.first < n]
     if tail is not None:
         spans.append((tail, n - 1))
-    merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(spans):
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
-        else:
-            merged.append((lo, hi))
-    return merged
+    return merged(spans)
 
 
 def _tail(block: _Seen) -> tuple[int | None, str | None]:

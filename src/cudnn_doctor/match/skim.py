@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from ..read.jsonlines import decoded_lines
 from ..read.present import HEAD_CHARS
 from ..read.textsafe import delete_escapes
+from .lines import merged
 from .prefilter import Prefilter
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class Skim:
         if not hits:  # (most blocks) its head, its tail, the lines between empty
             tail = decoded_lines(data[end + 1 :])
             return None if tail is None else head + b"\n" * (lines - head.count(b"\n") - self.last) + tail
-        spans = _merged([(0, start), *_around(data, hits, self.reach), (end + 1, len(data))])
+        spans = merged([(0, start), *_around(data, hits, self.reach), (end + 1, len(data))])
         parts = [head if (lo, hi) == (0, start) else decoded_lines(data[lo:hi]) for lo, hi in spans]
         if None in parts:
             return None
@@ -122,17 +123,6 @@ def _around(data: bytes, hits: list[int], reach: int) -> list[tuple[int, int]]:
             out[-1] = (out[-1][0], _nth(data, data.count(b"\n", prev, at), out[-1][1]))
         else:
             out.append((_nth_from_end(data, reach + 1, at) + 1, _nth(data, reach + 1, at)))
-    return out
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans of whole lines (start, end of the last line's newline) merged where they overlap or meet."""
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(spans):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
     return out
 
 
