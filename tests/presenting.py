@@ -40,6 +40,27 @@ def ci_prefixed(text: str) -> str:
     return "\r\n".join(f"2024-05-01T10:00:{i % 60:02d}.1234567Z [rank0]: {line}" for i, line in enumerate(text.split("\n")))
 
 
+def cri(text: str) -> str:
+    """A Kubernetes pod's log as the kubelet stores it (/var/log/pods, CRI format): an RFC 3339 timestamp with
+    nanoseconds, the stream and the full/partial tag on every line."""
+    return "\n".join(f"2024-05-14T09:00:{i % 60:02d}.123456789Z stderr F {line}" for i, line in enumerate(text.split("\n")))
+
+
+def compose(text: str) -> str:
+    """``docker compose up`` / ``logs``: the container's name, padded, and a bar on every line."""
+    return "\n".join(f"trainer-1  | {line}" for line in text.split("\n"))
+
+
+def journald(text: str) -> str:
+    """``journalctl`` / syslog (a systemd service's training run): date, host and process on every line."""
+    return "\n".join(f"Dec 04 16:00:{i % 60:02d} gpu-node-3 python[1234]: {line}" for i, line in enumerate(text.split("\n")))
+
+
+def kaggle(text: str) -> str:
+    """A Kaggle notebook's log viewer copied: a header, then elapsed time and line number, tab-separated."""
+    return "Time\t#\tLog Message\n" + "\n".join(f"{6.5 + i / 10:.1f}s\t{i + 1}\t{line}" for i, line in enumerate(text.split("\n")))
+
+
 def notebook(text: str) -> str:
     """The log as a notebook cell's error output, saved by nbformat (the .ipynb JSON a user pastes).
 
@@ -94,4 +115,8 @@ PRESENTATIONS = {
     "notebook": notebook,
     "terminal": terminal,
     "ci": ci_prefixed,
+    "cri": cri,
+    "compose": compose,
+    "journald": journald,
+    "kaggle": kaggle,
 }
