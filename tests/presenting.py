@@ -30,6 +30,22 @@ def quoted(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.split("\n"))
 
 
+def nested_quoted(text: str) -> str:
+    """A reply to a reply, as a mail client or a forum quotes it: every line behind ``>> ``."""
+    return "\n".join(">> " + line if line else ">>" for line in text.split("\n"))
+
+
+def indented(text: str) -> str:
+    """A Markdown indented code block (Stack Overflow's 'code' button): four spaces before every line."""
+    return "\n".join("    " + line if line else "" for line in text.split("\n"))
+
+
+def console(text: str, width: int = 80) -> str:
+    """Copied out of a Windows console window (a rectangular selection): wrapped at the window's width and every
+    line padded with spaces to it."""
+    return "\n".join(line.ljust(width) for line in hard_wrap(text, width).split("\n"))
+
+
 def html_escaped(text: str) -> str:
     """Copied out of a web page's source: ``&quot;``, ``&#x27;``, ``&lt;``, ``&amp;``."""
     return html.escape(text, quote=True)
@@ -111,6 +127,9 @@ PRESENTATIONS = {
     "wrap80": lambda t: hard_wrap(t, 80),
     "wrap120": lambda t: hard_wrap(t, 120),
     "quoted": quoted,
+    "nested": nested_quoted,
+    "indented": indented,
+    "console": console,
     "html": html_escaped,
     "notebook": notebook,
     "terminal": terminal,

@@ -93,6 +93,21 @@ def test_quoted_nested_fenced_bullets_html_gutter_smart_quotes() -> None:
     assert _top(TRACE.replace("\n", "^M\n"))[0] == HIDDEN
 
 
+def test_indented_code_block_and_console_padding_before_a_wrap() -> None:
+    """A Markdown indented code block and a console's padded rectangular copy hide the lines' own lengths: each
+    is undone before a hard wrap is looked for, and only when every line shows it."""
+    wrapped = hard_wrap(TRACE, 60)
+    got = present("\n".join("    " + x for x in wrapped.split("\n")).encode())
+    assert got is not None and got.undone == ("indent", "wrap 60") and got.data.decode() == TRACE
+    got = present("\n".join(x.ljust(60) for x in wrapped.split("\n")).encode())
+    assert got is not None and got.undone == ("padding", "wrap 60") and got.data.decode() == TRACE
+    nested = present("\n".join(">> " + x for x in wrapped.split("\n")).encode())  # '>> ' starts a line of its own
+    assert nested is not None and nested.data.decode() == TRACE
+    # one indented line among others, lines ending in spaces at different lengths: nothing to undo
+    assert present((TRACE + "\n    x = 1").encode()) is None
+    assert present(("a" * 50 + "   \n" + "b" * 60 + "   \n" + "c" * 70 + "   ").encode()) is None
+
+
 def test_a_lone_mark_glued_to_the_line_before_is_the_text() -> None:
     """A bullet or quote mark is a presentation in a list or quote context (another marked line next to it, the
     block's start, a blank line or a colon before it); alone after a line it continues, it is the text's own: a

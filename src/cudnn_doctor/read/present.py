@@ -11,7 +11,9 @@ reported at the first piece, and a line expanded from a notebook's JSON string a
 
 Undone here:
 
-* Markdown: blockquotes (``> ``, nested, ``> >``), code fences (the fence lines become blank), list bullets;
+* Markdown: blockquotes (``> ``, nested, ``> >``, ``>> ``), code fences (the fence lines become blank), an
+  indented code block (four spaces or a tab before every line), list bullets;
+* a console's rectangular copy: lines padded with spaces to the window's width;
 * HTML: entities (``&#39;``, ``&quot;``, ``&lt;``; stdlib ``html.unescape``), tags (``<br>`` ends a line,
   other tags are dropped);
 * notebooks: a pasted ``"traceback": [...]`` list, an output's JSON or a whole notebook: each JSON string line
@@ -27,6 +29,7 @@ Undone here:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -117,7 +120,7 @@ _SMART_CHARS = tuple(chr(c) for c in _SMART)  # looked for first: translate goes
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = LazyRe(
     r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
-    r"|> |[EWIFD]\d{4} |\d{4}-\d{2}-\d{2}|\[[\w ,.:-]*\]:?\s|\[\[|\(pid=|\(\w+ pid=|[A-Z]+:|\$ |>>> |\.\.\. |In \[\d+\]|Cell In"
+    r"|>+ |[EWIFD]\d{4} |\d{4}-\d{2}-\d{2}|\[[\w ,.:-]*\]:?\s|\[\[|\(pid=|\(\w+ pid=|[A-Z]+:|\$ |>>> |\.\.\. |In \[\d+\]|Cell In"
     r"|\s*-+>|\s+\d+\s)"
 )
 
@@ -526,6 +529,31 @@ def _characters(block: Text) -> Lines | None:
     return out if changed else None
 
 
+def _indented(block: Text) -> Lines | None:
+    """A Markdown indented code block (Stack Overflow, a forum): every line that is not blank starts with four
+    spaces or a tab, which go (one level: the log's own indentation stays)."""
+    lines = block.lines()
+    if not all(t.startswith(("    ", "\t")) or not t.strip() for t, _ in lines):
+        return None
+    return [(t[1:] if t.startswith("\t") else t[4:], o) for t, o in lines]
+
+
+def _padded(block: Text) -> Lines | None:
+    """A console's rectangular copy (the Windows console, a screen dump): the lines padded with spaces to the
+    window's width. The padding goes, so that the lines' own lengths tell a hard wrap and a cut message ends
+    where its text does."""
+    lines = block.lines()
+    ends = Counter(len(t) for t, _ in lines if t.endswith("  "))
+    width, padded = ends.most_common(1)[0] if ends else (0, 0)
+    # every line at least that long (a piece of a wrapped line fills the width unpadded; a line longer than the
+    # window is a terminal's own), but the last or one in ten
+    shorter = sum(1 for t, _ in lines if len(t) < width)
+    if width < MIN_WIDTH or padded < 2 or shorter > max(1, len(lines) // 10):
+        return None
+    # a single space at the end is more likely a wrap's cut after a space than a padding of one column: it stays
+    return [(t.rstrip(" ") if t.endswith("  ") else t, o) for t, o in lines]
+
+
 def _unwrapped(block: Text, literals: Collection[str]) -> tuple[Text, str] | None:
     lines = block.lines()
     wrapped = wrap_width([t for t, _ in lines], literals)
@@ -572,17 +600,28 @@ def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _has_at(sample, b"^M")
 
 
+def _indented_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return sample.startswith((b"    ", b"\t"))  # the first line is indented (every one, _indented checks)
+
+
+def _padded_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return b"   \n" in sample or b"   \r\n" in sample  # a line ends in spaces (padded to a width, _padded checks)
+
+
 def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
 
 
-# In the order they are undone. A wrap is undone where it was made: a line wrapped after it was quoted ('> ' on
-# its first piece only) before the quotes go, one quoted piece by piece ('> ' on every piece) after; bullets
-# last, so a wrapped piece that happens to begin with '- ' keeps its length.
+# In the order they are undone. A console's padding and a code block's indentation before the wraps (they
+# hide the lines' lengths and make every piece look indented). A wrap is undone where it was made: a line
+# wrapped after it was quoted ('> ' on its first piece only) before the quotes go, one quoted piece by piece
+# ('> ' on every piece) after; bullets last, so a wrapped piece that happens to begin with '- ' keeps its length.
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
 PRESENTATIONS = (
     Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook)),
     Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
+    Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
+    Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
