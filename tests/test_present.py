@@ -108,6 +108,16 @@ def test_indented_code_block_and_console_padding_before_a_wrap() -> None:
     assert present(("a" * 50 + "   \n" + "b" * 60 + "   \n" + "c" * 70 + "   ").encode()) is None
 
 
+def test_a_code_comment_after_a_line_is_not_a_message_that_line_goes_on_into() -> None:
+    """A line read with the one before it (a message broken over two lines) is never a code comment's: glued
+    to 'x = 1', '# else it reports ERROR: <message>' read as a message (a Kaggle log's header, a JSON record's
+    message line before a pasted script)."""
+    comment = "# if don't add this, it will report ERROR: Fail to find the dnn implementation."
+    for before in ("", "x = 1\n", "Time\t#\tLog Message\n"):
+        assert _top(before + comment + "\ngpus = 1")[0] is None
+    assert _top("Training crashes\nUnknownError: Fail to find the dnn\nimplementation. [Op:CudnnRNN]")[0] == "tensorflow/fail-to-find-dnn-implementation"
+
+
 def test_a_lone_mark_glued_to_the_line_before_is_the_text() -> None:
     """A bullet or quote mark is a presentation in a list or quote context (another marked line next to it, the
     block's start, a blank line or a colon before it); alone after a line it continues, it is the text's own: a
