@@ -8,6 +8,7 @@ line coloured as IPython colours it).
 from __future__ import annotations
 
 import html
+import json
 import re
 
 RED, RESET = "\x1b[91m", "\x1b[39m"
@@ -77,6 +78,20 @@ def kaggle(text: str) -> str:
     return "Time\t#\tLog Message\n" + "\n".join(f"{6.5 + i / 10:.1f}s\t{i + 1}\t{line}" for i, line in enumerate(text.split("\n")))
 
 
+def docker_json(text: str) -> str:
+    """Docker's json-file log (``/var/lib/docker/containers/<id>/<id>-json.log``, what a log shipper forwards):
+    one JSON object per line, the line in ``log`` with its newline."""
+    return "\n".join(
+        json.dumps({"log": line + "\n", "stream": "stderr", "time": f"2024-05-14T09:00:{i % 60:02d}.123456789Z"}) for i, line in enumerate(text.split("\n"))
+    )
+
+
+def json_record(text: str) -> str:
+    """A JSON log formatter's record of the failure (python-json-logger's ``logger.exception``): the whole log
+    in one escaped string of one line."""
+    return json.dumps({"asctime": "2024-05-14 09:00:00,123", "levelname": "ERROR", "message": "training failed", "exc_info": text})
+
+
 def notebook(text: str) -> str:
     """The log as a notebook cell's error output, saved by nbformat (the .ipynb JSON a user pastes).
 
@@ -138,4 +153,6 @@ PRESENTATIONS = {
     "compose": compose,
     "journald": journald,
     "kaggle": kaggle,
+    "docker-json": docker_json,
+    "json-record": json_record,
 }

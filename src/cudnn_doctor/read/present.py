@@ -18,6 +18,8 @@ Undone here:
   other tags are dropped);
 * notebooks: a pasted ``"traceback": [...]`` list, an output's JSON or a whole notebook: each JSON string line
   is decoded (its ``\\n`` become lines, its ``\\u001b[...m`` escapes are removed by normalize.py);
+* JSON-lines logging (Docker's json-file log, a JSON log formatter, a cloud console's export): each record's
+  text fields (``"log"``, ``"message"``, ``"exc_info"``, ...) become its lines;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
@@ -376,6 +378,48 @@ def _string_list_lines(parts: Any) -> list[str] | None:
     return None
 
 
+# the fields of a structured log record that hold its text: Docker's json-file log ('log'), Python's JSON
+# formatters and structlog ('message', 'msg', 'event', 'exc_info', 'exception', 'stack_info'), Cloud Logging
+# ('textPayload'), ECS ('error': {'stack_trace'}), pino/bunyan ('msg', 'err': {'stack'})
+_RECORD_TEXT = frozenset(
+    ("log", "message", "msg", "event", "textPayload", "exc_info", "exception", "stack_info", "stack_trace", "stacktrace", "stack", "traceback", "error", "err")
+)
+
+
+def _json_log(block: Text) -> Lines | None:
+    """JSON-lines logging (one object per line: Docker's json-file driver, a JSON log formatter, a cloud
+    console's export): each record becomes the lines of its text fields (``_RECORD_TEXT``, in the record's
+    order, nested one level: ``{"error": {"stack_trace": ...}}``), a traceback held in one escaped string
+    becoming its lines; other lines stay."""
+    if '{"' not in block.text:
+        return None
+    out: Lines = []
+    changed = False
+    for t, o in block.lines():
+        s = t.strip()
+        got = _record_lines(s) if s.startswith('{"') and s.endswith("}") else None
+        changed = changed or got is not None
+        out.extend([(t, o)] if got is None else [(x, o) for x in got])
+    return out if changed else None
+
+
+def _record_lines(s: str) -> list[str] | None:
+    obj = _json_value(s)
+    found = _record_texts(obj, 2) if isinstance(obj, dict) else []
+    texts = [x for x in found if x] or found[:1]  # a record of an empty line is an empty line
+    return "\n".join(x.rstrip("\n") for x in texts).split("\n") if texts else None
+
+
+def _record_texts(obj: dict[str, Any], depth: int) -> list[str]:
+    out: list[str] = []
+    for k, v in obj.items():
+        if isinstance(v, str) and k in _RECORD_TEXT:
+            out.append(v)
+        elif isinstance(v, dict) and depth > 1:
+            out += _record_texts(v, depth - 1)
+    return out
+
+
 def _html(block: Text) -> Lines | None:
     text = block.text
     amp = "&" in text
@@ -600,6 +644,10 @@ def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _has_at(sample, b"^M")
 
 
+def _json_log_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return sample.startswith(b'{"') or b'\n{"' in sample  # a line that is a JSON object (a record, _json_log checks)
+
+
 def _indented_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return sample.startswith((b"    ", b"\t"))  # the first line is indented (every one, _indented checks)
 
@@ -619,6 +667,7 @@ def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
 PRESENTATIONS = (
     Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook)),
+    Presentation("json-log", _json_log_seen, _step("json-log", _json_log)),
     Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
     Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
