@@ -108,6 +108,19 @@ def test_indented_code_block_and_console_padding_before_a_wrap() -> None:
     assert present(("a" * 50 + "   \n" + "b" * 60 + "   \n" + "c" * 70 + "   ").encode()) is None
 
 
+def test_json_lines_logging_becomes_the_records_text() -> None:
+    """Docker's json-file log (a line in each record's 'log'), a JSON formatter's record whose 'exc_info' holds
+    the traceback in one escaped string: each record becomes its text fields' lines, at the record's line."""
+    docker = "\n".join(json.dumps({"log": x + "\n", "stream": "stderr", "time": "2024-05-14T09:00:00Z"}) for x in TRACE.split("\n"))
+    assert _top(docker) == (HIDDEN, 6)
+    record = json.dumps({"levelname": "INFO", "message": "epoch 1"}) + "\n" + json.dumps({"levelname": "ERROR", "message": "failed", "exc_info": TRACE})
+    got = present(record.encode())
+    assert got is not None and got.undone == ("json-log",) and got.data.decode() == "epoch 1\nfailed\n" + TRACE
+    assert _top(record) == (HIDDEN, 2)
+    # a record without a text field, a line that is not JSON: as they are
+    assert present(b'{"step": 1, "loss": 0.5}\nnot json {"a": 1}') is None
+
+
 def test_a_code_comment_after_a_line_is_not_a_message_that_line_goes_on_into() -> None:
     """A line read with the one before it (a message broken over two lines) is never a code comment's: glued
     to 'x = 1', '# else it reports ERROR: <message>' read as a message (a Kaggle log's header, a JSON record's
