@@ -78,6 +78,11 @@ def kaggle(text: str) -> str:
     return "Time\t#\tLog Message\n" + "\n".join(f"{6.5 + i / 10:.1f}s\t{i + 1}\t{line}" for i, line in enumerate(text.split("\n")))
 
 
+def srun(text: str) -> str:
+    """A SLURM job's output run with ``srun -l``: the task's number and a colon before every line."""
+    return "\n".join(f"0: {line}" for line in text.split("\n"))
+
+
 def docker_json(text: str) -> str:
     """Docker's json-file log (``/var/lib/docker/containers/<id>/<id>-json.log``, what a log shipper forwards):
     one JSON object per line, the line in ``log`` with its newline."""
@@ -153,6 +158,7 @@ PRESENTATIONS = {
     "compose": compose,
     "journald": journald,
     "kaggle": kaggle,
+    "srun": srun,
     "docker-json": docker_json,
     "json-record": json_record,
 }

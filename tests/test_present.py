@@ -108,6 +108,19 @@ def test_indented_code_block_and_console_padding_before_a_wrap() -> None:
     assert present(("a" * 50 + "   \n" + "b" * 60 + "   \n" + "c" * 70 + "   ").encode()) is None
 
 
+def test_task_labels_on_most_lines_are_the_launchers_streams() -> None:
+    """srun -l's '0: ' / '1: ' before every line: read as the launcher prefix it is (its tasks apart), also
+    where the log was wrapped; a gutter's consecutive numbers stay a gutter."""
+    labelled = "\n".join(f"{i % 2}: {x}" for i, x in enumerate(TRACE.split("\n")))
+    one = "\n".join(f"0: {x}" for x in hard_wrap(TRACE, 60).split("\n"))
+    got = present(one.encode())
+    assert got is not None and got.undone[:2] == ("labels", "wrap 60")
+    assert _top(one)[0] == HIDDEN
+    assert present(labelled.encode()) is not None and _top(labelled)[0] == HIDDEN
+    gutter = "\n".join(f"{i}: {x}" for i, x in enumerate(TRACE.split("\n"), 1))
+    assert present(gutter.encode()).undone == ("gutter",)  # type: ignore[union-attr]
+
+
 def test_json_lines_logging_becomes_the_records_text() -> None:
     """Docker's json-file log (a line in each record's 'log'), a JSON formatter's record whose 'exc_info' holds
     the traceback in one escaped string: each record becomes its text fields' lines, at the record's line."""

@@ -20,6 +20,7 @@ Undone here:
   is decoded (its ``\\n`` become lines, its ``\\u001b[...m`` escapes are removed by normalize.py);
 * JSON-lines logging (Docker's json-file log, a JSON log formatter, a cloud console's export): each record's
   text fields (``"log"``, ``"message"``, ``"exc_info"``, ...) become its lines;
+* task labels on most lines (``srun -l``'s ``0: ``): read as the launcher prefix they are;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
@@ -80,6 +81,8 @@ _BULLET_SOURCE = r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)"
 _BULLET = LazyRe(_BULLET_SOURCE)
 _GUTTER_SOURCE = r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))"
 _GUTTER = re.compile(_GUTTER_SOURCE)
+_LABEL = LazyRe(r"^(\d{1,5}): ")
+_LABEL_BYTES = re.compile(rb"(\d{1,5}): ")
 
 
 class _AnyLine:
@@ -598,6 +601,23 @@ def _padded(block: Text) -> Lines | None:
     return [(t.rstrip(" ") if t.endswith("  ") else t, o) for t, o in lines]
 
 
+def _labelled(block: Text) -> Lines | None:
+    """Task labels (``srun -l``, ``mpirun --tag-output`` without brackets: ``0: ``, ``12: ``) on most lines:
+    each becomes the launcher prefix normalize.py reads as the line's stream (``[rank12]: ``), so that
+    interleaved tasks stay apart; a label normalize.py reads only before a traceback's start, where a line of
+    its own may begin with a number and a colon."""
+    lines = block.lines()
+    labels = [m.group(1) for m in map(_LABEL.compiled.match, (t for t, _ in lines)) if m]
+    if not _mostly(labels, sum(1 for t, _ in lines if t)):
+        return None
+    return [(_LABEL.sub(r"[rank\1]: ", t, count=1), o) for t, o in lines]
+
+
+def _mostly(labels: Sequence[object], lines: int) -> bool:
+    """Four in five lines labelled, with a few labels (a paste tool's gutter numbers each line: _gutter)."""
+    return len(labels) >= 2 and len(labels) * 5 >= lines * 4 and len(set(labels)) * 2 <= len(labels)
+
+
 def _unwrapped(block: Text, literals: Collection[str]) -> tuple[Text, str] | None:
     lines = block.lines()
     wrapped = wrap_width([t for t, _ in lines], literals)
@@ -648,6 +668,13 @@ def _json_log_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return sample.startswith(b'{"') or b'\n{"' in sample  # a line that is a JSON object (a record, _json_log checks)
 
 
+def _labels_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    if not sample[:1].isdigit():  # the first line labelled (most, _labelled checks)
+        return False
+    head = sample[:SAMPLE_BYTES].split(b"\n", 40)[:40]
+    return _mostly([m.group(1) for m in map(_LABEL_BYTES.match, head) if m], sum(1 for x in head if x))
+
+
 def _indented_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return sample.startswith((b"    ", b"\t"))  # the first line is indented (every one, _indented checks)
 
@@ -660,8 +687,8 @@ def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
 
 
-# In the order they are undone. A console's padding and a code block's indentation before the wraps (they
-# hide the lines' lengths and make every piece look indented). A wrap is undone where it was made: a line
+# In the order they are undone. A console's padding, a code block's indentation and task labels before the
+# wraps (they hide the lines' lengths and make every piece look indented or labelled). A wrap is undone where it was made: a line
 # wrapped after it was quoted ('> ' on its first piece only) before the quotes go, one quoted piece by piece
 # ('> ' on every piece) after; bullets last, so a wrapped piece that happens to begin with '- ' keeps its length.
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
@@ -671,6 +698,7 @@ PRESENTATIONS = (
     Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
     Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
+    Presentation("labels", _labels_seen, _step("labels", _labelled)),
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
