@@ -78,6 +78,16 @@ def kaggle(text: str) -> str:
     return "Time\t#\tLog Message\n" + "\n".join(f"{6.5 + i / 10:.1f}s\t{i + 1}\t{line}" for i, line in enumerate(text.split("\n")))
 
 
+def mpi(text: str) -> str:
+    """``mpirun --tag-output`` (Open MPI, Horovod): job and rank, the stream, a colon, and the line as it was."""
+    return "\n".join(f"[1,0]<stderr>:{line}" for line in text.split("\n"))
+
+
+def ray(text: str) -> str:
+    """A Ray Train worker's output as the driver prints it: the actor, its pid and node before every line."""
+    return "\n".join(f"(RayTrainWorker pid=1234, ip=10.0.0.1) {line}" for line in text.split("\n"))
+
+
 def srun(text: str) -> str:
     """A SLURM job's output run with ``srun -l``: the task's number and a colon before every line."""
     return "\n".join(f"0: {line}" for line in text.split("\n"))
@@ -159,6 +169,8 @@ PRESENTATIONS = {
     "journald": journald,
     "kaggle": kaggle,
     "srun": srun,
+    "mpi": mpi,
+    "ray": ray,
     "docker-json": docker_json,
     "json-record": json_record,
 }

@@ -27,6 +27,7 @@ from cudnn_doctor.read.normalize import clean_text, normalize_line
         ("[rank12]:RuntimeError: x", "RuntimeError: x", "rank12"),
         ("[default3]:RuntimeError: x", "RuntimeError: x", "default3"),
         ("[1,0]<stderr>:RuntimeError: x", "RuntimeError: x", "1,0"),
+        ("[1,0]<stderr>:  File \"rnn.py\", line 9", '  File "rnn.py", line 9', "1,0"),
         ("(pid=4242) RuntimeError: x", "RuntimeError: x", "pid=4242"),
         ("(RayTrainWorker pid=77, ip=10.0.0.2) ValueError: y", "ValueError: y", "RayTrainWorker pid=77, ip=10.0.0.2"),
         ("2024-05-14T09:12:33.1234567Z [rank1]: \x1b[1mKeyError\x1b[0m", "KeyError", "rank1"),

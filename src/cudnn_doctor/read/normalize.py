@@ -66,7 +66,7 @@ def _gitlab_section() -> re.Pattern[str]:
 def _stream() -> re.Pattern[str]:
     return re.compile(
         r"^(?:\[(?P<rank>(?:rank|default|local_rank|worker)\d+)\]:\s?"
-        r"|\[(?P<mpi>\d+,\d+)\]<std(?:out|err)>:\s?"
+        r"|\[(?P<mpi>\d+,\d+)\]<std(?:out|err)>:(?: (?=\S))?"  # Open MPI adds no space: one is the line's indentation
         r"|\((?P<ray>(?:[A-Za-z_][\w.]* )?pid=\d+(?:, ip=[\d.]+)?)\)\s"
         r"|(?P<rankn>\d+): (?=\[|Traceback|  File |\w+Error|\w+Warning))"
     )
