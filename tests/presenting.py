@@ -8,6 +8,7 @@ line coloured as IPython colours it).
 from __future__ import annotations
 
 import html
+import json
 import re
 
 RED, RESET = "\x1b[91m", "\x1b[39m"
@@ -30,6 +31,22 @@ def quoted(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.split("\n"))
 
 
+def nested_quoted(text: str) -> str:
+    """A reply to a reply, as a mail client or a forum quotes it: every line behind ``>> ``."""
+    return "\n".join(">> " + line if line else ">>" for line in text.split("\n"))
+
+
+def indented(text: str) -> str:
+    """A Markdown indented code block (Stack Overflow's 'code' button): four spaces before every line."""
+    return "\n".join("    " + line if line else "" for line in text.split("\n"))
+
+
+def console(text: str, width: int = 80) -> str:
+    """Copied out of a Windows console window (a rectangular selection): wrapped at the window's width and every
+    line padded with spaces to it."""
+    return "\n".join(line.ljust(width) for line in hard_wrap(text, width).split("\n"))
+
+
 def html_escaped(text: str) -> str:
     """Copied out of a web page's source: ``&quot;``, ``&#x27;``, ``&lt;``, ``&amp;``."""
     return html.escape(text, quote=True)
@@ -38,6 +55,56 @@ def html_escaped(text: str) -> str:
 def ci_prefixed(text: str) -> str:
     """A GitHub Actions log of a torchrun job on a Windows runner: timestamp and rank on every line, CRLF."""
     return "\r\n".join(f"2024-05-01T10:00:{i % 60:02d}.1234567Z [rank0]: {line}" for i, line in enumerate(text.split("\n")))
+
+
+def cri(text: str) -> str:
+    """A Kubernetes pod's log as the kubelet stores it (/var/log/pods, CRI format): an RFC 3339 timestamp with
+    nanoseconds, the stream and the full/partial tag on every line."""
+    return "\n".join(f"2024-05-14T09:00:{i % 60:02d}.123456789Z stderr F {line}" for i, line in enumerate(text.split("\n")))
+
+
+def compose(text: str) -> str:
+    """``docker compose up`` / ``logs``: the container's name, padded, and a bar on every line."""
+    return "\n".join(f"trainer-1  | {line}" for line in text.split("\n"))
+
+
+def journald(text: str) -> str:
+    """``journalctl`` / syslog (a systemd service's training run): date, host and process on every line."""
+    return "\n".join(f"Dec 04 16:00:{i % 60:02d} gpu-node-3 python[1234]: {line}" for i, line in enumerate(text.split("\n")))
+
+
+def kaggle(text: str) -> str:
+    """A Kaggle notebook's log viewer copied: a header, then elapsed time and line number, tab-separated."""
+    return "Time\t#\tLog Message\n" + "\n".join(f"{6.5 + i / 10:.1f}s\t{i + 1}\t{line}" for i, line in enumerate(text.split("\n")))
+
+
+def mpi(text: str) -> str:
+    """``mpirun --tag-output`` (Open MPI, Horovod): job and rank, the stream, a colon, and the line as it was."""
+    return "\n".join(f"[1,0]<stderr>:{line}" for line in text.split("\n"))
+
+
+def ray(text: str) -> str:
+    """A Ray Train worker's output as the driver prints it: the actor, its pid and node before every line."""
+    return "\n".join(f"(RayTrainWorker pid=1234, ip=10.0.0.1) {line}" for line in text.split("\n"))
+
+
+def srun(text: str) -> str:
+    """A SLURM job's output run with ``srun -l``: the task's number and a colon before every line."""
+    return "\n".join(f"0: {line}" for line in text.split("\n"))
+
+
+def docker_json(text: str) -> str:
+    """Docker's json-file log (``/var/lib/docker/containers/<id>/<id>-json.log``, what a log shipper forwards):
+    one JSON object per line, the line in ``log`` with its newline."""
+    return "\n".join(
+        json.dumps({"log": line + "\n", "stream": "stderr", "time": f"2024-05-14T09:00:{i % 60:02d}.123456789Z"}) for i, line in enumerate(text.split("\n"))
+    )
+
+
+def json_record(text: str) -> str:
+    """A JSON log formatter's record of the failure (python-json-logger's ``logger.exception``): the whole log
+    in one escaped string of one line."""
+    return json.dumps({"asctime": "2024-05-14 09:00:00,123", "levelname": "ERROR", "message": "training failed", "exc_info": text})
 
 
 def notebook(text: str) -> str:
@@ -90,8 +157,20 @@ PRESENTATIONS = {
     "wrap80": lambda t: hard_wrap(t, 80),
     "wrap120": lambda t: hard_wrap(t, 120),
     "quoted": quoted,
+    "nested": nested_quoted,
+    "indented": indented,
+    "console": console,
     "html": html_escaped,
     "notebook": notebook,
     "terminal": terminal,
     "ci": ci_prefixed,
+    "cri": cri,
+    "compose": compose,
+    "journald": journald,
+    "kaggle": kaggle,
+    "srun": srun,
+    "mpi": mpi,
+    "ray": ray,
+    "docker-json": docker_json,
+    "json-record": json_record,
 }

@@ -93,6 +93,57 @@ def test_quoted_nested_fenced_bullets_html_gutter_smart_quotes() -> None:
     assert _top(TRACE.replace("\n", "^M\n"))[0] == HIDDEN
 
 
+def test_indented_code_block_and_console_padding_before_a_wrap() -> None:
+    """A Markdown indented code block and a console's padded rectangular copy hide the lines' own lengths: each
+    is undone before a hard wrap is looked for, and only when every line shows it."""
+    wrapped = hard_wrap(TRACE, 60)
+    got = present("\n".join("    " + x for x in wrapped.split("\n")).encode())
+    assert got is not None and got.undone == ("indent", "wrap 60") and got.data.decode() == TRACE
+    got = present("\n".join(x.ljust(60) for x in wrapped.split("\n")).encode())
+    assert got is not None and got.undone == ("padding", "wrap 60") and got.data.decode() == TRACE
+    nested = present("\n".join(">> " + x for x in wrapped.split("\n")).encode())  # '>> ' starts a line of its own
+    assert nested is not None and nested.data.decode() == TRACE
+    # one indented line among others, lines ending in spaces at different lengths: nothing to undo
+    assert present((TRACE + "\n    x = 1").encode()) is None
+    assert present(("a" * 50 + "   \n" + "b" * 60 + "   \n" + "c" * 70 + "   ").encode()) is None
+
+
+def test_task_labels_on_most_lines_are_the_launchers_streams() -> None:
+    """srun -l's '0: ' / '1: ' before every line: read as the launcher prefix it is (its tasks apart), also
+    where the log was wrapped; a gutter's consecutive numbers stay a gutter."""
+    labelled = "\n".join(f"{i % 2}: {x}" for i, x in enumerate(TRACE.split("\n")))
+    one = "\n".join(f"0: {x}" for x in hard_wrap(TRACE, 60).split("\n"))
+    got = present(one.encode())
+    assert got is not None and got.undone[:2] == ("labels", "wrap 60")
+    assert _top(one)[0] == HIDDEN
+    assert present(labelled.encode()) is not None and _top(labelled)[0] == HIDDEN
+    gutter = "\n".join(f"{i}: {x}" for i, x in enumerate(TRACE.split("\n"), 1))
+    assert present(gutter.encode()).undone == ("gutter",)  # type: ignore[union-attr]
+
+
+def test_json_lines_logging_becomes_the_records_text() -> None:
+    """Docker's json-file log (a line in each record's 'log'), a JSON formatter's record whose 'exc_info' holds
+    the traceback in one escaped string: each record becomes its text fields' lines, at the record's line."""
+    docker = "\n".join(json.dumps({"log": x + "\n", "stream": "stderr", "time": "2024-05-14T09:00:00Z"}) for x in TRACE.split("\n"))
+    assert _top(docker) == (HIDDEN, 6)
+    record = json.dumps({"levelname": "INFO", "message": "epoch 1"}) + "\n" + json.dumps({"levelname": "ERROR", "message": "failed", "exc_info": TRACE})
+    got = present(record.encode())
+    assert got is not None and got.undone == ("json-log",) and got.data.decode() == "epoch 1\nfailed\n" + TRACE
+    assert _top(record) == (HIDDEN, 2)
+    # a record without a text field, a line that is not JSON: as they are
+    assert present(b'{"step": 1, "loss": 0.5}\nnot json {"a": 1}') is None
+
+
+def test_a_code_comment_after_a_line_is_not_a_message_that_line_goes_on_into() -> None:
+    """A line read with the one before it (a message broken over two lines) is never a code comment's: glued
+    to 'x = 1', '# else it reports ERROR: <message>' read as a message (a Kaggle log's header, a JSON record's
+    message line before a pasted script)."""
+    comment = "# if don't add this, it will report ERROR: Fail to find the dnn implementation."
+    for before in ("", "x = 1\n", "Time\t#\tLog Message\n"):
+        assert _top(before + comment + "\ngpus = 1")[0] is None
+    assert _top("Training crashes\nUnknownError: Fail to find the dnn\nimplementation. [Op:CudnnRNN]")[0] == "tensorflow/fail-to-find-dnn-implementation"
+
+
 def test_a_lone_mark_glued_to_the_line_before_is_the_text() -> None:
     """A bullet or quote mark is a presentation in a list or quote context (another marked line next to it, the
     block's start, a blank line or a colon before it); alone after a line it continues, it is the text's own: a

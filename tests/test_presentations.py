@@ -131,6 +131,21 @@ KNOWN: dict[str, str] = {
     "cuda/cause-embedding-index-assert-at-rnn [indexing-then-lstm-mapping-error] wrap120": _SAME_ERROR_LESS_SPECIFIC,
     "cuda/out-of-memory [tensorflow] wrap120": _SAME_ERROR_LESS_SPECIFIC,
     "cuda/out-of-memory [tensorflow] notebook": _SAME_ERROR_LESS_SPECIFIC,
+    # branch present18: the console presentation is the wrap at 80 columns, padded; its padding undone, it differs
+    # exactly where wrap80 does (those three are among UNKNOWN_DIFFERENCES' wraps)
+    "dl4j/cudnn-helper-host-memory-fallback [beta7-package] console": "as its wrap80 (padding undone, the same wrap)",
+    "keras/cause-jit-compile-with-cudnn-rnn [keras3-explicit-jit-gru] console": "as its wrap80 (padding undone, the same wrap)",
+    "tensorflow/cudnn-rnn-internal-check-failed [rnn-data-descriptor-new-path] console": "as its wrap80 (padding undone, the same wrap)",
+    # branch present18: a JSON log record's one line holds the whole log; every line it expands to reports at
+    # that line, so two findings of one log tie on their line where the clean text orders them
+    "tensorflow/dnn-plugin-rnn-setup-failed [tf1-workspace-query] json-record": (
+        "all the log's lines are the record's line: the workspace-query failure and the scratch allocation it "
+        "leads to are on one line, and the later error of the chain is no longer told by its line"
+    ),
+    "tensorflow/fail-to-find-dnn-implementation [tf20-keras-lstm-after-handle-error] json-record": (
+        "all the log's lines are the record's line: the handle failure and the 'Fail to find the dnn "
+        "implementation' after it are on one line (same error, the other end of its chain reported)"
+    ),
     # branch kb9: a missing attribute of TensorFlow's nn module is the TF 1.x RNN API only by the attribute's name
     "tensorflow/tf1-rnn-api-moved-or-removed [reproduced-tensorflow-tf1-rnn-cell-on-tf2] cut": (
         "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "

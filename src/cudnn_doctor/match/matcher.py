@@ -37,6 +37,7 @@ from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import Miss, RawMatch
 from .tolerant import Tolerant, folded
+from .tolerant import spaced as spaced_lines
 
 if TYPE_CHECKING:
     from ..kb.load import Catalog
@@ -314,7 +315,7 @@ class Matcher:
         for t in texts:
             offsets.append(offsets[-1] + len(t) + 1)
         found: list[Found] = []
-        text = (" " if spaced else "\n").join(texts)
+        text = spaced_lines(texts) if spaced else "\n".join(texts)
         if cannot_match(sig.regex, flags, text):
             return found  # a window that holds no alternative's literals whole (kb/regexinfo.py)
         pattern = compile_pattern(sig.regex, flags)

@@ -596,7 +596,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     if joined != text:
         yield joined, 0
     if "\n" in text:
-        yield text.replace("\n", " "), 0
+        yield spaced(text.split("\n")), 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     line_start = text.rfind("\n", 0, start) + 1
@@ -721,6 +721,15 @@ _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 # not a quote that opens a string literal), and the function an eager error names after its status ('...Error:
 # {{function_node __wrapped__CudnnRNNV3_device_...}} ')
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
+
+
+def spaced(texts: Sequence[str]) -> str:
+    """Lines joined by spaces (a message broken over two lines, read whole), but before a code comment's line,
+    which starts a line of its own: glued to the line before, its text would read as the message that line
+    goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
+    if not any("#" in t or "/" in t for t in texts):
+        return " ".join(texts)
+    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(texts))
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 

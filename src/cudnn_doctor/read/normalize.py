@@ -4,7 +4,9 @@ Normalization is per line and never joins or drops lines, so line N of the norma
 file. It removes: ANSI escape sequences and other control characters; a trailing CR (CRLF files); progress
 bars rewritten with a bare CR (only the last segment is what a terminal showed) or with backspaces (applied
 as a terminal does: Keras' Progbar); GitHub Actions timestamps
-and ``##[group]``-style markers; GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
+and ``##[group]``-style markers; what a container runtime or a log viewer puts before every line (a Kubernetes
+CRI log's ``<timestamp> stderr F ``, GitLab's ``<timestamp> 00O ``, ``docker compose``'s ``trainer-1  | ``,
+journald/syslog's ``Dec 04 16:00:00 host python[1234]: ``, Kaggle's ``6.5s<TAB>12<TAB>``); GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
 lines; and launcher prefixes that tag each line with its process (``[rank3]:``, ``[default0]:``,
 ``[1,0]<stderr>:``, ``(pid=123)``), which become the line's *stream* so interleaved output of several
 processes can be told apart.
@@ -13,6 +15,7 @@ processes can be told apart.
 from __future__ import annotations
 
 import re
+import string
 from functools import cache
 
 from .textsafe import ANSI, NORMALIZE_CONTROLS
@@ -22,7 +25,31 @@ from .textsafe import ANSI, NORMALIZE_CONTROLS
 # start-up otherwise), each through a C-level cache: normalize_line runs once per line read
 @cache
 def _gh_timestamp() -> re.Pattern[str]:
-    return re.compile(r"^\ufeff?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ")
+    # an RFC 3339 UTC timestamp (GitHub Actions, `docker logs -t`), and what a runtime writes after it: a
+    # Kubernetes CRI log's stream and partial/full tag ('stderr F '), GitLab's stream id ('00O ', '01E+ ')
+    return re.compile(r"^\ufeff?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z (?:std(?:out|err) [FP] |[0-9a-f]{2}[OE]\+? )?")
+
+
+@cache
+def _kaggle() -> re.Pattern[str]:
+    return re.compile(r"^\d+(?:\.\d+)?s\t\d+\t")  # a Kaggle notebook's log: '6.5s<TAB>12<TAB>'
+
+
+@cache
+def _syslog() -> re.Pattern[str]:
+    # journald / syslog: 'Dec 04 16:00:00 host python[1234]: ' (the process's name and id optional: 'kernel: ')
+    return re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} [\w.-]+ [\w.@/()-]+(?:\[\d+\])?: ")
+
+
+@cache
+def _compose() -> re.Pattern[str]:
+    # docker compose: a container's name, ending in its replica number, padded to align the bars: 'trainer-1  | '
+    return re.compile(r"^[A-Za-z][\w.-]*[-_]\d+ *\| ")
+
+
+# the characters a prefix starts with: a timestamp, a BOM, a CI marker, a host's or a container's name
+_PREFIX_STARTS = frozenset("0123456789\ufeff#[" + string.ascii_letters)
+_MONTHS = frozenset(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 
 
 @cache
@@ -39,7 +66,7 @@ def _gitlab_section() -> re.Pattern[str]:
 def _stream() -> re.Pattern[str]:
     return re.compile(
         r"^(?:\[(?P<rank>(?:rank|default|local_rank|worker)\d+)\]:\s?"
-        r"|\[(?P<mpi>\d+,\d+)\]<std(?:out|err)>:\s?"
+        r"|\[(?P<mpi>\d+,\d+)\]<std(?:out|err)>:(?: (?=\S))?"  # Open MPI adds no space: one is the line's indentation
         r"|\((?P<ray>(?:[A-Za-z_][\w.]* )?pid=\d+(?:, ip=[\d.]+)?)\)\s"
         r"|(?P<rankn>\d+): (?=\[|Traceback|  File |\w+Error|\w+Warning))"
     )
@@ -53,7 +80,7 @@ def normalize_line(line: str) -> tuple[str, str]:
         line = _terminal(line)
     if "\x1b" in line or "\x9b" in line:  # inline tests: this runs once per line of multi-GB logs
         line = ANSI.sub("", line)
-    if line and line[0] in "0123456789\ufeff#s[":
+    if line and line[0] in _PREFIX_STARTS:
         line = _ci_prefix(line)
     stream = ""
     if line and line[0] in "[(0123456789":
@@ -67,17 +94,40 @@ def normalize_line(line: str) -> tuple[str, str]:
 
 
 def _ci_prefix(line: str) -> str:
-    """The line without a GitHub timestamp and a CI system's marker (GitHub ``##[group]``, GitLab
-    ``section_start:``, a Jenkins ``[Pipeline]`` line: nothing left)."""
+    """The line without a host's or container's prefix (journald, docker compose), a timestamp and a CI
+    system's marker (GitHub ``##[group]``, GitLab ``section_start:``, a Jenkins ``[Pipeline]`` line: nothing
+    left)."""
+    if line[0].isalpha():
+        line = line[_host_prefix(line) :]
+        if not line:
+            return line
     if line[0] in "0123456789\ufeff":
-        m = _gh_timestamp().match(line)
-        if m:
-            line = line[m.end() :]
+        line = line[_timestamp(line) :]
     if line.startswith("##["):
         return _gh_marker().sub("", line, count=1)
     if line.startswith("section_"):
         return _gitlab_section().sub("", line, count=1)
     return "" if line.startswith("[Pipeline]") else line
+
+
+def _host_prefix(line: str) -> int:
+    """The length of a journald/syslog or ``docker compose`` prefix on a line that starts with a letter (0:
+    none): a look at two or three characters first, the pattern only where they fit."""
+    if line[3:4] == " " and line[:3] in _MONTHS:
+        m = _syslog().match(line)
+    elif "| " in line[:64]:
+        m = _compose().match(line)
+    else:
+        return 0
+    return m.end() if m else 0
+
+
+def _timestamp(line: str) -> int:
+    """The length of a timestamp prefix (and what a runtime writes after it) on a line that starts with a digit."""
+    m = _gh_timestamp().match(line)
+    if m is None and "s\t" in line[:12]:
+        m = _kaggle().match(line)
+    return m.end() if m else 0
 
 
 def _terminal(line: str) -> str:
@@ -104,11 +154,9 @@ def _backspaced(line: str) -> str:
 def line_prefix(line: str) -> int:
     """The length of a line's CI timestamp and process prefix (``2024-..Z [rank0]: ``), which a tool that wraps
     long lines repeats on every piece."""
-    pos = 0
-    if line and line[0] in "0123456789\ufeff":
-        m = _gh_timestamp().match(line)
-        if m:
-            pos = m.end()
+    pos = _host_prefix(line) if line[:1].isalpha() else 0
+    if line[pos : pos + 1] in tuple("0123456789\ufeff"):
+        pos += _timestamp(line[pos:] if pos else line)
     if line[pos : pos + 1] in ("[", "(") or line[pos : pos + 1].isdigit():
         m = _stream().match(line[pos:] if pos else line)
         if m:

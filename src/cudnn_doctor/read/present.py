@@ -11,11 +11,16 @@ reported at the first piece, and a line expanded from a notebook's JSON string a
 
 Undone here:
 
-* Markdown: blockquotes (``> ``, nested, ``> >``), code fences (the fence lines become blank), list bullets;
+* Markdown: blockquotes (``> ``, nested, ``> >``, ``>> ``), code fences (the fence lines become blank), an
+  indented code block (four spaces or a tab before every line), list bullets;
+* a console's rectangular copy: lines padded with spaces to the window's width;
 * HTML: entities (``&#39;``, ``&quot;``, ``&lt;``; stdlib ``html.unescape``), tags (``<br>`` ends a line,
   other tags are dropped);
 * notebooks: a pasted ``"traceback": [...]`` list, an output's JSON or a whole notebook: each JSON string line
   is decoded (its ``\\n`` become lines, its ``\\u001b[...m`` escapes are removed by normalize.py);
+* JSON-lines logging (Docker's json-file log, a JSON log formatter, a cloud console's export): each record's
+  text fields (``"log"``, ``"message"``, ``"exc_info"``, ...) become its lines;
+* task labels on most lines (``srun -l``'s ``0: ``): read as the launcher prefix they are;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
@@ -27,6 +32,7 @@ Undone here:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -76,6 +82,8 @@ _BULLET_SOURCE = r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+(?=\S)"
 _BULLET = LazyRe(_BULLET_SOURCE)
 _GUTTER_SOURCE = r"^[ \t]*(\d{1,6})(?:[ \t]*[|│:][ \t]?|\t|\.[ \t]| {1,2}(?=\S))"
 _GUTTER = re.compile(_GUTTER_SOURCE)
+_LABEL = LazyRe(r"^(\d{1,5}): ")
+_LABEL_BYTES = re.compile(rb"(\d{1,5}): ")
 
 
 class _AnyLine:
@@ -118,7 +126,7 @@ _SMART_CHARS = tuple(chr(c) for c in _SMART)  # looked for first: translate goes
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = LazyRe(
     r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
-    r"|> |[EWIFD]\d{4} |\d{4}-\d{2}-\d{2}|\[[\w ,.:-]*\]:?\s|\[\[|\(pid=|\(\w+ pid=|[A-Z]+:|\$ |>>> |\.\.\. |In \[\d+\]|Cell In"
+    r"|>+ |[EWIFD]\d{4} |\d{4}-\d{2}-\d{2}|\[[\w ,.:-]*\]:?\s|\[\[|\(pid=|\(\w+ pid=|[A-Z]+:|\$ |>>> |\.\.\. |In \[\d+\]|Cell In"
     r"|\s*-+>|\s+\d+\s)"
 )
 
@@ -401,6 +409,48 @@ def _string_list_lines(parts: Any) -> list[str] | None:
     return None
 
 
+# the fields of a structured log record that hold its text: Docker's json-file log ('log'), Python's JSON
+# formatters and structlog ('message', 'msg', 'event', 'exc_info', 'exception', 'stack_info'), Cloud Logging
+# ('textPayload'), ECS ('error': {'stack_trace'}), pino/bunyan ('msg', 'err': {'stack'})
+_RECORD_TEXT = frozenset(
+    ("log", "message", "msg", "event", "textPayload", "exc_info", "exception", "stack_info", "stack_trace", "stacktrace", "stack", "traceback", "error", "err")
+)
+
+
+def _json_log(block: Text) -> Lines | None:
+    """JSON-lines logging (one object per line: Docker's json-file driver, a JSON log formatter, a cloud
+    console's export): each record becomes the lines of its text fields (``_RECORD_TEXT``, in the record's
+    order, nested one level: ``{"error": {"stack_trace": ...}}``), a traceback held in one escaped string
+    becoming its lines; other lines stay."""
+    if '{"' not in block.text:
+        return None
+    out: Lines = []
+    changed = False
+    for t, o in block.lines():
+        s = t.strip()
+        got = _record_lines(s) if s.startswith('{"') and s.endswith("}") else None
+        changed = changed or got is not None
+        out.extend([(t, o)] if got is None else [(x, o) for x in got])
+    return out if changed else None
+
+
+def _record_lines(s: str) -> list[str] | None:
+    obj = _json_value(s)
+    found = _record_texts(obj, 2) if isinstance(obj, dict) else []
+    texts = [x for x in found if x] or found[:1]  # a record of an empty line is an empty line
+    return "\n".join(x.rstrip("\n") for x in texts).split("\n") if texts else None
+
+
+def _record_texts(obj: dict[str, Any], depth: int) -> list[str]:
+    out: list[str] = []
+    for k, v in obj.items():
+        if isinstance(v, str) and k in _RECORD_TEXT:
+            out.append(v)
+        elif isinstance(v, dict) and depth > 1:
+            out += _record_texts(v, depth - 1)
+    return out
+
+
 def _html(block: Text) -> Lines | None:
     text = block.text
     amp = "&" in text
@@ -554,6 +604,48 @@ def _characters(block: Text) -> Lines | None:
     return out if changed else None
 
 
+def _indented(block: Text) -> Lines | None:
+    """A Markdown indented code block (Stack Overflow, a forum): every line that is not blank starts with four
+    spaces or a tab, which go (one level: the log's own indentation stays)."""
+    lines = block.lines()
+    if not all(t.startswith(("    ", "\t")) or not t.strip() for t, _ in lines):
+        return None
+    return [(t[1:] if t.startswith("\t") else t[4:], o) for t, o in lines]
+
+
+def _padded(block: Text) -> Lines | None:
+    """A console's rectangular copy (the Windows console, a screen dump): the lines padded with spaces to the
+    window's width. The padding goes, so that the lines' own lengths tell a hard wrap and a cut message ends
+    where its text does."""
+    lines = block.lines()
+    ends = Counter(len(t) for t, _ in lines if t.endswith("  "))
+    width, padded = ends.most_common(1)[0] if ends else (0, 0)
+    # every line at least that long (a piece of a wrapped line fills the width unpadded; a line longer than the
+    # window is a terminal's own), but the last or one in ten
+    shorter = sum(1 for t, _ in lines if len(t) < width)
+    if width < MIN_WIDTH or padded < 2 or shorter > max(1, len(lines) // 10):
+        return None
+    # a single space at the end is more likely a wrap's cut after a space than a padding of one column: it stays
+    return [(t.rstrip(" ") if t.endswith("  ") else t, o) for t, o in lines]
+
+
+def _labelled(block: Text) -> Lines | None:
+    """Task labels (``srun -l``, ``mpirun --tag-output`` without brackets: ``0: ``, ``12: ``) on most lines:
+    each becomes the launcher prefix normalize.py reads as the line's stream (``[rank12]: ``), so that
+    interleaved tasks stay apart; a label normalize.py reads only before a traceback's start, where a line of
+    its own may begin with a number and a colon."""
+    lines = block.lines()
+    labels = [m.group(1) for m in map(_LABEL.compiled.match, (t for t, _ in lines)) if m]
+    if not _mostly(labels, sum(1 for t, _ in lines if t)):
+        return None
+    return [(_LABEL.sub(r"[rank\1]: ", t, count=1), o) for t, o in lines]
+
+
+def _mostly(labels: Sequence[object], lines: int) -> bool:
+    """Four in five lines labelled, with a few labels (a paste tool's gutter numbers each line: _gutter)."""
+    return len(labels) >= 2 and len(labels) * 5 >= lines * 4 and len(set(labels)) * 2 <= len(labels)
+
+
 def _unwrapped(block: Text, literals: Collection[str]) -> tuple[Text, str] | None:
     lines = block.lines()
     wrapped = wrap_width([t for t, _ in lines], literals)
@@ -600,18 +692,42 @@ def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _has_at(sample, b"^M")
 
 
+def _json_log_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return sample.startswith(b'{"') or b'\n{"' in sample  # a line that is a JSON object (a record, _json_log checks)
+
+
+def _labels_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    if not sample[:1].isdigit():  # the first line labelled (most, _labelled checks)
+        return False
+    head = sample[:SAMPLE_BYTES].split(b"\n", 40)[:40]
+    return _mostly([m.group(1) for m in map(_LABEL_BYTES.match, head) if m], sum(1 for x in head if x))
+
+
+def _indented_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return sample.startswith((b"    ", b"\t"))  # the first line is indented (every one, _indented checks)
+
+
+def _padded_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    return b"   \n" in sample or b"   \r\n" in sample  # a line ends in spaces (padded to a width, _padded checks)
+
+
 def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
 
 
-# In the order they are undone. A wrap is undone where it was made: a line wrapped after it was quoted ('> ' on
-# its first piece only) before the quotes go, one quoted piece by piece ('> ' on every piece) after; bullets
-# last, so a wrapped piece that happens to begin with '- ' keeps its length.
+# In the order they are undone. A console's padding, a code block's indentation and task labels before the
+# wraps (they hide the lines' lengths and make every piece look indented or labelled). A wrap is undone where it was made: a line
+# wrapped after it was quoted ('> ' on its first piece only) before the quotes go, one quoted piece by piece
+# ('> ' on every piece) after; bullets last, so a wrapped piece that happens to begin with '- ' keeps its length.
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
 _NOTEBOOK = Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook))
 PRESENTATIONS = (
     _NOTEBOOK,
+    Presentation("json-log", _json_log_seen, _step("json-log", _json_log)),
     Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
+    Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
+    Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
+    Presentation("labels", _labels_seen, _step("labels", _labelled)),
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
