@@ -134,6 +134,18 @@ def test_json_lines_logging_becomes_the_records_text() -> None:
     assert present(b'{"step": 1, "loss": 0.5}\nnot json {"a": 1}') is None
 
 
+def test_json_log_records_decoded_together_read_as_each_alone() -> None:
+    """The records of a block are decoded by one json.loads: a line that is not one JSON value (two records on
+    a line, an invalid one) sends the block to the line-by-line decoding, which gives every record's text."""
+    rec = [json.dumps({"log": x + "\n", "stream": "stderr"}) for x in TRACE.split("\n")]
+    whole = present("\n".join(rec).encode())
+    assert whole is not None and whole.data.decode() == TRACE
+    two = present("\n".join([*rec[:2], rec[2] + ", " + rec[3], *rec[4:]]).encode())  # one line, two values
+    bad = present("\n".join([*rec[:2], '{"log": "bad \\x escape"}', *rec[2:]]).encode())
+    assert two is not None and two.data.decode().split("\n")[2] == rec[2] + ", " + rec[3]  # kept as it is
+    assert bad is not None and bad.data.decode() == "\n".join([*TRACE.split("\n")[:2], '{"log": "bad \\x escape"}', *TRACE.split("\n")[2:]])
+
+
 def test_a_code_comment_after_a_line_is_not_a_message_that_line_goes_on_into() -> None:
     """A line read with the one before it (a message broken over two lines) is never a code comment's: glued
     to 'x = 1', '# else it reports ERROR: <message>' read as a message (a Kaggle log's header, a JSON record's

@@ -424,18 +424,27 @@ def _json_log(block: Text) -> Lines | None:
     becoming its lines; other lines stay."""
     if '{"' not in block.text:
         return None
-    out: Lines = []
-    changed = False
-    for t, o in block.lines():
-        s = t.strip()
-        got = _record_lines(s) if s.startswith('{"') and s.endswith("}") else None
-        changed = changed or got is not None
-        out.extend([(t, o)] if got is None else [(x, o) for x in got])
-    return out if changed else None
+    lines = block.lines()
+    records = [i for i, (t, _) in enumerate(lines) if t.lstrip().startswith('{"') and t.rstrip().endswith("}")]
+    objs = _records([lines[i][0] for i in records])  # all of them in one json.loads
+    got = {i: x for i, obj in zip(records, objs, strict=True) if (x := _record_lines(obj)) is not None}
+    if not got:
+        return None
+    return [pair for i, (t, o) in enumerate(lines) for pair in ([(t, o)] if i not in got else [(x, o) for x in got[i]])]
 
 
-def _record_lines(s: str) -> list[str] | None:
-    obj = _json_value(s)
+def _records(texts: list[str]) -> list[Any]:
+    """JSON lines decoded, all in one ``json.loads`` (each on its own where one is not valid JSON: None for it)."""
+    try:
+        got = _json_module().loads("[" + ",".join(texts) + "]")
+    except ValueError:
+        got = None
+    if isinstance(got, list) and len(got) == len(texts):  # ('{"a": 1}, {"b": 2}' on one line is two values)
+        return got
+    return [_json_value(t) for t in texts]
+
+
+def _record_lines(obj: Any) -> list[str] | None:
     found = _record_texts(obj, 2) if isinstance(obj, dict) else []
     texts = [x for x in found if x] or found[:1]  # a record of an empty line is an empty line
     return "\n".join(x.rstrip("\n") for x in texts).split("\n") if texts else None
@@ -715,15 +724,16 @@ def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _gutter_lines(sample[:SAMPLE_BYTES].split(b"\n", 40)[:40])
 
 
-# In the order they are undone. A console's padding, a code block's indentation and task labels before the
+# In the order they are undone. JSON log records first: their text fields are the lines (the notebook's
+# mark would otherwise take a record's colour code for a notebook and try every record as one). A console's padding, a code block's indentation and task labels before the
 # wraps (they hide the lines' lengths and make every piece look indented or labelled). A wrap is undone where it was made: a line
 # wrapped after it was quoted ('> ' on its first piece only) before the quotes go, one quoted piece by piece
 # ('> ' on every piece) after; bullets last, so a wrapped piece that happens to begin with '- ' keeps its length.
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
 _NOTEBOOK = Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook))
 PRESENTATIONS = (
-    _NOTEBOOK,
     Presentation("json-log", _json_log_seen, _step("json-log", _json_log)),
+    _NOTEBOOK,
     Presentation("html", _marked(_HTML_MARK), _step("html", _html)),
     Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
