@@ -86,8 +86,8 @@ _STATUS_BEFORE = LazyRe(
 )
 # the op or node the error was raised for, on its line or a line next to it: '[Op:CudnnRNNV3]', '{{node x/CudnnRNN}}',
 # TF1's '[[Node: x/CudnnRNN = ...', TF 2.0-2.4's '[[node x/conv1d (defined at ...) ]]' (in any case: an upper-cased paste)
-_PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
 _OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
+_PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -717,10 +717,12 @@ RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
+_COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
 # not a quote that opens a string literal), and the function an eager error names after its status ('...Error:
 # {{function_node __wrapped__CudnnRNNV3_device_...}} ')
-_COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
+PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
+_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 
 
 def spaced(texts: Sequence[str]) -> str:
@@ -730,8 +732,6 @@ def spaced(texts: Sequence[str]) -> str:
     if not any("#" in t or "/" in t for t in texts):
         return " ".join(texts)
     return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(texts))
-PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
-_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 
 
 def _quoted(text: str, start: int, end: int) -> bool:

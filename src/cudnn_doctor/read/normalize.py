@@ -49,6 +49,7 @@ def _compose() -> re.Pattern[str]:
 
 # the characters a prefix starts with: a timestamp, a BOM, a CI marker, a host's or a container's name
 _PREFIX_STARTS = frozenset("0123456789\ufeff#[" + string.ascii_letters)
+_TIMESTAMP_STARTS = frozenset("0123456789\ufeff")  # (a set, not a string: the empty slice at a line's end is in every string)
 _MONTHS = frozenset(["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"])
 
 
@@ -101,7 +102,7 @@ def _ci_prefix(line: str) -> str:
         line = line[_host_prefix(line) :]
         if not line:
             return line
-    if line[0] in "0123456789\ufeff":
+    if line[0] in _TIMESTAMP_STARTS:
         line = line[_timestamp(line) :]
     if line.startswith("##["):
         return _gh_marker().sub("", line, count=1)
@@ -155,7 +156,7 @@ def line_prefix(line: str) -> int:
     """The length of a line's CI timestamp and process prefix (``2024-..Z [rank0]: ``), which a tool that wraps
     long lines repeats on every piece."""
     pos = _host_prefix(line) if line[:1].isalpha() else 0
-    if line[pos : pos + 1] in tuple("0123456789\ufeff"):
+    if line[pos : pos + 1] in _TIMESTAMP_STARTS:
         pos += _timestamp(line[pos:] if pos else line)
     if line[pos : pos + 1] in ("[", "(") or line[pos : pos + 1].isdigit():
         m = _stream().match(line[pos:] if pos else line)
