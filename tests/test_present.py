@@ -570,3 +570,37 @@ def test_a_line_that_names_one_frame_or_one_timestamp_stays() -> None:
         "2024-05-01 10:00:00 INFO saved the checkpoint of the run started at 09:00 to /tmp/ckpt, all good so far today",
     ):
         assert present(text.encode()) is None
+
+
+def _docker_records(lines: list[str]) -> bytes:
+    return "".join(json.dumps({"log": x + "\n", "stream": "stderr", "time": "2024-05-14T09:00:00Z"}) + "\n" for x in lines).encode()
+
+
+def test_a_big_json_file_logs_records_are_not_tried_as_a_notebooks_lines() -> None:
+    """A big block of Docker's json-file records whose colour codes show the notebook's mark: its head's lines
+    are all JSON records without a notebook output's keys, so the notebook's undo is not tried (it would try
+    each line and leave each as it is: the same block); a block with a notebook's line among them, a record
+    with an output's keys, or a paste (the json-log presentation decodes its records) is read as before."""
+    from cudnn_doctor.read import present as p
+
+    noise = [f"\x1b[32mINFO\x1b[0m step {i} loss=0.{i:04d}" for i in range(6000)]
+    data = _docker_records(noise)
+    assert len(data) > p.DETECT_WHOLE and p._NOTEBOOK_MARK.search(p._head(data))
+    assert present(data, paste=False) is None
+    lines = data.decode().split("\n")
+    assert p._each_line(lines) is None  # what the undo tried gives: every line as it is
+    notebook_line = b'      "\\u001b[31mRuntimeError\\u001b[0m: cuDNN error\\n",\n'
+    for other in (notebook_line, b'{"output_type": "error", "traceback": ["x"]}\n'):
+        got = present(other + data, paste=False)
+        assert got is not None and got.undone == ("notebook",)
+    pasted = present(_docker_records(TRACE.split("\n")))
+    assert pasted is not None and pasted.undone[0] == "json-log"
+
+
+def test_a_planted_error_in_a_big_json_file_log_is_found(tmp_path: Path) -> None:
+    """bench/kinds.py's docker kind in small: the error's lines in records between ~1 MiB of coloured records."""
+    noise = [f"\x1b[32mINFO\x1b[0m step {i} loss=0.{i:04d}" for i in range(12000)]
+    log = tmp_path / "container-json.log"
+    log.write_bytes(_docker_records(noise) + _docker_records(TRACE.split("\n")) + _docker_records(noise[:100]))
+    d = diagnose(log.read_bytes().decode(), catalog=CATALOG)
+    assert [f.id for f in d.findings][:1] == [HIDDEN]
