@@ -521,9 +521,11 @@ def test_a_rendered_issue_page_gets_its_traceback_back() -> None:
 
 
 def test_a_rendered_dunder_is_restored_where_it_is_one() -> None:
-    """A frame's 'init' and a path's 'init.py' are the dunders; Keras's layer method 'call' (in a Keras file, or
-    'LSTM.call()' in a message) stays, as does a frame already indented (a traceback as printed)."""
+    """A frame's 'init' and a path's 'init.py' are the dunders; a script's 'main' and Keras's layer method 'call'
+    (in a Keras file, or 'LSTM.call()' in a message) stay, as does a frame already indented (a traceback as
+    printed)."""
     page = (
+        'File "/p/train.py", line 9, in main\nrun()\n'
         'File "/p/paddle/nn/layer/init.py", line 3, in init\nx = 1\n'
         'File "/p/keras/src/layers/rnn/lstm.py", line 9, in call\ny = 2\n'
         "ValueError: Exception encountered when calling LSTM.call(); MGUCell.init() missing 1 argument"
@@ -531,6 +533,7 @@ def test_a_rendered_dunder_is_restored_where_it_is_one() -> None:
     got = present(page.encode())
     assert got is not None
     assert got.data.decode().split("\n") == [
+        '  File "/p/train.py", line 9, in main', "    run()",
         '  File "/p/paddle/nn/layer/__init__.py", line 3, in __init__', "    x = 1",
         '  File "/p/keras/src/layers/rnn/lstm.py", line 9, in call', "    y = 2",
         "ValueError: Exception encountered when calling LSTM.call(); MGUCell.__init__() missing 1 argument",
@@ -561,6 +564,9 @@ def test_collapsed_log_records_and_other_stack_traces() -> None:
     java = "java.lang.RuntimeException: CUDA error = 2: out of memory\n\tat a.B.c(B.java:42)\n\tat a.D.e(D.java:121)"
     got = present(collapsed(java).encode())
     assert got is not None and got.data.decode() == java
+    ci = "[rank1]: " + collapsed(PAGE_TRACE.split("\n", 1)[1])  # a CI prefix before two frames, no head
+    got = present(ci.encode())
+    assert got is not None and got.data.decode() == "[rank1]: " + PAGE_TRACE.split("\n", 1)[1]
 
 
 def test_a_line_that_names_one_frame_or_one_timestamp_stays() -> None:

@@ -27,8 +27,9 @@ from .normalize import line_prefix
 # ---------------------------------------------------------------- a rendered page
 
 # method names Python surrounds with double underscores that show up in tracebacks; 'call' only outside Keras
-# (a Keras layer's forward method is a plain 'call', its base layer's '__call__')
-_DUNDERS = "init|call|enter|exit|getattr|getattribute|getitem|setitem|setstate|new|iter|next|del|post_init|init_subclass|main|repr|str|len|bool"
+# (a Keras layer's forward method is a plain 'call', its base layer's '__call__'); never 'main' (a script's
+# 'def main()': '__main__' is a module, in a path only)
+_DUNDERS = "init|call|enter|exit|getattr|getattribute|getitem|setitem|setstate|new|iter|next|del|post_init|init_subclass|repr|str|len|bool"
 _FRAME_LINE = LazyRe(r'^[ \t]*File "([^"\n]+)", line (\d+), in ?(\S*)[ \t]*$')
 # a dunder called in a message or a source line ('MGUCell.__init__()'); not 'call' (Keras's 'LSTM.call()')
 _BOLD_DUNDER_CALL = LazyRe(r"(?<=\w\.)(" + _DUNDERS.replace("call|", "") + r")(?=\()")
@@ -159,7 +160,7 @@ def _broken(t: str) -> list[str] | None:
     if len(t) < 40:
         return None
     at = line_prefix(t)
-    if _COLLAPSED_LINE.search(t, at) is None:
+    if _COLLAPSED_LINE.search(t[at:]) is None:  # (a slice: '^' is its start)
         return None
     pieces = [p for p in _BREAK.split(t[at:]) if p]
     if len(pieces) < 2:
