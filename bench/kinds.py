@@ -20,8 +20,9 @@ Kinds: sparse (biglog's CI log), dense (~40% of lines name cuDNN/LSTM/GRU), dens
 ``Loaded cuDNN version`` line: a PyTorch log), tqdm (logging lines alternating with tqdm bars), keras (Keras
 Progbar updates with their ``\\b`` and ``\\r``), alternating (logging lines alternating with short lines),
 pytest (``pytest -v``: lines of equal length), summary (Keras model summaries: lines of equal length), long
-(single lines of 8-60 KiB), crlf (Windows line endings), notebook (a notebook's JSON), mix (all of them in
-turn, 256 KiB each).
+(single lines of 8-60 KiB), crlf (Windows line endings), notebook (a notebook's JSON), docker (a container's
+training output in Docker's json-file log: a JSON record per line, colour codes and tqdm's '\r' escaped in it),
+mix (all of them in turn, 256 KiB each).
 """
 
 from __future__ import annotations
@@ -126,10 +127,34 @@ def _crlf(rng: random.Random, step: int) -> list[str]:
     return _biglog_noise(False)(rng, step)
 
 
+def _docker(rng: random.Random, step: int) -> list[str]:
+    """A training run's output as a container prints it (bench/kinds.py writes each line as a json-file
+    record): coloured logging lines, tqdm bars (their updates after '\\r', the line ended once), a warning
+    with its source line now and then."""
+    pct = step % 101
+    bar = "".join(f"\r{p:3d}%|{'█' * (p // 10)}{' ' * (10 - p // 10)}| {p * 10}/1000 [00:{p % 60:02d}<01:{p % 60:02d}, {rng.random() * 90:.2f}it/s]"
+                  for p in range(max(0, pct - 4), pct + 1))
+    lines = [f"\x1b[32m2024-05-14 09:12:{step % 60:02d} INFO\x1b[0m trainer: epoch {step // 100} step {step} loss={rng.random() * 3:.4f}",
+             f"Epoch {step // 100}: {bar}"]
+    if step % 50 == 0:
+        lines += ["/usr/local/lib/python3.10/site-packages/torch/utils/data/dataloader.py:558: UserWarning: This DataLoader will create 8 "
+                  "worker processes in total. Our suggested max number of worker in current system is 4, which is smaller than what this "
+                  "DataLoader is going to create.",
+                  "  warnings.warn(_create_warning_msg("]
+    return lines
+
+
+def docker_record(line: str, step: int) -> str:
+    """One line as Docker's json-file driver stores it: the line and its newline in 'log' (Go's encoder: UTF-8
+    as it is, '<', '>' and '&' escaped), the stream, the time."""
+    log = json.dumps(line + "\n", ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'{{"log":{log},"stream":"stderr","time":"2024-05-14T09:{step // 60 % 60:02d}:{step % 60:02d}.{step % 10**9:09d}Z"}}'
+
+
 KINDS: dict[str, Callable[[random.Random, int], list[str]]] = {
     "sparse": _biglog_noise(False), "dense": _biglog_noise(True), "dense-nover": _biglog_noise(True, loaded=False),
     "tqdm": _tqdm, "keras": _keras, "alternating": _alternating, "pytest": _pytest, "summary": _summary,
-    "long": _long, "crlf": _crlf, "notebook": _biglog_noise(False), "mix": _biglog_noise(False),
+    "long": _long, "crlf": _crlf, "notebook": _biglog_noise(False), "mix": _biglog_noise(False), "docker": _docker,
 }
 PLANTS = {"keras": [(0.5, KERAS_ERROR), (1.0, KERAS_ERROR)]}
 DEFAULT_PLANTS = [(0.3, "001"), (0.7, "038"), (1.0, "031")]
@@ -141,7 +166,7 @@ def _plants(kind: str) -> list[tuple[float, str]]:
 
 def _mixed(rng: random.Random) -> Iterator[list[str]]:
     """The mix: each kind in turn, ~256 KiB of its lines."""
-    kinds = [k for k in KINDS if k not in ("mix", "notebook")]
+    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker")]
     step = 0
     while True:
         for kind in kinds:
@@ -174,7 +199,12 @@ def generate(kind: str, path: Path, size: int, seed: int = 5) -> list[str]:
             else:
                 lines = next(mixed) if mixed is not None else KINDS[kind](rng, step)
                 step += 1
-            text = "".join(f"      {json.dumps(t + chr(10))},\n" for t in lines) if notebook else eol.join(lines) + eol
+            if notebook:
+                text = "".join(f"      {json.dumps(t + chr(10))},\n" for t in lines)
+            elif kind == "docker":
+                text = "".join(docker_record(t, step) + "\n" for t in lines)
+            else:
+                text = eol.join(lines) + eol
             buf.append(text)
             written += len(text.encode("utf-8"))
             if len(buf) > 2000:

@@ -147,6 +147,35 @@ def terminal(text: str) -> str:
     return "\n".join(out)
 
 
+_DUNDER = re.compile(r"(?<![\w*])__(\w+?)__(?!\w)")
+_STRONG = re.compile(r"(?<![\w*])\*\*(\S[^*\n]*?\S|\S)\*\*(?![\w*])")
+_UNKNOWN_TAG = re.compile(r"</?[A-Za-z][\w-]*>")
+
+
+def _rendered_line(line: str) -> str:
+    """One line of Markdown as GitHub shows it outside a code block: its indentation gone (a paragraph's
+    continuation line), ``__init__`` bold ``init``, ``**x**`` bold ``x``, a tag it does not allow
+    (``<module>``) dropped."""
+    return _UNKNOWN_TAG.sub("", _STRONG.sub(r"\1", _DUNDER.sub(r"\1", line.strip())))
+
+
+def rendered(text: str) -> str:
+    """A GitHub issue page copied from the browser: the poster's line and prose around the log, pasted without
+    a code fence in a ``<details>`` block (its 'Click to expand' summary, expanded before copying), so the
+    Markdown is rendered: indentation gone, ``__init__`` shown as bold ``init``, ``<module>`` dropped, blank
+    lines collapsed; the page's 'Copy' button text and a reaction after it."""
+    body = [_rendered_line(x) for x in text.rstrip("\n").split("\n")]
+    body = [x for i, x in enumerate(body) if x or (i > 0 and body[i - 1])]
+    return "\n".join(["alice-ml commented on May 14, 2024", "", "I get this when training my model:", "", "Click to expand", *body, "",
+                      "Any idea what is wrong? Thanks!", "", "Copy link", "👍 1"])
+
+
+def collapsed(text: str) -> str:
+    """A page that lost the log's line breaks (a paste into a web form outside a code block, a log viewer's one
+    field): every run of whitespace one space, the whole log one line, frames running together."""
+    return " ".join(text.split())
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -173,4 +202,6 @@ PRESENTATIONS = {
     "ray": ray,
     "docker-json": docker_json,
     "json-record": json_record,
+    "rendered": rendered,
+    "collapsed": collapsed,
 }

@@ -13,7 +13,7 @@ from cudnn_doctor import diagnose
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.read.present import present, unwrap, wrap_width
 from cudnn_doctor.report import build_report
-from presenting import hard_wrap  # tests/ is on sys.path (rootdir-based imports)
+from presenting import collapsed, hard_wrap, rendered  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = catalogs.builtin()
 NOTEBOOK = Path(__file__).parent / "fixtures" / "notebooks" / "lstm-hidden.ipynb"
@@ -493,3 +493,120 @@ def test_typographic_characters_are_seen_as_the_pattern_sees_them() -> None:
     for sample in samples:
         assert seen(sample, ()) == (pattern.search(sample) is not None or b"^M" in sample), sample[-80:]
     assert sum(seen(s, ()) for s in samples) == 9
+
+
+# a page copied off a web page (read/pages.py): the log with a module frame and a dunder frame
+PAGE_TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/train.py", line 74, in <module>\n'
+    "    out, (h, c) = model.encoder(x, (h0, c0))\n"
+    '  File "/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501, in __call__\n'
+    "    return forward_call(*args, **kwargs)\n"
+    '  File "/usr/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line 812, in forward\n'
+    "    self.check_forward_args(input, hx, batch_sizes)\n"
+    "RuntimeError: Expected hidden[0] size (2, 4, 64), got [1, 4, 64]"
+)
+
+
+def test_a_rendered_issue_page_gets_its_traceback_back() -> None:
+    """Indentation, '<module>' (dropped as a tag) and the dunders rendered bold come back; the finding is at
+    the page's line of the message."""
+    page = rendered(PAGE_TRACE)
+    assert "in <module>" not in page and "in call\n" in page
+    got = present(page.encode())
+    assert got is not None and "rendered" in got.undone
+    text = got.data.decode()
+    assert PAGE_TRACE in text
+    assert _top(page) == (HIDDEN, page.split("\n").index(PAGE_TRACE.split("\n")[-1]) + 1)
+
+
+def test_a_rendered_dunder_is_restored_where_it_is_one() -> None:
+    """A frame's 'init' and a path's 'init.py' are the dunders; a script's 'main' and Keras's layer method 'call'
+    (in a Keras file, or 'LSTM.call()' in a message) stay, as does a frame already indented (a traceback as
+    printed)."""
+    page = (
+        'File "/p/train.py", line 9, in main\nrun()\n'
+        'File "/p/paddle/nn/layer/init.py", line 3, in init\nx = 1\n'
+        'File "/p/keras/src/layers/rnn/lstm.py", line 9, in call\ny = 2\n'
+        "ValueError: Exception encountered when calling LSTM.call(); MGUCell.init() missing 1 argument"
+    )
+    got = present(page.encode())
+    assert got is not None
+    assert got.data.decode().split("\n") == [
+        '  File "/p/train.py", line 9, in main', "    run()",
+        '  File "/p/paddle/nn/layer/__init__.py", line 3, in __init__', "    x = 1",
+        '  File "/p/keras/src/layers/rnn/lstm.py", line 9, in call', "    y = 2",
+        "ValueError: Exception encountered when calling LSTM.call(); MGUCell.__init__() missing 1 argument",
+    ]
+    assert present(PAGE_TRACE.encode()) is None
+
+
+def test_a_collapsed_traceback_is_broken_into_its_lines() -> None:
+    """A traceback on one line (its line breaks lost): its head, each frame, each source line, the exception
+    line; every line reported at the one line it came from."""
+    line = collapsed(PAGE_TRACE)
+    got = present(line.encode())
+    assert got is not None and got.undone == ("collapsed",)
+    assert got.data.decode() == PAGE_TRACE and set(got.origin) == {0}
+    assert _top("Here is my error:\n" + line) == (HIDDEN, 2)
+
+
+def test_collapsed_log_records_and_other_stack_traces() -> None:
+    """Log records (a timestamp, a glog prefix), a Java stack trace and TensorFlow's status location line each
+    begin a line again."""
+    tf = (
+        "2020-09-02 08:11:05.402113: E tensorflow/stream_executor/dnn.cc:613] CUDNN_STATUS_EXECUTION_FAILED\n"
+        "in tensorflow/stream_executor/cuda/cuda_dnn.cc(1986): 'cudnnRNNBackwardDataEx( cudnn.handle(), rnn_desc.handle())'\n"
+        "2020-09-02 08:11:05.402411: W tensorflow/core/framework/op_kernel.cc:1767] OP_REQUIRES failed at cudnn_rnn_ops.cc:1920"
+    )
+    got = present(collapsed(tf).encode())
+    assert got is not None and got.data.decode() == tf
+    java = "java.lang.RuntimeException: CUDA error = 2: out of memory\n\tat a.B.c(B.java:42)\n\tat a.D.e(D.java:121)"
+    got = present(collapsed(java).encode())
+    assert got is not None and got.data.decode() == java
+    ci = "[rank1]: " + collapsed(PAGE_TRACE.split("\n", 1)[1])  # a CI prefix before two frames, no head
+    got = present(ci.encode())
+    assert got is not None and got.data.decode() == "[rank1]: " + PAGE_TRACE.split("\n", 1)[1]
+
+
+def test_a_line_that_names_one_frame_or_one_timestamp_stays() -> None:
+    """One line start on a line is text (prose quoting a frame, a message with a date): not collapsed."""
+    for text in (
+        'The error is raised at File "/x/rnn.py", line 3, in forward and I do not know why, any idea what to do here?',
+        "2024-05-01 10:00:00 INFO saved the checkpoint of the run started at 09:00 to /tmp/ckpt, all good so far today",
+    ):
+        assert present(text.encode()) is None
+
+
+def _docker_records(lines: list[str]) -> bytes:
+    return "".join(json.dumps({"log": x + "\n", "stream": "stderr", "time": "2024-05-14T09:00:00Z"}) + "\n" for x in lines).encode()
+
+
+def test_a_big_json_file_logs_records_are_not_tried_as_a_notebooks_lines() -> None:
+    """A big block of Docker's json-file records whose colour codes show the notebook's mark: its head's lines
+    are all JSON records without a notebook output's keys, so the notebook's undo is not tried (it would try
+    each line and leave each as it is: the same block); a block with a notebook's line among them, a record
+    with an output's keys, or a paste (the json-log presentation decodes its records) is read as before."""
+    from cudnn_doctor.read import present as p
+
+    noise = [f"\x1b[32mINFO\x1b[0m step {i} loss=0.{i:04d}" for i in range(6000)]
+    data = _docker_records(noise)
+    assert len(data) > p.DETECT_WHOLE and p._NOTEBOOK_MARK.search(p._head(data))
+    assert present(data, paste=False) is None
+    lines = data.decode().split("\n")
+    assert p._each_line(lines) is None  # what the undo tried gives: every line as it is
+    notebook_line = b'      "\\u001b[31mRuntimeError\\u001b[0m: cuDNN error\\n",\n'
+    for other in (notebook_line, b'{"output_type": "error", "traceback": ["x"]}\n'):
+        got = present(other + data, paste=False)
+        assert got is not None and got.undone == ("notebook",)
+    pasted = present(_docker_records(TRACE.split("\n")))
+    assert pasted is not None and pasted.undone[0] == "json-log"
+
+
+def test_a_planted_error_in_a_big_json_file_log_is_found(tmp_path: Path) -> None:
+    """bench/kinds.py's docker kind in small: the error's lines in records between ~1 MiB of coloured records."""
+    noise = [f"\x1b[32mINFO\x1b[0m step {i} loss=0.{i:04d}" for i in range(12000)]
+    log = tmp_path / "container-json.log"
+    log.write_bytes(_docker_records(noise) + _docker_records(TRACE.split("\n")) + _docker_records(noise[:100]))
+    d = diagnose(log.read_bytes().decode(), catalog=CATALOG)
+    assert [f.id for f in d.findings][:1] == [HIDDEN]

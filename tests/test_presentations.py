@@ -146,6 +146,29 @@ KNOWN: dict[str, str] = {
         "all the log's lines are the record's line: the handle failure and the 'Fail to find the dnn "
         "implementation' after it are on one line (same error, the other end of its chain reported)"
     ),
+    # branch read19: a collapsed page (the log's line breaks lost) is broken again where a traceback's, a log
+    # record's or a stack trace's line begins; what begins a line in no such way stays run together
+    "tensorflow/dnn-plugin-rnn-setup-failed [tf1-workspace-query] collapsed": (
+        "as its json-record: all the log's lines come from the one collapsed line, and the later error of the "
+        "chain is no longer told by its line"
+    ),
+    "tensorflow/fail-to-find-dnn-implementation [tf20-keras-lstm-after-handle-error] collapsed": (
+        "as its json-record: the handle failure and 'Fail to find the dnn implementation' come from one line"
+    ),
+    "chainer/nstep-xs-not-a-list [chainer2-call] collapsed": (
+        "one frame and its source line without a traceback's head: one line start on the line is text, not a "
+        "collapsed traceback (a line quoting one frame stays as it is)"
+    ),
+    "cudnn/cause-darknet-rnn-layer-conv-group-count [rnn-train-linux] collapsed": (
+        "darknet's output has no line start of a traceback or a log record: the layer table and the status "
+        "lines stay one line, and the cause needs its 'RNN Layer' line apart from the status"
+    ),
+    "cudnn/cause-darknet-rnn-layer-conv-group-count [lstm-cfg-windows] collapsed": "as rnn-train-linux",
+    "pytorch/cudnn-gpu-arch-build-mismatch [jupyter-flatten-frame-with-long-code-context] collapsed": (
+        "an IPython traceback: its numbered source lines ('    170 with torch.no_grad():') cannot be told from "
+        "numbers in text once collapsed; the frame's flatten_parameters evidence stays on one line with the "
+        "status, and the generic execution-failed finding of the same error is reported"
+    ),
     # branch kb9: a missing attribute of TensorFlow's nn module is the TF 1.x RNN API only by the attribute's name
     "tensorflow/tf1-rnn-api-moved-or-removed [reproduced-tensorflow-tf1-rnn-cell-on-tf2] cut": (
         "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "
@@ -265,6 +288,10 @@ _CORPUS_XFAIL: dict[str, str] = {}
 _CASE_MISSES = {
     ("074", "notebook"): "cut mid-call (jaxlib's 'operation cudnnRNNForward('): the notebook's JSON string ends the "
     "cut line with '\\n\",' and the tolerant reading of a cut message does not see the cut there",
+    ("074", "rendered"): "cut mid-call, as in the notebook: the page's prose after the log follows the cut line, and "
+    "the tolerant reading reads a cut message only at the end of the text",
+    ("100", "collapsed"): "hard-wrapped at 80 columns as posted, then collapsed: each wrap's cut became a space "
+    "('No OpKernel was re gistered'), which no line break can be told from",
 }  # 080 wrap60 is read since a piece that closes a bracket it did not open continues the line before, even
 # when it begins like that line did (two pieces of a Julia type list both starting '32,1},')
 

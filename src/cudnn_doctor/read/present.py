@@ -21,6 +21,9 @@ Undone here:
 * JSON-lines logging (Docker's json-file log, a JSON log formatter, a cloud console's export): each record's
   text fields (``"log"``, ``"message"``, ``"exc_info"``, ...) become its lines;
 * task labels on most lines (``srun -l``'s ``0: ``): read as the launcher prefix they are;
+* a log copied off a web page (pages.py, paste only): a GitHub issue whose Markdown was rendered (indentation,
+  ``<module>`` and dunders restored in a traceback), a page that lost the line breaks (a collapsed traceback
+  or log broken where its lines begin);
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
@@ -41,6 +44,7 @@ from typing import TYPE_CHECKING
 from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
+from .pages import collapsed, collapsed_seen, rendered, rendered_seen
 
 if TYPE_CHECKING:
     from typing import Any
@@ -701,6 +705,31 @@ def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return _has_at(sample, b"^M")
 
 
+def _page(seen: Callable[[bytes], bool]) -> Callable[[bytes, Collection[str]], bool]:
+    return lambda sample, _literals: seen(sample)
+
+
+def _lines_of(undo: Callable[[Lines], Lines | None]) -> Callable[[Text], Lines | None]:
+    """An undo of pages.py on a block's lines, which it looks at only where the block holds a frame."""
+    return lambda block: undo(block.lines()) if 'File "' in block.text else None
+
+
+def _notebook_seen(sample: bytes, _literals: Collection[str]) -> bool:
+    """The notebook's mark (a colour code's ``\\u001b``, a string's last ``\\n``, an output's keys), but not in
+    JSON log records: a sample whose every line is a JSON object without a notebook output's keys is Docker's
+    json-file log or a JSON formatter's (a record's colour code is the mark's), whose lines the notebook's
+    undo leaves as they are after trying each (~20 us a line: a big json-file log's blocks at 3x a plain
+    log's cost, bench/kinds.py's docker kind). In a paste the json-log presentation has decoded them first."""
+    return _NOTEBOOK_MARK.search(sample) is not None and not _all_records(sample)
+
+
+def _all_records(sample: bytes) -> bool:
+    lines = sample.count(b"\n") + (not sample.endswith(b"\n"))
+    if sample.startswith(b'{"') + sample.count(b'\n{"') != lines:
+        return False
+    return not any(key in sample for key in (b'"traceback"', b'"text"', b'"output_type"'))
+
+
 def _json_log_seen(sample: bytes, _literals: Collection[str]) -> bool:
     return sample.startswith(b'{"') or b'\n{"' in sample  # a line that is a JSON object (a record, _json_log checks)
 
@@ -731,7 +760,7 @@ def _gutter_seen(sample: bytes, _literals: Collection[str]) -> bool:
 # wrapped after it was quoted ('> ' on its first piece only) before the quotes go, one quoted piece by piece
 # ('> ' on every piece) after; bullets last, so a wrapped piece that happens to begin with '- ' keeps its length.
 _WRAP = Presentation("wrap", _wrapped_sample, _unwrapped, paste_only=True)
-_NOTEBOOK = Presentation("notebook", _marked(_NOTEBOOK_MARK), _step("notebook", _notebook))
+_NOTEBOOK = Presentation("notebook", _notebook_seen, _step("notebook", _notebook))
 PRESENTATIONS = (
     Presentation("json-log", _json_log_seen, _step("json-log", _json_log), paste_only=True),
     _NOTEBOOK,
@@ -739,6 +768,8 @@ PRESENTATIONS = (
     Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
     Presentation("labels", _labels_seen, _step("labels", _labelled)),
+    Presentation("collapsed", _page(collapsed_seen), _step("collapsed", lambda block: collapsed(block.text, block.lines)), paste_only=True),
+    Presentation("rendered", _page(rendered_seen), _step("rendered", _lines_of(rendered)), paste_only=True),
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
