@@ -446,14 +446,15 @@ class Tolerant:
             return
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
-        """The words of the signature's message and regex, by their stems."""
+        """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
+        their stems."""
         got = self._spelt.get(idx)
         if got is None:
-            sig = self.sigs[idx]
+            from ..kb.templates import spellings  # here: kb/templates.py imports chains.py, of this package
+
             got = self._spelt[idx] = {}
-            for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
-                for raw in WORD.findall(text.lower()):
-                    got.setdefault(stem(raw), []).append(raw)
+            for raw in WORD.findall(" ".join(spellings(self.sigs[idx])).lower()):
+                got.setdefault(stem(raw), []).append(raw)
         return got
 
     def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
