@@ -167,9 +167,12 @@ class Tolerant:
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
-        or False where the reading is not re-cased (lower, upper or capitalized) or no other signature holds
-        its words."""
+        or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
+        words, or it starts on a code comment's line (Python's '#', C++'s '//': a pasted source's, a traceback's
+        source line; not a Markdown heading), which says what the code does, not what a framework printed."""
         lines = range(where.li_s, where.li_e + 1)
+        if _COMMENT.match(where.lines[where.li_s]):
+            return False
         if not all(li in taken for li in lines):
             return None
         if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
@@ -272,7 +275,7 @@ class Tolerant:
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
         for li, sig_id in missed:
             idx, where = self.index[sig_id], _Where(lines, li, lines[li], 0, len(lines[li]))
-            got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) else None
+            got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) and not _COMMENT.match(lines[li]) else None
             if got is not None and not any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
 
