@@ -273,8 +273,11 @@ class Tolerant:
         then with their line breaks read as spaces (the message in another casing, or broken over lines, where
         a chain of its template may be too short to be read), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
-        for li, sig_id in missed:
-            idx, where = self.index[sig_id], _Where(lines, li, lines[li], 0, len(lines[li]))
+        for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
+            idx = self.index[sig_id]
+            hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
+            text = "\n".join(lines[li : hi + 1])
+            where = _Where(lines, li, text, 0, len(text), [k for k, ch in enumerate(text) if ch == "\n"])
             got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) and not _COMMENT.match(lines[li]) else None
             if got is not None and not any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
