@@ -68,9 +68,8 @@ def test_a_status_name_in_another_case_is_read_where_its_literal_is() -> None:
     assert _found(text) == [("cudnn/status-bad-param", False)]
 
 
-def test_a_code_comment_s_line_is_not_read_as_a_message() -> None:
-    """A comment in pasted code (C++'s '//', Python's '#') says what the code does, not what a framework printed."""
-    for mark in ("//", "#"):
-        text = (f"Here is the kernel source:\n    {mark} failed to call thenrnnforward with model config when the input is empty\n"
-                "    if (!stream->ThenRnnForward(*rnn_desc, *input_desc, input_data).ok()) {\n")
-        assert _found(text) == []
+def test_a_cpp_comment_s_line_is_not_read_as_a_message() -> None:
+    """A comment in pasted C++ says what the code does, not what a framework printed ('#' may be a title's heading)."""
+    text = ("Here is the kernel source:\n    // failed to call thenrnnforward with model config when the input is empty\n"
+            "    if (!stream->ThenRnnForward(*rnn_desc, *input_desc, input_data).ok()) {\n")
+    assert _found(text) == []

@@ -168,10 +168,10 @@ class Tolerant:
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
         or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
-        words, or it starts on a code comment's line (Python's '#', C++'s '//': a pasted source's, a traceback's
-        source line; not a Markdown heading), which says what the code does, not what a framework printed."""
+        words, or it starts on a C++ comment's line ('//': a pasted source's, a traceback's source line), which
+        says what the code does, not what a framework printed (not '#': a title's '# crash: ...' is a heading)."""
         lines = range(where.li_s, where.li_e + 1)
-        if _COMMENT.match(where.lines[where.li_s]):
+        if where.lines[where.li_s].lstrip().startswith("//"):
             return False
         if not all(li in taken for li in lines):
             return None
@@ -278,7 +278,7 @@ class Tolerant:
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
             text = "\n".join(lines[li : hi + 1])
             where = _Where(lines, li, text, 0, len(text), [k for k, ch in enumerate(text) if ch == "\n"])
-            got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) and not _COMMENT.match(lines[li]) else None
+            got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) and not lines[li].lstrip().startswith("//") else None
             if got is not None and not any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
 
