@@ -59,3 +59,17 @@ def test_a_title_s_prose_before_an_eager_error_that_names_its_function_is_read()
         "__wrapped__CudnnRNNV3_device_/job:localhost/replica:0/task:0/device:GPU:0}} Fail to find the dnn implementation. after the update\n"
     )
     assert _found(text) == [("tensorflow/fail-to-find-dnn-implementation", False)]
+
+
+def test_a_status_name_in_another_case_is_read_where_its_literal_is() -> None:
+    """A message whose template is too short a chain to be read alone (a status name) in another case: the exact
+    scan's near miss is read again ignoring case (tolerant.recased)."""
+    text = "[TRT] [E] 1: [convolutionRunner.cpp::executeConv::511] Error Code 1: Cudnn (cudnn_status_bad_param)\n"
+    assert _found(text) == [("cudnn/status-bad-param", False)]
+
+
+def test_a_cpp_comment_s_line_is_not_read_as_a_message() -> None:
+    """A comment in pasted C++ says what the code does, not what a framework printed ('#' may be a title's heading)."""
+    text = ("Here is the kernel source:\n    // failed to call thenrnnforward with model config when the input is empty\n"
+            "    if (!stream->ThenRnnForward(*rnn_desc, *input_desc, input_data).ok()) {\n")
+    assert _found(text) == []

@@ -244,7 +244,7 @@ def index(sigs: Sequence[Signature], base: str | None = None) -> dict[str, Any]:
     if base is not None:  # the texts' key below cost the 10x base ~0.1 s a process
         key = f"base:{base}"
     else:  # keyed on the texts the words are counted from: counting them cost a pasted traceback ~15 ms, the key ~3
-        texts = ([list(s.templates) for s in sigs], [_spellings(s) for s in sigs])
+        texts = ([list(s.templates) for s in sigs], [spellings(s) for s in sigs])
         key = cache.digest(repr(texts).encode("utf-8", "surrogatepass"))
     # the templates read only where the index is made (a cached start reads none: build.LazySignature)
     return derived("match.templates.index", (key,), lambda _key: _index([list(s.templates) for s in sigs], _spelt(sigs)))  # type: ignore[no-any-return]
@@ -254,13 +254,14 @@ def _spelt(sigs: Sequence[Signature]) -> dict[str, int]:
     """How many signatures spell each word so (lower-cased, not stemmed)."""
     spelt: dict[str, int] = {}
     for sig in sigs:
-        for word in {w.lower() for text in _spellings(sig) for w in WORD.findall(text)}:
+        for word in {w.lower() for text in spellings(sig) for w in WORD.findall(text)}:
             spelt[word] = spelt.get(word, 0) + 1
     return spelt
 
 
-def _spellings(sig: Signature) -> list[str]:
-    """The texts that spell a signature's message: its canonical message, regex, templates and wordings."""
+def spellings(sig: Signature) -> list[str]:
+    """The texts that spell a signature's message: its canonical message, regex, templates and wordings (the
+    words' weights count them; the tolerant reading spells a reading's words as they do)."""
     return [sig.signature, sig.regex, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())]
 
 

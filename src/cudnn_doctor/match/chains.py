@@ -111,7 +111,6 @@ class Recognizer:
             self.owners[tid].append(owner)
         self.owner = [own[0] for own in self.owners]
         self.starts = {w: [(first[t], p) for t, p in pairs if first[t] >= 0] for w, pairs in index["starts"].items()}
-        self.longest = max((len(w) for tpl in self.tpls for w in tpl if w), default=0)
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
         self.of: dict[int, list[int]] = {}  # each signature's templates
         self.firsts: dict[str, list[int]] = {}  # the templates that begin with each word
@@ -158,29 +157,14 @@ class Recognizer:
         return done
 
     def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
-        """The chains waiting for ``word`` (text word ``i``) grown over it (or glued over it and the next);
-        those it comes too late for are done."""
-        grown = self._glued(word, i, waiting, done) if waiting and len(word) >= 2 * MIN_PART else []
+        """The chains waiting for ``word`` (text word ``i``) grown over it; those it comes too late for are done."""
+        grown: list[Chain] = []
         for c in waiting.pop(word, ()):
             if self._reaches(c, i):
                 c.last, c.end, c.bits = self._next(c), i, c.bits + self.weight.get(word, 0.0)
                 grown.append(c)
             else:
                 done.append(c)
-        return grown
-
-    def _glued(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
-        """Chains whose next two words ``word`` is, glued (a line joined back without its space): grown over
-        both."""
-        grown: list[Chain] = []
-        # a template word is at most ``longest`` characters: not every cut of a 64 KiB word (64K slices)
-        for k in range(MIN_PART, min(len(word) - MIN_PART, self.longest) + 1):
-            for c in waiting.get(word[:k], ()):
-                nxt = self.next_word(c.tid, self._next(c))
-                if nxt is not None and not nxt[1] and self.tpls[c.tid][nxt[0]] == word[k:] and self._reaches(c, i):
-                    tpl = self.tpls[c.tid]
-                    bits = self.weight.get(tpl[nxt[0] - 1], 0.0) + self.weight.get(word[k:], 0.0)
-                    grown.append(Chain(c.tid, c.first, nxt[0], c.start, i, c.bits + bits))
         return grown
 
     def _next(self, c: Chain) -> int:

@@ -11,6 +11,8 @@ For each block (scanned with the tail of the previous block and the head of the 
    lines around it where an item may match (prefilter.RuleOut), and it is yielded as a RawMatch, or a Miss.
 
 Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``).
+A near miss (a literal, not the regex) is read again by the tolerant reading (tolerant.py: ``recased``): the
+message in another casing or broken over lines.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import Miss, RawMatch
 from .tolerant import Tolerant, folded
-from .tolerant import spaced as spaced_lines
 
 if TYPE_CHECKING:
     from ..kb.load import Catalog
@@ -67,8 +68,6 @@ class Window:
         self.seen: dict[tuple[int, int], set[int]] = scan["seen"]  # (line, column) -> signatures that had it
         self.missed: dict[int, int] = scan["missed"]
         self.framed: set[int] = scan["framed"]  # signatures whose first match got its traceback lines
-        self.taken: set[int] = set()  # lines an exact match of a case-sensitive regex covers
-        self.folded: list[tuple[int, list[Found], str, int]] = []  # matches of the folded retry, to be placed
 
     @property
     def lines(self) -> Lines:
@@ -134,9 +133,8 @@ class Matcher:
         self.tolerant()  # the templates' index
         for sig in self.sigs:
             compile_pattern(sig.regex, sig.flags)
-            compile_pattern(sig.regex, folded(sig.flags))  # the folded retry's, the tolerant confirmation's
+            compile_pattern(sig.regex, folded(sig.flags))  # the tolerant confirmation's
             required_runs(sig.regex, sig.flags)  # the literal gate's, kept in the cache: a paste asks for ~20
-            required_runs(sig.regex, folded(sig.flags))
             line_local(sig.regex, sig.flags)
             for item in context_items(sig):
                 self.evidence.pattern(item)
@@ -190,11 +188,6 @@ class Matcher:
         for idx in sorted(cand):
             if self.sigs[idx].id not in self.disabled:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
-        for idx, found, stream, first in win.folded:  # only where no case-sensitive regex matched exactly
-            kept = [f for f in found if not win.taken.intersection(range(f[1], f[2] + 1))]  # (CuPy's cuDNN Error:)
-            if not kept:
-                yield None, self._miss(idx, win, first)
-            yield from self._matches(idx, kept, stream, win, exact=False)
 
     def _candidates(self, win: Window, core_data: bytes, core_start: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits in the window's core (the block: ``core_data``,
@@ -245,12 +238,8 @@ class Matcher:
             found = self._search(idx, run, stream, win)
             if found is None:
                 return
-            if not found and win.near_miss(idx):
-                folded = self._folded(idx, run, stream, win)  # the message in another casing or spacing
-                if folded:
-                    win.folded.append((idx, folded, stream, run[0]))
-                else:
-                    yield None, self._miss(idx, win, run[0])
+            if not found and win.near_miss(idx):  # (the tolerant reading reads it in another casing or spacing)
+                yield None, self._miss(idx, win, run[0])
             yield from self._matches(idx, found, stream, win)
 
     def _runs(self, cand: list[int], gap: int, win: Window) -> list[tuple[str, list[int]]]:
@@ -283,7 +272,7 @@ class Matcher:
             return got  # type: ignore[no-any-return]
         try:
             if not local:
-                got = self._search_region(idx, sig.flags, run, stream, win)
+                got = self._search_region(idx, run, stream, win)
             elif cannot_match(sig.regex, sig.flags, "\n".join(win.lines.norm(li)[0] for li in run)):
                 got = []  # no line of the run holds an alternative's literals: no need to compile it (a paste)
             else:
@@ -302,42 +291,25 @@ class Matcher:
     def _finditer(self, idx: int, pattern: Any, text: str) -> list[Any]:
         return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, timeout=timeout)))  # type: ignore[no-any-return]
 
-    def _search_region(self, idx: int, flags: Sequence[str], run: list[int], stream: str, win: Window, around: tuple[int, int] | None = None, spaced: bool = False) -> list[Found]:
-        """A regex (the signature's, compiled with ``flags``) that may span lines: over the run plus the
-        signature's window (or ``around``), normalized and joined (by spaces where ``spaced``: a message broken
-        over two lines). Compiled only where the text holds its literals (a paste compiles few patterns)."""
+    def _search_region(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found]:
+        """The signature's regex where it may span lines: over the run plus the signature's window, normalized
+        and joined. Compiled only where the text holds its literals (a paste compiles few patterns)."""
         sig = self.sigs[idx]
-        before, after = around or (sig.window_before, sig.window_after)
-        lo, hi = max(0, run[0] - before), min(win.lines.size - 1, run[-1] + after)
+        lo, hi = max(0, run[0] - sig.window_before), min(win.lines.size - 1, run[-1] + sig.window_after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
         offsets = [0]
         for t in texts:
             offsets.append(offsets[-1] + len(t) + 1)
         found: list[Found] = []
-        text = spaced_lines(texts) if spaced else "\n".join(texts)
-        if cannot_match(sig.regex, flags, text):
+        text = "\n".join(texts)
+        if cannot_match(sig.regex, sig.flags, text):
             return found  # a window that holds no alternative's literals whole (kb/regexinfo.py)
-        pattern = compile_pattern(sig.regex, flags)
+        pattern = compile_pattern(sig.regex, sig.flags)
         for m in self._finditer(idx, pattern, text):
             first, last = bisect_right(offsets, m.start()) - 1, bisect_right(offsets, max(m.start(), m.end() - 1)) - 1
-            if spaced and first == last:
-                continue  # not a message broken over lines: a line break its regex reads (a lookbehind) is gone
             found.append((m, keep[first], keep[last], m.start() - offsets[first]))
         return found
-
-    def _folded(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found]:
-        """The signature's regex ignoring case over the run and the lines around it, their line breaks kept,
-        then read as spaces: the message in another casing, or broken over two lines (tolerant.py reads what
-        no regex can). It carries load: without it 1 of 1,785 reports differ and the forms sample
-        (tests/test_forms._run(6)) misses lower 4 -> 31, upper 1 -> 22, capitalized 2 -> 30, split 14 -> 27 of ~280."""
-        sig = self.sigs[idx]
-        around = (max(sig.window_before, 1), max(sig.window_after, 1))
-        try:
-            flags = folded(sig.flags)
-            return self._search_region(idx, flags, run, stream, win, around) or self._search_region(idx, flags, run, stream, win, around, True)
-        except (TimeoutError, regex_error()):
-            return []
 
     def tolerant(self) -> Tolerant:
         """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
@@ -350,7 +322,7 @@ class Matcher:
 
     # ------------------------------------------------------------------ matches and their context
 
-    def _matches(self, idx: int, found: list[Found], stream: str, win: Window, exact: bool = True) -> Yielded:
+    def _matches(self, idx: int, found: list[Found], stream: str, win: Window) -> Yielded:
         """A RawMatch for each new match whose context passes, a near miss for one it rules out."""
         sig, ctx = self.sigs[idx], self.context_of[idx]
         for m, li_s, li_e, col in found:
@@ -364,8 +336,6 @@ class Matcher:
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, checked)
                 continue
-            if exact and "IGNORECASE" not in sig.flags and "(?i" not in sig.regex:  # a wording told by its case
-                win.taken.update(range(li_s, li_e + 1))
             text = m.group(0)
             if len(text) > MAX_MATCH_TEXT:
                 text = text[:MAX_MATCH_TEXT] + "..."

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from ..read.linemap import LineMap, rechunk
@@ -95,7 +96,7 @@ class Reader:
     def _scan(self, found: Yielded, seen: list[_Seen], state: dict[str, Any], lmap: LineMap, source: str) -> Yielded:
         """The matcher's matches and near misses, mapped back; after each block, its tolerant reading."""
         exact: list[tuple[int, int, str]] = []  # the block's matches: their lines as presented, signature
-        missed: list[int] = []
+        missed: list[tuple[int, str]] = []  # the block's near misses: their lines as presented, signature
         index = 0
         for m, miss in found:
             if m is not None:
@@ -103,7 +104,7 @@ class Reader:
                 m.line, m.end_line = lmap.span(m.line, m.end_line)
                 yield m, None
             elif miss is not None:
-                missed.append(miss.line)
+                missed.append((miss.line, miss.sig.id))
                 miss.line = lmap.line(miss.line)
                 yield None, miss
             else:  # a block ended: read it tolerantly where no regex matched, then pass the end on
@@ -119,7 +120,7 @@ class Reader:
                 exact, missed = [e for e in exact if after is not None and e[1] >= after], []
                 yield None, None
 
-    def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[int], last: bool) -> Iterator[RawMatch | Miss]:
+    def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[tuple[int, str]], last: bool) -> Iterator[RawMatch | Miss]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched and not on a traceback's source line whose message follows."""
         tail, cut = _tail(block) if last else (None, None)
@@ -137,18 +138,19 @@ class Reader:
         for start, _end, sig_id in exact:
             near.setdefault(sig_id, []).append(start - block.first)
         for lo, hi in regions:
-            for got in self.tolerant.read(lines, lo, hi, taken):
+            recased = self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken)
+            for got in chain(self.tolerant.read(lines, lo, hi, taken), recased):
                 if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
                     yield got
             yield from self.tolerant.raised(lines, lo, hi, taken)
 
 
-def _regions(block: _Seen, n: int, missed: list[int], tail: int | None) -> list[tuple[int, int]]:
+def _regions(block: _Seen, n: int, missed: list[tuple[int, str]], tail: int | None) -> list[tuple[int, int]]:
     """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses, and its
     last lines, from line ``tail`` on."""
     if block.small:
         return [(0, n - 1)] if n else []
-    spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li in missed if 0 <= li - block.first < n]
+    spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li, _id in missed if 0 <= li - block.first < n]
     if tail is not None:
         spans.append((tail, n - 1))
     return merged(spans)

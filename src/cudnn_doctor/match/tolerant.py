@@ -20,6 +20,11 @@ steps:
    message (a signature and the causes behind it) apart from every other: the signatures holding the same
    words, and the signature's counter-examples (``lookalikes``) that say as much after the same word.
    Otherwise, a near miss naming them.
+
+Where the exact scan found a signature's literal on a line but not its regex (a near miss), its regex is also
+tried there ignoring case, then with the line breaks read as spaces (``recased``): a message in another casing
+or broken over lines whose template's chain is too short to be read (a status name, 'cudnn_status_bad_param';
+a message made mostly of values, 'miopen error: <path>:<line>: <detail>'). The matcher is exact only.
 """
 
 from __future__ import annotations
@@ -117,6 +122,7 @@ class Tolerant:
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
+        self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
         self.frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -161,9 +167,12 @@ class Tolerant:
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
-        or False where the reading is not re-cased (lower, upper or capitalized) or no other signature holds
-        its words."""
+        or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
+        words, or it starts on a C++ comment's line ('//': a pasted source's, a traceback's source line), which
+        says what the code does, not what a framework printed (not '#': a title's '# crash: ...' is a heading)."""
         lines = range(where.li_s, where.li_e + 1)
+        if where.lines[where.li_s].lstrip().startswith("//"):
+            return False
         if not all(li in taken for li in lines):
             return None
         if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
@@ -251,12 +260,31 @@ class Tolerant:
         lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
         held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
-        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, not exact)) is not None]
+        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
         if cut and not confirmed and not exact:
             sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
+
+    def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[Found]:
+        """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
+        scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
+        then with their line breaks read as spaces (the message in another casing, or broken over lines, where
+        a chain of its template may be too short to be read), where no case-sensitive regex matched
+        (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
+        for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
+            idx = self.index[sig_id]
+            hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
+            text = "\n".join(lines[li : hi + 1])
+            where = _Where(lines, li, text, 0, len(text), [k for k, ch in enumerate(text) if ch == "\n"])
+            got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) and not lines[li].lstrip().startswith("//") else None
+            if got is not None and not any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
+                yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
+
+    def _cased(self, sig_id: str) -> bool:
+        sig = self.sigs[self.index[sig_id]]
+        return "IGNORECASE" not in sig.flags and "(?i" not in sig.regex
 
     def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
@@ -318,27 +346,38 @@ class Tolerant:
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
 
-    def _confirm(self, idx: int, c: Chain, where: _Where, tolerant: bool = True) -> tuple[Any, int, int] | None:
+    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "") -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
-        that covers the reading (with ``tolerant``, in each variant of ``_attempts`` too). Returns (match,
-        first line, last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part)
-        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
-        attempts = self._attempts(idx, c, text, start, end if whole else -1) if tolerant else ((p, text, 0) for p in islice(self._patterns(idx), 1))
-        for pattern, variant, shift in attempts:
+        that covers the reading, in each variant of ``_attempts`` (``mode`` "exact": the text alone; "recased",
+        a reading without a chain: the text, then its line breaks read as spaces). Returns (match, first line,
+        last line)."""
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None)
+        for pattern, variant, shift in self._tries(idx, c, where, mode, (text, start, end)):
             timeout = self._timeout()
             if timeout <= 0:
                 return None
             try:  # the first match that covers the reading in part
                 for m in pattern.finditer(variant, timeout=timeout):
-                    if m.start() < end + shift and m.end() > start + shift and m.end() > m.start():
-                        return m, lo + variant.count("\n", 0, m.start()), lo + variant.count("\n", 0, max(m.start(), m.end() - 1))
+                    at = text if mode == "recased" else variant  # (read as spaces, each line break keeps its offset)
+                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
+                    if m.start() < end + shift and m.end() > start + shift and m.end() > m.start() and (at is variant or first < last):
+                        return m, lo + first, lo + last  # (a line break read as a space: a message broken over lines)
                     if m.start() >= end + shift:
                         break
             except (TimeoutError, regex_error()):
                 pass
         return None
+
+    def _tries(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
+        """What ``_confirm`` tries in ``mode`` (the attempts of a chain, ``c``, where none is given) over the
+        region's text, where the reading is at [start, end)."""
+        text, start, end = region
+        if mode or c is None:
+            spacing = [spaced(text.split("\n"))] if mode == "recased" and "\n" in text else []
+            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
+        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
+        whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
+        return self._attempts(idx, c, text, start, end if whole else -1)
 
     def _timeout(self) -> float:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
@@ -387,17 +426,17 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int, part: str = "") -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: _Where, after: int, part: str | None = "") -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
         signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
-        is: it begins the template's word there, not another word of the same stem). Returns (its first line,
-        the text, the reading's start and end in it)."""
+        is: it begins the template's word there, not another word of the same stem; None: as they are, where no
+        chain read them, ``recased``). Returns (its first line, the text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = _respelt(where.read, self._spelling(idx), bool(part))
+        read = where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
     def _patterns(self, idx: int) -> Iterator[Any]:
@@ -413,14 +452,15 @@ class Tolerant:
             return
 
     def _spelling(self, idx: int) -> dict[str, list[str]]:
-        """The words of the signature's message and regex, by their stems."""
+        """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
+        their stems."""
         got = self._spelt.get(idx)
         if got is None:
-            sig = self.sigs[idx]
+            from ..kb.templates import spellings  # here: kb/templates.py imports chains.py, of this package
+
             got = self._spelt[idx] = {}
-            for text in (sig.signature, sig.regex, *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
-                for raw in WORD.findall(text.lower()):
-                    got.setdefault(stem(raw), []).append(raw)
+            for raw in WORD.findall(" ".join(spellings(self.sigs[idx])).lower()):
+                got.setdefault(stem(raw), []).append(raw)
         return got
 
     def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
@@ -576,7 +616,7 @@ class _Where:
 
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
-    """A signature's regex flags, IGNORECASE added (the folded retry and the tolerant reading's confirmation)."""
+    """A signature's regex flags, IGNORECASE added (the tolerant reading's confirmation)."""
     return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
 
 
