@@ -518,14 +518,16 @@ class Tolerant:
                 yield from self._told(sigs, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
-        """The signatures raised where line ``li`` says an error was raised, and why: a traceback's innermost
-        frame with no message after it, or with its message cut at the input's end partway through the template
-        of a signature raised there (those signatures); a frame whose shown call the input cuts; a C++ error's
-        log line, cut at the input's end, whose glog/dmlc prefix names the file it was raised in
-        (``src/operator/rnn.cu:24: RNN is``); and whether that tells them alone: words of their message do, a
-        frame with no message only in the framework's RNN code (``RNN_CODE``: torch/nn/modules/module.py's
-        __getattr__ or TensorFlow's session.py raise every kind of error). None where the line is neither a
-        frame nor such a log line."""
+        """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
+        a frame whose shown source line calls a function of the same file where signatures are raised (those
+        signatures: ``self.check_hidden_size(hx, expected_hidden_size)`` in torch/nn/modules/rnn.py, the input
+        cut after it or its message line empty or cut, ``_cut_call``); a traceback's innermost frame with no
+        message after it, or with its message cut at the input's end partway through the template of a
+        signature raised there (those signatures); a C++ error's log line, cut at the input's end, whose
+        glog/dmlc prefix names the file it was raised in (``src/operator/rnn.cu:24: RNN is``); and whether that
+        tells them alone: words of their message do, a frame with no message only in the framework's RNN code
+        (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
+        error). None where the line is neither a frame nor such a log line."""
         frame = _frame(lines[li])
         if frame is None:
             logged = _logged(lines, li)
@@ -533,16 +535,19 @@ class Tolerant:
                 return None
             path, msg = logged
             return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
+        telling = RNN_CODE.search(" ".join(frame)) is not None
+        called, msg = _cut_call(lines, li) or (None, None)
+        idxs = self._raising(frame[0], called) if called else []
+        if idxs and msg:
+            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
+        if idxs:
+            how = "is cut" if msg is None else "ends without its message"
+            return idxs, f"the traceback {how} where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()", telling
         msg = _innermost(lines, li)
         idxs = self._raising(*frame) if msg is not None else []
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        telling = RNN_CODE.search(" ".join(frame)) is not None
-        if idxs:
-            return idxs, f"the traceback ends in {lines[li].strip()[:80]!r} without its message", telling
-        called = _cut_call(lines, li)
-        idxs = self._raising(frame[0], called) if called else []
-        return idxs, f"the traceback is cut where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()", telling
+        return idxs, f"the traceback ends in {lines[li].strip()[:80]!r} without its message", telling
 
     def _raising(self, path: str, function: str | None) -> list[int]:
         """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
@@ -730,6 +735,12 @@ _CALL = LazyRe(
 # what may follow a cut traceback's last frame to the input's end: a fence, an ellipsis, the start of a frame
 # the cut stopped in (File "/usr/lib/pyth; /usr/lib/pyth)
 _CUT_TAIL = LazyRe(r"""\s*(?:`{3}.*|\.{3}|\u2026|(?:File\s+"?)?[\w.~:-]*[/\\]\S*)?\s*""")
+# the start of a frame's header (to cut it partway, ``_cut_header``): 'File "/x/rnn.py", line 2', 'File ~/x/rnn.py:23'
+_HEADER = LazyRe(r"""\s*File\s+(?:"[^"\n]*"?|\S+)(?:,[ \t\w,.()]*)?$""")
+# what Python shows under a frame's source line: the carets under what raised (3.11), a statement's further lines
+# (3.13; indented as source lines are, deeper than a frame's header)
+_CARETS = LazyRe(r"[ \t]*[~^]+[ \t]*")
+_STATEMENT = LazyRe(r"[ \t]{4,}\S")
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
@@ -873,16 +884,44 @@ def _listed(lines: Sequence[str], li: int) -> bool:
     return not any("raise" in lines[j] for j in range(max(0, li - 2), li + 1))
 
 
-def _cut_call(lines: Sequence[str], li: int) -> str | None:
-    """The function called by the source line that the frame at ``li`` shows, where the input cuts its
-    traceback there: no frame, no message follows, only what a cut leaves (``_CUT_TAIL``)."""
+def _cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
+    """The function called by the source line that the frame at ``li`` shows, where its traceback stops
+    there, and its message: None where the input cuts the traceback there (no frame, no message follows, only
+    what a cut leaves, ``_CUT_TAIL``; the next frame's header cut partway, ``_cut_header``); the message (""
+    where it has no text) where the message line follows it, ending the input (after the carets or the
+    further lines of a statement over several lines that Python shows under it)."""
     shown, k = _source(lines, li)
     if shown is None or len(lines) - k > MAX_FRAME_GAP or _EXCEPTION.match(shown) or _frame(shown):
         return None  # (the length first: every frame of a long traceback is asked, its lines are read lazily)
-    if any(_frame(x) or not _CUT_TAIL.fullmatch(x) for x in lines[k:]):
-        return None
     m = _CALL.match(shown.strip())
-    return m.group("name") if m else None
+    return _stops(m.group("name"), lines[k:]) if m else None
+
+
+def _stops(called: str, after: Sequence[str]) -> tuple[str, str | None] | None:
+    """(``called``, the message) where the lines after a frame's shown call stop its traceback there (see
+    ``_cut_call``)."""
+    rest = list(after)
+    while rest and _CARETS.fullmatch(rest[0]):
+        rest.pop(0)
+    texts = [j for j, x in enumerate(rest) if x.strip()]
+    last = texts[-1] if texts else -1
+    told = _EXCEPTION.match(rest[last]) if texts else None
+    if told and all(_STATEMENT.match(rest[j]) for j in texts[:-1]):
+        msg = told.group("msg").strip()
+        return called, "" if len(msg) < 3 else msg
+    if not all(_cut_header(x, called, j == last) if _frame(x) or not _CUT_TAIL.fullmatch(x) else True for j, x in enumerate(rest)):
+        return None
+    return called, None
+
+
+def _cut_header(line: str, called: str, last: bool) -> bool:
+    """Whether ``line``, the input's last with text, is the header of the frame of ``called`` cut partway: in
+    its path or line number (``File "/x/torch/nn/modules/rnn.py", line 2``; IPython's ``File ~/x/rnn.py:23``),
+    or in the function's name (``..., in check_forw``: its start)."""
+    if not last or not _HEADER.match(line):
+        return False
+    frame = _frame(line)
+    return frame is None or (frame[1] != called and called.startswith(frame[1]))
 
 
 def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:

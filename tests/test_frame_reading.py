@@ -1,0 +1,202 @@
+"""The traceback as evidence, read from its frames (tolerant.Tolerant.raised): a traceback that stops at a frame
+whose shown source line calls a function of the same file where errors are raised -- its message line empty,
+or the input cut there, even inside the next frame's header -- is read as that function's frame. One such
+function's signatures are the finding; several are a differential (near misses naming them, asking for the
+message). Frames of generic code never tell a signature. The tracebacks are built from the source lines of
+torch/nn/modules/rnn.py as PyTorch 1.x, 2.x and IPython show them."""
+
+from __future__ import annotations
+
+import pytest
+
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
+from cudnn_doctor import diagnose
+
+CATALOG = catalogs.builtin()
+HIDDEN = "pytorch/rnn-hidden-size-mismatch"
+CHECK_INPUT = {"pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch", "pytorch/rnn-input-weight-dtype-mismatch"}
+CHECK_FORWARD_ARGS = {"pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch", HIDDEN}
+SITE = "/usr/lib/python3/site-packages/torch/nn/modules"
+WIN = "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38\\lib\\site-packages\\torch\\nn\\modules"
+
+# Python's shape: File "...", line N, in f
+TOP = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 52, in <module>\n'
+    "    output, hidden = model(inputs, hidden)\n"
+    f'  File "{SITE}/module.py", line 1532, in _wrapped_call_impl\n'
+    "    return self._call_impl(*args, **kwargs)\n"
+    f'  File "{SITE}/module.py", line 1541, in _call_impl\n'
+    "    return forward_call(*args, **kwargs)\n"
+)
+FORWARD = f'  File "{SITE}/rnn.py", line 1123, in forward\n    self.check_forward_args(input, hx, batch_sizes)\n'
+ARGS = f'  File "{SITE}/rnn.py", line {{n}}, in check_forward_args\n    {{call}}\n'
+# the calls check_forward_args shows, as torch 1.x (RNNBase, LSTM) and 2.x (black-formatted: a statement over lines) wrote them
+HIDDEN_CALLS = (
+    "self.check_hidden_size(hidden, expected_hidden_size)",
+    "self.check_hidden_size(hx, expected_hidden_size)",
+    "self.check_hidden_size(hidden[0], expected_hidden_size,",
+    "self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),",
+    "self.check_hidden_size(",
+)
+INPUT_CALL = "self.check_input(input, batch_sizes)"
+# Python 3.13 shows a statement over several lines whole, with carets
+STATEMENT = (
+    "    ~~~~~~~~~~~~~~~~~~~~~~^\n"
+    "        hidden[0],\n"
+    "        ^^^^^^^^^^\n"
+    "        self.get_expected_hidden_size(input, batch_sizes),\n"
+    "        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    "        \"Expected hidden[0] size {}, got {}\",\n"
+    "        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    "    )\n"
+    "    ^\n"
+)
+# IPython's: numbered source lines, the frame's marked by an arrow (a notebook's number a link)
+NOTEBOOK = (
+    "---------------------------------------------------------------------------\n"
+    "RuntimeError                              Traceback (most recent call last)\n"
+    "Cell In[12], line 5\n"
+    "      3 c0 = torch.zeros(1, 16, 128, device=device)\n"
+    "----> 5 y, (hn, cn) = encoder.lstm(x, (h0, c0))\n\n"
+    "File /opt/conda/lib/python3.11/site-packages/torch/nn/modules/module.py:1736, in Module._wrapped_call_impl(self, *args, **kwargs)\n"
+    "   1734     return self._compiled_call_impl(*args, **kwargs)  # type: ignore[misc]\n"
+    "   1735 else:\n"
+    "-> 1736     return self._call_impl(*args, **kwargs)\n\n"
+    "File /opt/conda/lib/python3.11/site-packages/torch/nn/modules/rnn.py:1120, in LSTM.forward(self, input, hx)\n"
+    "   1117         hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))\n"
+    "   1118     # Each batch of the hidden state should match the input sequence that\n"
+    "   1119     # the user believes he/she is passing in.\n"
+    "-> 1120     self.check_forward_args(input, hx, batch_sizes)\n"
+    "   1121     hx = self.permute_hidden(hx, sorted_indices)\n\n"
+    "File /opt/conda/lib/python3.11/site-packages/torch/nn/modules/rnn.py:1002, in LSTM.check_forward_args(self, input, hidden, batch_sizes)\n"
+    "    996 def check_forward_args(self,  # type: ignore[override]\n"
+    "    997                        input: Tensor,\n"
+    "    998                        hidden: Tuple[Tensor, Tensor],\n"
+    "    999                        batch_sizes: Optional[Tensor],\n"
+    "   1000                        ):\n"
+    "   1001     self.check_input(input, batch_sizes)\n"
+    "-> 1002     {call}\n\n"
+)
+OLD_NOTEBOOK = (
+    "<ipython-input-5-2f1c3a> in forward(self, x)\n"
+    "---> 12         out, _ = self.lstm(x, self.hidden)\n\n"
+    "~/anaconda3/lib/python3.7/site-packages/torch/nn/modules/rnn.py in check_forward_args(self, input, hidden, batch_sizes)\n"
+    "    521     def check_forward_args(self, input, hidden, batch_sizes):\n"
+    "    522         self.check_input(input, batch_sizes)\n"
+    "    523         expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+    "--> 525         {call}\n\n"
+)
+LINKED = (
+    f"File {WIN}\\rnn.py:241, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+    "    [240](file:///c%3A/Users/me/site-packages/torch/nn/modules/rnn.py?line=239) expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+    "--> [241](file:///c%3A/Users/me/site-packages/torch/nn/modules/rnn.py?line=240)     {call}\n\n"
+)
+# the next frame's header, cut partway by the input's end
+HEADER_CUTS = (
+    '  File "/usr/lib/python3/site-packages/tor',
+    f'  File "{SITE}/rnn.py", line 2',
+    f'  File "{SITE}/rnn.py", line 291, in check_forw',
+    f'  File "{WIN}\\rnn.py", line 291,',
+    "File ~/miniconda3/lib/python3.10/site-packages/torch/nn/modules/rnn.py:23",
+)
+
+
+def _found(text: str) -> tuple[list[str], set[str], dict[str, str]]:
+    d = diagnose(text, catalog=CATALOG)
+    rnn = [f.id for f in d.findings if f.signature.scope == "rnn"]
+    return rnn, {n.id for n in d.near_misses}, {n.id: n.reason for n in d.near_misses}
+
+
+def _empty_message(frames: str) -> list[str]:
+    """The traceback ending in each way a message line without text is printed."""
+    return [frames + tail for tail in ("RuntimeError:", "RuntimeError: ", "RuntimeError:\n", "RuntimeError\n")]
+
+
+def _hidden_tracebacks() -> list[str]:
+    out = []
+    for i, call in enumerate(HIDDEN_CALLS):
+        out += _empty_message(TOP + FORWARD + ARGS.format(n=290 + i, call=call))
+    out += _empty_message(TOP + FORWARD + ARGS.format(n=1102, call="self.check_hidden_size(") + STATEMENT)
+    out += _empty_message(TOP + FORWARD + ARGS.format(n=1038, call="self.check_hidden_size(") + "    ^^^^^^^^^^^^^^^^^^^^^^^\n")
+    for shape in (NOTEBOOK, OLD_NOTEBOOK, LINKED):
+        out += [shape.format(call=call) + "RuntimeError: " for call in ("self.check_hidden_size(hidden, expected_hidden_size)", "self.check_hidden_size(hx, expected_hidden_size)")]
+    return out
+
+
+@pytest.mark.parametrize("text", _hidden_tracebacks())
+def test_an_innermost_frame_that_shows_a_call_to_a_raising_check_is_read_as_that_check(text: str) -> None:
+    found, _near, _why = _found(text)
+    assert found == [HIDDEN], text
+    d = diagnose(text, catalog=CATALOG)
+    assert d.findings[0].cut is not None  # what it could not read: the message is asked for
+
+
+def test_read_from_the_call_it_is_as_confident_as_from_the_check_s_own_frame() -> None:
+    frames = TOP + FORWARD + ARGS.format(n=291, call="self.check_hidden_size(hx, expected_hidden_size)")
+    own = frames + f'  File "{SITE}/rnn.py", line 276, in check_hidden_size\n    raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))\n'
+    by_call, by_frame = (diagnose(t + "RuntimeError:\n", catalog=CATALOG).findings[0] for t in (frames, own))
+    assert by_call.id == by_frame.id == HIDDEN and by_call.confidence == by_frame.confidence
+    whole = diagnose(frames + "RuntimeError: Expected hidden size (1, 8, 64), got [2, 8, 64]\n", catalog=CATALOG).findings[0]
+    assert whole.id == HIDDEN and by_call.confidence < whole.confidence
+
+
+def test_a_call_to_a_check_several_messages_are_raised_in_is_a_differential() -> None:
+    texts = [
+        *_empty_message(TOP + FORWARD + ARGS.format(n=288, call=INPUT_CALL)),
+        NOTEBOOK.format(call=INPUT_CALL) + "RuntimeError: ",
+        OLD_NOTEBOOK.format(call=INPUT_CALL) + "RuntimeError: ",
+        LINKED.format(call=INPUT_CALL) + "RuntimeError: ",
+    ]
+    for text in texts:
+        found, near, why = _found(text)
+        assert not found and near >= CHECK_INPUT, text
+        assert all("could be any of" in why[i] and "paste the traceback's last line" in why[i] for i in CHECK_INPUT), text
+
+
+def test_a_message_cut_after_a_call_to_a_raising_check_is_read_from_its_templates() -> None:
+    frames = TOP + FORWARD + ARGS.format(n=291, call="self.check_hidden_size(hx, expected_hidden_size)")
+    assert _found(frames + "RuntimeError: Expected hidden size (2, 1")[0] == [HIDDEN]
+    assert _found(frames + "RuntimeError: CUDA error: an illegal memory acc")[0] != [HIDDEN]
+
+
+@pytest.mark.parametrize("cut", HEADER_CUTS)
+def test_a_traceback_cut_in_the_next_frame_s_header_is_read_from_the_call_before_it(cut: str) -> None:
+    found, near, why = _found(TOP + FORWARD + cut)
+    assert not found and near >= CHECK_FORWARD_ARGS, cut
+    assert all("could be any of" in why[i] for i in CHECK_FORWARD_ARGS)
+    found, _near, _why = _found(TOP + FORWARD + ARGS.format(n=291, call="self.check_hidden_size(hx, expected_hidden_size)") + cut.replace("check_forw", "check_hidd"))
+    assert found == [HIDDEN], cut
+
+
+def test_a_header_of_another_function_is_not_a_cut_of_the_call() -> None:
+    found, near, _why = _found(TOP + FORWARD + f'  File "{SITE}/rnn.py", line 291, in permute_hid')
+    assert not found and not near & CHECK_FORWARD_ARGS
+    found, near, _why = _found(TOP + FORWARD + f'  File "{SITE}/rnn.py", line 291, in permute_hidden\n    return apply_permutation(hx, permutation)\n')
+    assert not found and not near & CHECK_FORWARD_ARGS
+
+
+NEGATIVES = (
+    # generic code: module.py's __call__, TensorFlow's session.py, a native op
+    *_empty_message(TOP),
+    TOP + '  File "/usr/lib/python3/site-packages/tor',
+    *_empty_message(
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3/site-packages/tensorflow/python/client/session.py", line 1365, in _do_call\n'
+        "    return fn(*args)\n"
+    ),
+    *_empty_message(TOP + f'  File "{SITE}/rnn.py", line 1124, in forward\n    result = _VF.lstm(input, hx, self._flat_weights, self.bias, self.num_layers,\n'),
+    # the user's own function of the same name, in the user's file
+    *_empty_message(TOP + '  File "/home/me/model.py", line 41, in forward\n    self.check_hidden_size(hx, expected_hidden_size)\n'),
+    # a message follows that is not cut: another error entirely
+    TOP + FORWARD + ARGS.format(n=291, call="self.check_hidden_size(hx, expected_hidden_size)") + "ValueError: too many values to unpack\nsome log line after it\n",
+    # prose, not a header, after the call
+    TOP + FORWARD + "  and then nothing else happened\n",
+)
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_frames_of_generic_code_or_another_file_tell_no_rnn_signature(text: str) -> None:
+    found, near, _why = _found(text)
+    assert not found, text
+    assert not near & (CHECK_INPUT | CHECK_FORWARD_ARGS), text
