@@ -73,3 +73,19 @@ def test_a_cpp_comment_s_line_is_not_read_as_a_message() -> None:
     text = ("Here is the kernel source:\n    // failed to call thenrnnforward with model config when the input is empty\n"
             "    if (!stream->ThenRnnForward(*rnn_desc, *input_desc, input_data).ok()) {\n")
     assert _found(text) == []
+
+
+def test_a_message_read_again_in_another_casing_takes_its_lines_from_the_reading_of_templates() -> None:
+    """A near miss confirmed by its regex ignoring case (``recased``) is a match: the template reading does not read
+    its line again, where a cut reading of another signature would skip that signature's own regex (its lookbehind
+    leaves a status raised out of flatten_parameters to the GPU-arch cause)."""
+    text = (
+        '  file "/opt/conda/lib/python3.6/site-packages/torch/nn/modules/rnn.py", line 117, in _apply\n'
+        "    self.flatten_parameters()\n"
+        '  file "/opt/conda/lib/python3.6/site-packages/torch/nn/modules/rnn.py", line 113, in flatten_parameters\n'
+        "    self.batch_first, bool(self.bidirectional))\n"
+        "runtimeerror: cudnn error: cudnn_status_execution_failed\n"
+    )
+    (finding,) = diagnose(text, catalog=catalogs.builtin()).findings
+    assert finding.id == "pytorch/cudnn-gpu-arch-build-mismatch"
+    assert "pytorch/cudnn-rnn-execution-failed" not in finding.related

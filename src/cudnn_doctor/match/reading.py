@@ -137,12 +137,21 @@ class Reader:
         near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
         for start, _end, sig_id in exact:
             near.setdefault(sig_id, []).append(start - block.first)
-        for lo, hi in regions:
-            recased = self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken)
-            for got in chain(self.tolerant.read(lines, lo, hi, taken), recased):
+        for lo, hi in regions:  # a near miss's regex read again ignoring case takes its lines as an exact match does
+            recased = _taking(taken, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken))
+            for got in chain(recased, self.tolerant.read(lines, lo, hi, taken)):
                 if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
                     yield got
             yield from self.tolerant.raised(lines, lo, hi, taken)
+
+
+def _taking(taken: dict[int, set[str]], matches: Iterable[RawMatch]) -> list[RawMatch]:
+    """``matches``, their lines marked in ``taken`` (line: the signatures matched there)."""
+    got = list(matches)
+    for m in got:
+        for li in range(m.line, m.end_line + 1):
+            taken.setdefault(li, set()).add(m.sig.id)
+    return got
 
 
 def _regions(block: _Seen, n: int, missed: list[tuple[int, str]], tail: int | None) -> list[tuple[int, int]]:
