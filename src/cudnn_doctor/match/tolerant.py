@@ -278,8 +278,10 @@ class Tolerant:
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
             text = "\n".join(lines[li : hi + 1])
             where = _Where(lines, li, text, 0, len(text), [k for k, ch in enumerate(text) if ch == "\n"])
-            got = self._confirm(idx, None, where, "recased") if self._context(self.sigs[idx], where) and not lines[li].lstrip().startswith("//") else None
-            if got is not None and not any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
+            got = None if lines[li].lstrip().startswith("//") else self._confirm(idx, None, where, "recased")
+            if got is None or any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
+                continue
+            if self._context(self.sigs[idx], where):  # (after its regex: over a big log's long lines, the costlier)
                 yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
 
     def _cased(self, sig_id: str) -> bool:
