@@ -134,8 +134,8 @@ def _required_runs_lower(pattern: str, flags: tuple[str, ...]) -> tuple[tuple[st
     return tuple(tuple(sorted({r.lower() for r in alt if r})) for alt in runs)
 
 
-def cannot_match(pattern: str, flags: Sequence[str], text: str, folded: bool = False) -> bool:
-    """True when no match of ``pattern`` (``folded``: ignoring case) can be in ``text``: no alternative has all
+def cannot_match(pattern: str, flags: Sequence[str], text: str) -> bool:
+    """True when no match of ``pattern`` can be in ``text``: no alternative has all
     its required runs there. A multi-line regex over a run's window of 8-60 KiB lines costs ~0.4 us a
     character (bench/kinds.py, long lines); this look a few ns. The runs are looked for in the lower-cased
     text: a run a case-sensitive regex holds is there lower-cased whatever the text; where the regex ignores
@@ -144,7 +144,7 @@ def cannot_match(pattern: str, flags: Sequence[str], text: str, folded: bool = F
     alts = required_runs(pattern, flags)
     if alts is None:
         return False
-    if (folded or "IGNORECASE" in flags or _INLINE_I.search(pattern)) and not text.isascii():
+    if ("IGNORECASE" in flags or _INLINE_I.search(pattern)) and not text.isascii():
         return False
     low = text.lower()
     return not any(all(run in low for run in alt) for alt in alts)
