@@ -34,7 +34,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import islice, pairwise
+from itertools import accumulate, islice, pairwise
 from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
@@ -168,10 +168,9 @@ class Tolerant:
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
         or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
-        words, or it starts on a C++ comment's line ('//': a pasted source's, a traceback's source line), which
-        says what the code does, not what a framework printed (not '#': a title's '# crash: ...' is a heading)."""
+        words, or it starts on a C++ comment's line (``_commented``)."""
         lines = range(where.li_s, where.li_e + 1)
-        if where.lines[where.li_s].lstrip().startswith("//"):
+        if _commented(where.lines[where.li_s]):
             return False
         if not all(li in taken for li in lines):
             return None
@@ -277,8 +276,8 @@ class Tolerant:
             idx = self.index[sig_id]
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
             text = "\n".join(lines[li : hi + 1])
-            where = _Where(lines, li, text, 0, len(text), [k for k, ch in enumerate(text) if ch == "\n"])
-            got = None if lines[li].lstrip().startswith("//") else self._confirm(idx, None, where, "recased")
+            where = _Where(lines, li, text, 0, len(text), [end - 1 for end in accumulate(len(x) + 1 for x in lines[li:hi])])
+            got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
             if got is None or any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue
             if self._context(self.sigs[idx], where):  # (after its regex: over a big log's long lines, the costlier)
@@ -591,6 +590,12 @@ def _in_context(where: _Where) -> bool:
     lo = next((li for li in range(where.li_s - 1, max(-1, where.li_s - 3), -1) if lines[li].strip()), where.li_s)
     hi = next((li for li in range(where.li_e + 1, min(len(lines), where.li_e + 3)) if lines[li].strip()), where.li_e)
     return any(_OP_MARK.search(lines[li]) for li in range(lo, hi + 1))
+
+
+def _commented(line: str) -> bool:
+    """Whether a line is a C++ comment's ('//': a pasted source's, a traceback's source line): it says what the
+    code does, not what a framework printed (not '#': a title's '# crash: ...' is a heading)."""
+    return line.lstrip().startswith("//")
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
