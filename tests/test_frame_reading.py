@@ -176,6 +176,31 @@ def test_a_header_of_another_function_is_not_a_cut_of_the_call() -> None:
     assert not found and not near & CHECK_FORWARD_ARGS
 
 
+# a call into native code: torch 2.13's pack_padded_sequence, whose _VF call raises every packing check of
+# aten/src/ATen/native/PackedSequence.cpp's _pack_padded_sequence (as the CPU build prints it)
+PACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/tmp/pk.py", line 6, in <module>\n'
+    "    pack_padded_sequence(x, torch.tensor([2, 5, 3]))\n"
+    '  File "/usr/lib/python3/site-packages/torch/nn/utils/rnn.py", line 323, in pack_padded_sequence\n'
+    "    data, batch_sizes = _VF._pack_padded_sequence(input, lengths, batch_first)\n"
+    "                        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+)
+PACKING = {"pytorch/pack-padded-lengths-on-cuda", "pytorch/pack-padded-lengths-unsorted", "pytorch/pack-padded-invalid-lengths"}
+
+
+def test_a_call_into_native_code_is_read_as_the_native_function_it_raises_in() -> None:
+    for text in _empty_message(PACK):
+        found, near, _why = _found(text)
+        assert not found and near >= PACKING, text
+    for cut, sig in (
+        ("RuntimeError: `lengths` array must be sorted in decr", "pytorch/pack-padded-lengths-unsorted"),
+        ("RuntimeError: 'lengths' argument should be a 1D CP", "pytorch/pack-padded-lengths-on-cuda"),
+        ("RuntimeError: Length of all samples has to be gr", "pytorch/pack-padded-invalid-lengths"),
+    ):
+        assert _found(PACK + cut)[0] == [sig], cut
+
+
 NEGATIVES = (
     # generic code: module.py's __call__, TensorFlow's session.py, a native op
     *_empty_message(TOP),

@@ -538,7 +538,7 @@ class Tolerant:
             return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
         telling = RNN_CODE.search(" ".join(frame)) is not None
         called, msg = _cut_call(lines, li) or (None, None)
-        idxs = self._raising(frame[0], called) if called else []
+        idxs = (self._raising(frame[0], called) or self._native(called)) if called else []
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
         if idxs:
@@ -554,6 +554,11 @@ class Tolerant:
         """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
         prefix names no function)."""
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
+
+    def _native(self, function: str) -> list[int]:
+        """The signatures raised in native code's ``function`` (of a C/C++ file): what a Python frame's call into
+        it raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
+        return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
         """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
@@ -735,6 +740,7 @@ _NUMBERED = LazyRe(r"\s*(?:-+>\s*)?(?:\[\d+\]\([^)\n]*\)|\d+(?=\s))[ \t]?")
 _ARROW = LazyRe(r"\s*-+>")
 MAX_SHOWN = 12  # numbered source lines IPython shows around a frame's
 # a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
+_NATIVE = (".c", ".cc", ".cpp", ".cu", ".h")  # a C/C++ file's, where a raise site is native code
 _CALL = LazyRe(
     r"""(?:[\w.,\s()\[\]*]*?(?<![=!<>])=(?!=)\s*)?(?:(?:return|await|yield)\s+)?"""
     r"""(?:super\([^)]*\)\.|(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?\.)*)(?P<name>[A-Za-z_]\w*)\s*\("""
