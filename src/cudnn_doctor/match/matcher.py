@@ -91,7 +91,6 @@ class Matcher:
     def __init__(self, catalog: Catalog, probes: Sequence[Probe] = (), timeout: float = MATCH_TIMEOUT_S) -> None:
         self.catalog = catalog
         self.sigs = list(catalog.signatures)
-        self.timeout = timeout
         self.warnings: list[str] = []  # what went wrong in this run: signatures and evidence items skipped
         self.evidence = Evidence(catalog.evidence, timeout, self.warnings)
         self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)

@@ -23,7 +23,7 @@ from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.sources import Block
 from .lines import Lines, merged
-from .matcher import Matcher
+from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
 from .skim import Skim
 from .tolerant import MAX_FRAME_GAP, Tolerant
@@ -34,8 +34,6 @@ AROUND = 3  # lines around a big log's near miss read tolerantly
 TAIL_LINES = 30  # a big log's last lines read tolerantly,
 TAIL_BYTES = 32 << 10  # those in its last 32 KiB: a longer line is read from its end (where a killed job's message is cut)
 NEAR = MAX_FRAME_GAP + 2  # lines between a traceback's source line and its message
-
-Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 
 
 @dataclass(slots=True)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING
 
 from ..read.jsonlines import decoded_lines
 from ..read.present import HEAD_CHARS
-from ..read.textsafe import delete_escapes
 from .lines import line_end, merged, nth, nth_back
 from .prefilter import Prefilter
 
@@ -102,7 +101,7 @@ def _head(data: bytes, first: int, end: int) -> tuple[int, bytes | None]:
 
 def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
     """The lines starting at ``starts`` that hold a literal decoded, as the matcher scans a block (behind colour
-    codes too: ``delete_escapes`` keeps the lines); None where one does not decode, or more than MAX_HITS do."""
+    codes too: ``Prefilter.behind_escapes``); None where one does not decode, or more than MAX_HITS do."""
     if not starts:
         return []
     ends = [data.find(b"\n", at) for at in starts]
@@ -110,9 +109,8 @@ def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
     got = decoded_lines(b"\n".join(map(data.__getitem__, map(slice, starts, ends))))
     if got is None:
         return None
-    found = [(text, at) for text in (got, delete_escapes(got)) for at in pf.scan(text)]
-    hits = sorted({starts[text.count(b"\n", 0, at)] for text, at in found}) if len(found) <= 2 * MAX_HITS else None
-    return hits if hits is None or len(hits) <= MAX_HITS else None
+    found = {*pf.scan(got), *pf.behind_escapes(got)}  # line starts in ``got``: one a line
+    return sorted(starts[got.count(b"\n", 0, at)] for at in found) if len(found) <= MAX_HITS else None
 
 
 def _around(data: bytes, hits: list[int], reach: int) -> list[tuple[int, int]]:
