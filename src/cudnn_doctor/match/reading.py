@@ -78,7 +78,7 @@ class Reader:
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)
                 lmap.undone.update(got.undone if got is not None else ())
-                seen.append(_Seen(out, first, state["bytes"] <= SMALL_INPUT, state["n"]))
+                seen.append(_Seen(out, first, small, state["n"]))
                 state["n"] += 1
                 del seen[:-3]
                 yield out
