@@ -43,10 +43,7 @@ def test_escaped_lines_alone_find_what_the_whole_region_finds() -> None:
         lines = [b"".join(rng.choice(PIECES) for _ in range(rng.randrange(0, 7))) for _ in range(rng.randrange(1, 9))]
         data = b"\n".join(lines)
         raw = pf.scan(data)
-        assert _merged(raw, pf.behind_escapes(data, 0, len(data))) == _merged(raw, _line_by_line(pf, data)), data
-        framed = b"cuD\x1b[0mNN before\n" + data + b"\nafter"  # a window's core, with lines around it
-        core = pf.behind_escapes(framed, 17, 17 + len(data))
-        assert {at - 17: lits for at, lits in core.items()} == pf.behind_escapes(data, 0, len(data)), data
+        assert _merged(raw, pf.behind_escapes(data)) == _merged(raw, _line_by_line(pf, data)), data
 
 
 def test_a_control_on_a_line_without_an_escape_is_deleted_too() -> None:
@@ -55,8 +52,8 @@ def test_a_control_on_a_line_without_an_escape_is_deleted_too() -> None:
     pf = Prefilter(LITS)
     data = b"\x1b[31mred\x1b[0m\nthe cuD\x08NN call\nan \x7fLS\x7fTM layer\n\x01os: linux\nplain"
     raw = pf.scan(data)
-    assert _merged(raw, pf.behind_escapes(data, 0, len(data))) == _merged(raw, _line_by_line(pf, data))
-    assert _merged(raw, pf.behind_escapes(data, 0, len(data)))[len(b"\x1b[31mred\x1b[0m\n")] == ["cudnn"]
+    assert _merged(raw, pf.behind_escapes(data)) == _merged(raw, _line_by_line(pf, data))
+    assert _merged(raw, pf.behind_escapes(data))[len(b"\x1b[31mred\x1b[0m\n")] == ["cudnn"]
 
 
 def test_each_deleted_control_alone_hides_a_literal() -> None:
@@ -66,6 +63,6 @@ def test_each_deleted_control_alone_hides_a_literal() -> None:
     controls = [c for c in range(32) if chr(c) not in "\t\n\r\x1b"] + [0x7F]
     for c in controls:
         data = b"\x1b[31mred\x1b[0m\nthe cuD" + bytes([c]) + b"NN call\nplain"
-        assert pf.behind_escapes(data, 0, len(data)) == {len(b"\x1b[31mred\x1b[0m\n"): ["cudnn"]}, c
+        assert pf.behind_escapes(data) == {len(b"\x1b[31mred\x1b[0m\n"): ["cudnn"]}, c
     data = b"\x1b[31mred\x1b[0m\nthe cuDNN call\nplain"  # nothing deleted but the escapes: nothing hidden
-    assert pf.behind_escapes(data, 0, len(data)) == {}
+    assert pf.behind_escapes(data) == {}

@@ -44,7 +44,7 @@ def _block(rng: random.Random, lines: int, found: int, rare: int) -> bytes:
 
 def _found(pf, data: bytes) -> set[int]:  # type: ignore[no-untyped-def]
     """The lines the matcher's prefilter finds (raw and behind escapes)."""
-    offsets = {*pf.scan(data), *pf.behind_escapes(data, 0, len(data))}
+    offsets = {*pf.scan(data), *pf.behind_escapes(data)}
     return {data.count(b"\n", 0, at) for at in offsets}
 
 

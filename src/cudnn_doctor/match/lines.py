@@ -52,15 +52,10 @@ class Lines(Sequence[str]):
         i = bisect.bisect_right(known, li) - 1
         if known[i] == li:
             return self._offs[i]
-        data = self.data
         if i + 1 < len(known) and known[i + 1] - li < li - known[i]:
-            pos = self._offs[i + 1]
-            for _ in range(known[i + 1] - li):
-                pos = data.rfind(b"\n", 0, pos - 1) + 1
+            pos = nth_back(self.data, known[i + 1] - li + 1, self._offs[i + 1]) + 1
         else:
-            pos = self._offs[i]
-            for _ in range(li - known[i]):
-                pos = data.find(b"\n", pos) + 1
+            pos = nth(self.data, li - known[i], self._offs[i] - 1) + 1
         self._add(li, pos)
         return pos
 
@@ -69,18 +64,20 @@ class Lines(Sequence[str]):
         lo, hi = max(0, lo), min(self.size - 1, hi)
         if hi < lo:
             return b""
-        end = self.data.find(b"\n", self.start(hi))
-        return self.data[self.start(lo) : len(self.data) if end < 0 else end]
+        return self.data[self.start(lo) : line_end(self.data, self.start(hi))]
 
     def norm(self, li: int) -> tuple[str, str]:
         """The normalized (text, stream) of line ``li``, worked out once."""
         got = self._norm.get(li)
         if got is None:
             start = self.start(li)
-            end = self.data.find(b"\n", start)
-            raw = self.data[start : len(self.data) if end < 0 else end]
+            raw = self.data[start : line_end(self.data, start)]
             got = self._norm[li] = normalize_line(raw.decode("utf-8", "replace"))
         return got
+
+    def read_as(self, li: int, text: str) -> None:
+        """Line ``li`` read as ``text`` from now on (a big log's last line cut where its tail ends, reading.py)."""
+        self._norm[li] = (text, self.norm(li)[1])
 
     def __len__(self) -> int:
         return self.size
@@ -114,12 +111,8 @@ def head_region(data: bytes, n: int) -> tuple[bytes, int]:
     """The first ``n`` lines of a block (fewer if it has fewer) as one slice, and how many they are."""
     if n <= 0:
         return b"", 0
-    pos = -1
-    for k in range(n):
-        pos = data.find(b"\n", pos + 1)
-        if pos < 0:
-            return data, k + 1
-    return data[:pos], n
+    end = nth(data, n, -1)
+    return data[:end], n if end < len(data) else data.count(b"\n") + 1
 
 
 Piece = tuple[bytes, int, int]  # a block, an offset in it, and how many lines block[offset:] holds
@@ -133,10 +126,7 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], 
     if n <= 0:
         return (), 0
     if lines >= n:
-        pos = len(data)
-        for _ in range(n):
-            pos = data.rfind(b"\n", 0, pos)
-        return ((data, pos + 1, n),), n
+        return ((data, nth_back(data, n, len(data)) + 1, n),), n
     pieces, k = prev
     out = [*pieces, (data, 0, lines)]
     drop = k + lines - n  # the previous tail's lines that fall out
@@ -166,3 +156,27 @@ def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((lo, hi))
     return out
+
+
+def nth(data: bytes, n: int, at: int) -> int:
+    """The offset of the n-th newline after offset ``at`` (-1: from the text's start), len(data) where there are fewer."""
+    for _ in range(n):
+        at = data.find(b"\n", at + 1)
+        if at < 0:
+            return len(data)
+    return at
+
+
+def nth_back(data: bytes, n: int, at: int) -> int:
+    """The offset of the n-th newline before offset ``at`` (-1 where there are fewer)."""
+    for _ in range(n):
+        at = data.rfind(b"\n", 0, at)
+        if at < 0:
+            return -1
+    return at
+
+
+def line_end(data: bytes, at: int) -> int:
+    """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
+    end = data.find(b"\n", max(at, 0))
+    return len(data) if end < 0 else end

@@ -34,7 +34,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, runs, tail_region, tail_views
+from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import Miss, RawMatch
@@ -91,7 +91,6 @@ class Matcher:
     def __init__(self, catalog: Catalog, probes: Sequence[Probe] = (), timeout: float = MATCH_TIMEOUT_S) -> None:
         self.catalog = catalog
         self.sigs = list(catalog.signatures)
-        self.timeout = timeout
         self.warnings: list[str] = []  # what went wrong in this run: signatures and evidence items skipped
         self.evidence = Evidence(catalog.evidence, timeout, self.warnings)
         self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
@@ -195,7 +194,7 @@ class Matcher:
         cand: dict[int, list[int]] = {}
         by_literal = self.by_literal
         hits = self.prefilter.scan(core_data)  # offsets in the core
-        for at, more in self.prefilter.behind_escapes(core_data, 0, len(core_data)).items():  # colour codes
+        for at, more in self.prefilter.behind_escapes(core_data).items():  # colour codes
             have = hits.setdefault(at, [])
             have += (lit for lit in more if lit not in have)
         if not hits:
@@ -219,8 +218,7 @@ class Matcher:
 
     def _probe(self, win: Window, off: int, li: int, pidxs: tuple[int, ...]) -> None:
         data = win.lines.data
-        end = data.find(b"\n", off)
-        line = data[off : len(data) if end < 0 else end]
+        line = data[off : line_end(data, off)]
 
         def text() -> tuple[str, int]:
             at = li if li >= 0 else win.lines.line_at(off)

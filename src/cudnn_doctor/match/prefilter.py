@@ -84,35 +84,24 @@ class Prefilter:
         """What a big scan runs on: hyperscan (where installed), else one ``bytes.find`` per literal."""
         return "hyperscan" if self._load_hyperscan() is not None else "find"
 
-    def scan(self, data: bytes | str, start: int = 0, end: int | None = None) -> dict[int, list[str]]:
-        """{line start offset: literals on that line} for the lines of data[start:end] holding a literal.
+    def scan(self, data: bytes | str) -> dict[int, list[str]]:
+        """{line start offset: literals on that line} for the lines of ``data`` holding a literal.
 
         Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
-        data = as_bytes(data)
-        end = len(data) if end is None else end
-        if not self.literals or start >= end:
+        chunk = as_bytes(data)
+        if not self.literals or not chunk:
             return {}
-        chunk = data[start:end] if start or end != len(data) else data
-        if (end - start > SMALL_TEXT or self._hs is not None) and self._load_hyperscan() is not None:
+        if (len(chunk) > SMALL_TEXT or self._hs is not None) and self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
 
             def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
                 found.append((to, lit_id))
 
             self._hs.scan(chunk, match_event_handler=on_match)
-            return self._lines_of(chunk, start, found)
-        return self._scan_find(chunk.lower(), start)
+            return self._lines_of(chunk, found)
+        return self._scan_find(chunk.lower())
 
-    def line_starts(self, data: bytes) -> set[int]:
-        """The start offsets of the lines holding a literal, not which (match/skim.py, hyperscan only): one
-        append per hit, where ``scan`` groups its hits by line and literal (a notebook block's colour codes,
-        ~1,500 a MiB)."""
-        ends: list[int] = []
-        self._load_hyperscan().scan(data, match_event_handler=lambda _id, _frm, to, _flags, _ctx: ends.append(to))
-        rfind = data.rfind
-        return {rfind(b"\n", 0, to - 1) + 1 for to in ends}
-
-    def _lines_of(self, chunk: bytes, start: int, found: list[tuple[int, int]]) -> dict[int, list[str]]:
+    def _lines_of(self, chunk: bytes, found: list[tuple[int, int]]) -> dict[int, list[str]]:
         """Group hyperscan's (end offset, literal id) hits by line."""
         out: dict[int, list[str]] = {}
         if found:
@@ -125,34 +114,33 @@ class Prefilter:
                     ls = chunk.rfind(b"\n", 0, to - 1) + 1
                     le = chunk.find(b"\n", to - 1)
                     line_end = len(chunk) if le < 0 else le
-                    lits = out[start + ls] = []
+                    lits = out[ls] = []
                 lit = literals[lit_id]
                 if lit not in lits:
                     lits.append(lit)
         return out
 
-    def _scan_find(self, low: bytes, start: int) -> dict[int, list[str]]:
+    def _scan_find(self, low: bytes) -> dict[int, list[str]]:
         """One ``bytes.find`` per literal over the lower-cased bytes: a pasted traceback (importing hyperscan
         and loading its database, ~50 ms, would cost it more than the scan), and every input where hyperscan
         is not installed."""
         out: dict[int, list[str]] = {}
         for raw, lit in zip(self._bytes, self.literals, strict=True):
             for ls in holding(low, raw):
-                lits = out.setdefault(start + ls, [])
+                lits = out.setdefault(ls, [])
                 if lit not in lits:
                     lits.append(lit)
-        return {k: out[k] for k in sorted(out)}
+        return out
 
-    def behind_escapes(self, data: bytes, start: int, end: int) -> dict[int, list[str]]:
-        """{line start offset: literals} for the lines of data[start:end] as normalization reads them: a colour
+    def behind_escapes(self, region: bytes) -> dict[int, list[str]]:
+        """{line start offset: literals} for the lines of ``region`` as normalization reads them: a colour
         code inside a literal ('RuntimeError\\x1b[39m: CUDNN_...') hides it from the raw scan, so a region
         holding an escape has its lines that hold a byte normalization deletes (a control, or the one-byte CSI)
         cleaned and scanned once more (the others read the same: the raw scan has them). Those lines are found
         with ``find`` on a copy where each such byte is ESC (the region itself where it holds none but ESC): splitting and cleaning the whole region cost a
         sparse CI log, where one line in six is coloured, a quarter of its time."""
-        if data.find(b"\x1b", start, end) < 0:
+        if b"\x1b" not in region:
             return {}
-        region = data[start:end]
         marked = region
         if b"\x9b" in region and b"\xc2\x9b" in region:  # the one-byte CSI (the one-byte test first: memchr)
             marked = region.replace(b"\xc2\x9b", b"\x1b\x1b")  # same length, same lines
@@ -174,7 +162,7 @@ class Prefilter:
         if not found:
             return {}
         moved_at = list(accumulate(map((1).__add__, map(len, clean.split(b"\n"))), initial=0))  # where each starts, in C
-        return {start + starts[bisect_left(moved_at, at)]: lits for at, lits in found.items()}
+        return {starts[bisect_left(moved_at, at)]: lits for at, lits in found.items()}
 
 
 # each byte delete_escapes deletes (ESC, which starts every sequence it deletes, among them) as ESC, the others

@@ -3,7 +3,7 @@
 A speed mechanism (bench/: a dense log names cuDNN on one line in three: version banners, op traces): a line
 of the same *shape* as one probed before (the same bytes but for digits) is not even decoded when no probe
 wanted that shape, and goes only to the probes that wanted it (a shape-free probe whose regex did not match it cannot match a line
-of that shape). Its equivalence test: tests/test_probes.py.
+of that shape). Its equivalence test: tests/test_dense.py.
 """
 
 from __future__ import annotations

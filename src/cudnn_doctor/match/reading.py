@@ -14,7 +14,7 @@ path (one process, the parallel scan of a big file, the library) reads a log the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -23,7 +23,7 @@ from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.sources import Block
 from .lines import Lines, merged
-from .matcher import Matcher
+from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
 from .skim import Skim
 from .tolerant import MAX_FRAME_GAP, Tolerant
@@ -34,8 +34,6 @@ AROUND = 3  # lines around a big log's near miss read tolerantly
 TAIL_LINES = 30  # a big log's last lines read tolerantly,
 TAIL_BYTES = 32 << 10  # those in its last 32 KiB: a longer line is read from its end (where a killed job's message is cut)
 NEAR = MAX_FRAME_GAP + 2  # lines between a traceback's source line and its message
-
-Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 
 
 @dataclass(slots=True)
@@ -80,7 +78,7 @@ class Reader:
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)
                 lmap.undone.update(got.undone if got is not None else ())
-                seen.append(_Seen(out, first, state["bytes"] <= SMALL_INPUT, state["n"]))
+                seen.append(_Seen(out, first, small, state["n"]))
                 state["n"] += 1
                 del seen[:-3]
                 yield out
@@ -127,9 +125,9 @@ class Reader:
         regions = _regions(block, block.block.lines, missed, tail)
         if not regions:
             return  # most blocks of a big log: not split into lines at all
-        lines: Sequence[str] = block.lines()
+        lines = block.lines()
         if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
-            lines = _Cut(lines, tail, cut)
+            lines.read_as(tail, cut)  # (the source's last block: nothing reads its lines after this)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
         for start, end, sig_id in exact:
             for li in range(start - block.first, end - block.first + 1):
@@ -180,23 +178,6 @@ def _tail(block: _Seen) -> tuple[int | None, str | None]:
             keep = text[max(0, len(text) - TAIL_BYTES + after) :]
             return li, keep[keep.find(" ") + 1 :] if " " in keep else keep
     return max(0, n - TAIL_LINES), None
-
-
-class _Cut(Sequence[str]):
-    """Lines, with line ``at`` read as ``text``."""
-
-    __slots__ = ("_at", "_lines", "_text")
-
-    def __init__(self, lines: Sequence[str], at: int, text: str) -> None:
-        self._lines, self._at, self._text = lines, at, text
-
-    def __len__(self) -> int:
-        return len(self._lines)
-
-    def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        return self._text if i % len(self) == self._at else self._lines[i]
 
 
 def _placed(got: RawMatch | Miss, source: str, first: int, lmap: LineMap) -> tuple[RawMatch | None, Miss | None]:

@@ -23,7 +23,7 @@ class RawMatch:
     evidence: list[str] = field(default_factory=list)
     supported: bool = False
     before: Sequence[str] = field(default_factory=list)
-    cut: dict[str, Any] | None = None  # the message was cut off: what was read and what was not (cut.py)
+    cut: dict[str, Any] | None = None  # the message was cut off: what was read and what was not (tolerant.py)
 
 
 @dataclass(slots=True)

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..read.jsonlines import decoded_lines
 from ..read.present import HEAD_CHARS
-from ..read.textsafe import delete_escapes
-from .lines import merged
+from .lines import line_end, merged, nth, nth_back
 from .prefilter import Prefilter
 
 if TYPE_CHECKING:
@@ -69,9 +68,9 @@ class Skim:
         pf, flags = self.matcher.prefilter, _flags(_thread.get_ident())
         if not self.usable or lines < 4 * (self.first + self.last) or not _fits(tuple(pf.literals)) or "find" in (pf.engine, flags.engine):
             return None
-        end = _nth_from_end(data, self.last, len(data))  # the tail: the lines after it
-        start, head = _head(data, _nth(data, self.first, -1), end)
-        hits = _hits(pf, data, sorted(pf.line_starts(data) | flags.line_starts(data))) if head else None
+        end = nth_back(data, self.last, len(data))  # the tail: the lines after it
+        start, head = _head(data, nth(data, self.first, -1), end)
+        hits = _hits(pf, data, sorted({*pf.scan(data), *flags.scan(data)})) if head else None
         if head is None or hits is None:
             return None
         if not hits:  # (most blocks) its head, its tail, the lines between empty
@@ -93,7 +92,7 @@ def _head(data: bytes, first: int, end: int) -> tuple[int, bytes | None]:
     them); None where they do not decode or reach ``end``."""
     size = HEAD_CHARS * 3 // 2  # ~0.8 characters a byte in a CI log's JSON
     while True:
-        start = _line_end(data, max(size, first))
+        start = line_end(data, max(size, first))
         head = decoded_lines(data[:start]) if start < end else None
         if head is None or len(head.decode("utf-8", "replace")) >= HEAD_CHARS:
             return start, head
@@ -102,17 +101,16 @@ def _head(data: bytes, first: int, end: int) -> tuple[int, bytes | None]:
 
 def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
     """The lines starting at ``starts`` that hold a literal decoded, as the matcher scans a block (behind colour
-    codes too: ``delete_escapes`` keeps the lines); None where one does not decode, or more than MAX_HITS do."""
+    codes too: ``Prefilter.behind_escapes``); None where one does not decode, or more than MAX_HITS do."""
     if not starts:
         return []
     ends = [data.find(b"\n", at) for at in starts]
-    ends[-1] = _line_end(data, starts[-1])  # the block's last line ends it
+    ends[-1] = line_end(data, starts[-1])  # the block's last line ends it
     got = decoded_lines(b"\n".join(map(data.__getitem__, map(slice, starts, ends))))
     if got is None:
         return None
-    found = [(text, at) for text in (got, delete_escapes(got)) for at in pf.scan(text)]
-    hits = sorted({starts[text.count(b"\n", 0, at)] for text, at in found}) if len(found) <= 2 * MAX_HITS else None
-    return hits if hits is None or len(hits) <= MAX_HITS else None
+    found = {*pf.scan(got), *pf.behind_escapes(got)}  # line starts in ``got``: one a line
+    return sorted(starts[got.count(b"\n", 0, at)] for at in found) if len(found) <= MAX_HITS else None
 
 
 def _around(data: bytes, hits: list[int], reach: int) -> list[tuple[int, int]]:
@@ -120,34 +118,10 @@ def _around(data: bytes, hits: list[int], reach: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for prev, at in zip([-1, *hits], hits, strict=False):
         if out and at <= out[-1][1]:  # reach lines after this one: as many more after the span as lines since the last
-            out[-1] = (out[-1][0], _nth(data, data.count(b"\n", prev, at), out[-1][1]))
+            out[-1] = (out[-1][0], nth(data, data.count(b"\n", prev, at), out[-1][1]))
         else:
-            out.append((_nth_from_end(data, reach + 1, at) + 1, _nth(data, reach + 1, at)))
+            out.append((nth_back(data, reach + 1, at) + 1, nth(data, reach + 1, at)))
     return out
-
-
-def _nth(data: bytes, n: int, at: int) -> int:
-    """The offset of the n-th newline after offset ``at`` (-1: from the text's start), len(data) where there are fewer."""
-    for _ in range(n):
-        at = data.find(b"\n", at + 1)
-        if at < 0:
-            return len(data)
-    return at
-
-
-def _nth_from_end(data: bytes, n: int, at: int) -> int:
-    """The offset of the n-th newline before offset ``at`` (-1 where there are fewer)."""
-    for _ in range(n):
-        at = data.rfind(b"\n", 0, at)
-        if at < 0:
-            return -1
-    return at
-
-
-def _line_end(data: bytes, at: int) -> int:
-    """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
-    end = data.find(b"\n", max(at, 0))
-    return len(data) if end < 0 else end
 
 
 @lru_cache(maxsize=16)
