@@ -169,6 +169,14 @@ KNOWN: dict[str, str] = {
         "numbers in text once collapsed; the frame's flatten_parameters evidence stays on one line with the "
         "status, and the generic execution-failed finding of the same error is reported"
     ),
+    # branch present20: a workflow command's one line holds the whole log (its line breaks %0A), as a JSON record's
+    "tensorflow/dnn-plugin-rnn-setup-failed [tf1-workspace-query] command": (
+        "as its json-record: all the log's lines are the command's line, and the later error of the chain is no "
+        "longer told by its line"
+    ),
+    "tensorflow/fail-to-find-dnn-implementation [tf20-keras-lstm-after-handle-error] command": (
+        "as its json-record: the handle failure and 'Fail to find the dnn implementation' come from one line"
+    ),
     # branch kb9: a missing attribute of TensorFlow's nn module is the TF 1.x RNN API only by the attribute's name
     "tensorflow/tf1-rnn-api-moved-or-removed [reproduced-tensorflow-tf1-rnn-cell-on-tf2] cut": (
         "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "
