@@ -54,6 +54,7 @@ from cudnn_doctor.read.normalize import clean_text, normalize_line
         ("2024-05-14T09:00:01.123+00:00 RuntimeError: x", "RuntimeError: x", ""),
         ("2024-05-14 09:00:01,123 - ERROR - a logging record's own", "2024-05-14 09:00:01,123 - ERROR - a logging record's own", ""),
         ("[pod] not a kubectl prefix", "[pod] not a kubectl prefix", ""),
+        ("2019-07-28 18:25:57.8248668 [E:onnxruntime:test, x] y", "2019-07-28 18:25:57.8248668 [E:onnxruntime:test, x] y", ""),
     ],
 )
 def test_normalize_line(raw: str, clean: str, stream: str) -> None:

@@ -627,6 +627,9 @@ def test_markdown_escapes_of_a_rich_text_editor_are_dropped() -> None:
     assert "escapes" in undone and text == TRACE
     # a Windows path's backslash before an underscore is the path's (no escape elsewhere: nothing undone)
     assert _undone('  File "C:\\_work\\train.py", line 3\n' + RUNTIME_STATUS)[1] == ()
+    # nor in a line with a bare underscore: 'cudnn\\__init__.py' is a path's, not an escaped '__init__'
+    path = '  File "C:\\torch\\backends\\cudnn\\__init__.py", line 3\nRuntimeError: cuDNN error: CUDNN\\_STATUS\\_BAD\\_PARAM'
+    assert _undone(path)[0] == '  File "C:\\torch\\backends\\cudnn\\__init__.py", line 3\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM'
 
 
 def test_a_workflow_command_is_read_as_the_lines_it_encodes() -> None:

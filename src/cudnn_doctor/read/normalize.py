@@ -30,10 +30,11 @@ def _gh_timestamp() -> re.Pattern[str]:
     # Kubernetes CRI log's stream and partial/full tag ('stderr F '), GitLab's stream id ('00O ', '01E+ '); one
     # with a UTC offset (a cloud log's export: '+00:00 '); a log viewer's date and time before each line (an
     # experiment tracker's run log, Grafana/Loki's export: '2024-05-14 09:00:01 ', '... 09:00:01.123<TAB>'), but
-    # not a log record's own ('2024-05-14 09:00:01.123456: W tensorflow/...', logging's ',123 - ')
+    # not a log record's own ('2024-05-14 09:00:01.123456: W tensorflow/...', logging's ',123 - ', onnxruntime's
+    # '09:00:01.8248668 [E:onnxruntime:...')
     return re.compile(
         r"^\ufeff?\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}) (?:std(?:out|err) [FP] |[0-9a-f]{2}[OE]\+? )?"
-        r"| \d{2}:\d{2}:\d{2}(?:\.\d+)?[\t ])"
+        r"| \d{2}:\d{2}:\d{2}(?:\.\d{3})?[\t ])"
     )
 
 

@@ -144,6 +144,7 @@ _JSON_STRUCTURE = LazyRe(
 )
 # a line that is one JSON string and nothing else (_JSON_STRING_LINE without a key)
 _JSON_PURE_STRING = LazyRe(r'^\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*[,\]}]*\s*$')
+_ESCAPED_PUNCTUATION = LazyRe(r"\\([*`\[\]<>#~|^])")
 _ESCAPED = LazyRe(r"\\([*`\[\]<>#~|^])|(?<!\b[A-Za-z]:)(?<!\\)\\(_)")  # not a drive's root: 'C:\_work'
 _COMMAND = LazyRe(r"^::(?:error|warning|notice|debug)(?: [^:]*)?::")
 _FRAME = LazyRe(r'^\s+File "')
@@ -672,12 +673,20 @@ def _typed(u: str) -> str:
 
 
 def _escapes(block: Text) -> Lines | None:
-    """Markdown's backslash escapes dropped (a rich-text editor's: reddit's, a chat's)."""
+    """Markdown's backslash escapes dropped (a rich-text editor's: reddit's, a chat's), line by line."""
     if "\\" not in block.text:
         return None
     lines = block.lines()
-    out = [(_ESCAPED.sub(r"\1\2", t) if "\\" in t else t, o) for t, o in lines]
+    out = [(_unescaped(t) if "\\" in t else t, o) for t, o in lines]
     return None if out == lines else out
+
+
+def _unescaped(t: str) -> str:
+    """A line's escapes dropped: its underscores' only where it has no bare one (an editor escapes them all; a
+    Windows path's '\\__init__.py' keeps its backslash)."""
+    if "_" in t.replace("\\_", ""):
+        return _ESCAPED_PUNCTUATION.sub(r"\1", t)
+    return _ESCAPED.sub(r"\1\2", t)
 
 
 def _commands(block: Text) -> Lines | None:
