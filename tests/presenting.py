@@ -99,9 +99,9 @@ def kubectl(text: str) -> str:
 
 
 def viewer(text: str) -> str:
-    """A log viewer's or an experiment tracker's run log copied (Grafana/Loki, a run's logs tab): the date and
-    time each line arrived, a tab or a space, the line."""
-    return "\n".join(f"2024-05-14 09:00:{i % 60:02d}{'.123' if i % 2 else ''}{chr(9) if i % 2 else ' '}{line}" for i, line in enumerate(text.split("\n")))
+    """A log viewer's export (Grafana/Loki's): the date and time each line arrived (milliseconds or none), a
+    tab, the line."""
+    return "\n".join(f"2024-05-14 09:00:{i % 60:02d}{'.123' if i % 2 else ''}\t{line}" for i, line in enumerate(text.split("\n")))
 
 
 def docker_json(text: str) -> str:

@@ -657,7 +657,7 @@ def test_east_asian_prose_and_full_width_forms() -> None:
     # a colon before a digit (a time, a line number) and a comma before a closing bracket take no space; a
     # colon before a word takes one
     assert _undone("rnn-inl.h：674：Check failed（3 vs．4）[11：02：14] shape（768，）")[0] == "rnn-inl.h:674: Check failed(3 vs.4)[11:02:14] shape(768,)"
-    # a colon before a number after a word is a message's ('parameters: 256'); a C++ scope is no separator
-    assert _undone("weight parameters：256 ！＝ 128 at aten：：lstm")[0] == "weight parameters: 256 != 128 at aten::lstm"
+    # a device's colon takes none ('cuda:0'), nor a C++ scope's
+    assert _undone("found input tensor at cuda：0，hidden at aten：：lstm")[0] == "found input tensor at cuda:0, hidden at aten::lstm"
     # an ideographic space is two columns of indentation
     assert _undone("\u3000File \"a.py\", line 3, in <module>")[0] == '  File "a.py", line 3, in <module>'

@@ -7,7 +7,7 @@ as a terminal does: Keras' Progbar); GitHub Actions timestamps
 and ``##[group]``-style markers; what a container runtime or a log viewer puts before every line (a Kubernetes
 CRI log's ``<timestamp> stderr F ``, GitLab's ``<timestamp> 00O ``, ``docker compose``'s ``trainer-1  | ``,
 journald/syslog's ``Dec 04 16:00:00 host python[1234]: ``, Kaggle's ``6.5s<TAB>12<TAB>``, a log viewer's
-``2024-05-14 09:00:01 ``); GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
+``2024-05-14 09:00:01.123<TAB>``); GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
 lines; and launcher prefixes that tag each line with its process (``[rank3]:``, ``[default0]:``,
 ``[1,0]<stderr>:``, ``(pid=123)``, kubectl's ``[pod/<name>/<container>]``), which become the line's *stream* so interleaved output of several
 processes can be told apart.
@@ -28,13 +28,12 @@ from .textsafe import ANSI, NORMALIZE_CONTROLS
 def _gh_timestamp() -> re.Pattern[str]:
     # an RFC 3339 UTC timestamp (GitHub Actions, `docker logs -t`), and what a runtime writes after it: a
     # Kubernetes CRI log's stream and partial/full tag ('stderr F '), GitLab's stream id ('00O ', '01E+ '); one
-    # with a UTC offset (a cloud log's export: '+00:00 '); a log viewer's date and time before each line (an
-    # experiment tracker's run log, Grafana/Loki's export: '2024-05-14 09:00:01 ', '... 09:00:01.123<TAB>'), but
-    # not a log record's own ('2024-05-14 09:00:01.123456: W tensorflow/...', logging's ',123 - ', onnxruntime's
-    # '09:00:01.8248668 [E:onnxruntime:...')
+    # with a UTC offset (a cloud log's export: '+00:00 '); a log viewer's date and time and a tab before each line
+    # (a log viewer's export: '2024-05-14 09:00:01.123<TAB>'), but not a log record's own, which a space follows
+    # ('2024-05-14 09:00:01.123 E tensorflow/...', logging's ',123 - ', onnxruntime's '.8248668 [E:onnxruntime')
     return re.compile(
         r"^\ufeff?\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}) (?:std(?:out|err) [FP] |[0-9a-f]{2}[OE]\+? )?"
-        r"| \d{2}:\d{2}:\d{2}(?:\.\d{3})?[\t ])"
+        r"| \d{2}:\d{2}:\d{2}(?:\.\d{3})?\t)"
     )
 
 

@@ -71,6 +71,7 @@ _HTML_MARK = re.compile(
 _CHARACTERS_MARK = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
 # a full-width form (U+FF01-FF5E: \xef\xbc\x81-\xef\xbd\x9e), an ideographic space, or a CJK character (kana,
 # hanzi, hangul: \xe3\x81-\xed\x9e) glued to a letter or digit
+_CJK_LEAD = re.compile(rb"[\xe3-\xed]")
 _WIDE_MARK = re.compile(
     rb"\xef(?:\xbc[\x81-\xbf]|\xbd[\x80-\x9e])|\xe3\x80\x80|[\xe3-\xed][\x80-\xbf]{2}[A-Za-z0-9_]|[A-Za-z0-9_.)\]'\"][\xe3-\xed][\x80-\xbf]{2}"
 )
@@ -80,7 +81,8 @@ _QUOTE_MARK = re.compile(rb"\n {0,2}>")
 _ESCAPE_MARK = re.compile(rb"\\(?:[*`\[\]<>#~|^]|(?<=[A-Za-z0-9]\\)_)")
 # a workflow command a tool prints for GitHub Actions (pytest's annotations, a linter's), its text on one line:
 # '::error file=train.py,line=42::RuntimeError: ...%0ATraceback ...' (%0A a line break, %25 a percent sign)
-_COMMAND_MARK = re.compile(rb"(?:^|\n)::(?:error|warning|notice|debug)[ :]")
+_COMMAND_MARK = re.compile(rb"\n::(?:error|warning|notice|debug)[ :]")  # (a literal first: memchr speed)
+_COMMAND_STARTS = (b"::error", b"::warning", b"::notice", b"::debug")
 # an editor's or an error tracker's exception panel: the exception's name on a line of its own, its message on
 # the next (VS Code's 'Exception has occurred: RuntimeError', Sentry's event title)
 _PANEL_MARK = re.compile(rb"Exception has occurred: |(?:^|\n)(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\r?\n(?=[A-Za-z])")
@@ -159,14 +161,11 @@ _SMART = str.maketrans({
 _SMART_CHARS = LazyRe("[\u2018\u2019\u201c\u201d\u00a0\u202f\u2009\u200b\u3000\uff01-\uff5e]")  # looked for first: translate goes at ~100 ns a character
 # a full-width colon, comma or semicolon is typed without the space after it that the ASCII one takes; and
 # East Asian prose is written without spaces, so a message is glued to the words around it ('报错RuntimeError:')
-# (a colon had none before a C++ scope's second colon, 'aten::lstm', nor before a digit after a digit or a file's
-# name: a time, a line number, '[11:02:14]', 'rnn-inl.h:674', but 'parameters: 256'; a comma none before a
-# closing bracket)
+# (a colon had none before a digit: a device, a time, a file's line, 'cuda:0', '[11:02:14]', 'rnn-inl.h:674'; nor
+# before a C++ scope's second colon, 'aten::lstm'; a comma none before a closing bracket)
 _CLOSING = ")\\]}\uff09\uff3d"
 _WIDE_SEPARATOR = LazyRe(
-    f"(?<![:\uff1a]\uff1a)(?<=\uff1a)(?=[^\\s\\d\uff1a\uff0c\uff1b{_CLOSING}])"
-    "|(?<=[^\\d:\uff1a]\uff1a)(?<!\\.\\w\uff1a)(?<!\\.\\w\\w\uff1a)(?<!\\.\\w\\w\\w\uff1a)(?=\\d)"
-    f"|(?<=[\uff0c\uff1b])(?=[^\\s\uff1a\uff0c\uff1b{_CLOSING}])"
+    f"(?<![:\uff1a]\uff1a)(?<=\uff1a)(?=[^\\s\\d\uff1a\uff0c\uff1b{_CLOSING}])|(?<=[\uff0c\uff1b])(?=[^\\s\uff1a\uff0c\uff1b{_CLOSING}])"
 )
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _CJK_GLUED = LazyRe(f"(?<=[{_CJK}])(?=[A-Za-z0-9_])|(?<=[A-Za-z0-9_.)\\]'\"])(?=[{_CJK}])")
@@ -824,9 +823,15 @@ def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
     block of progress bars holds hundreds (each '█' is \\xe2\\x96\\x88)."""
     if b"\xc2\xa0" in sample or (b"\xe2\x80" in sample and _CHARACTERS_MARK.search(sample) is not None):
         return True
-    if not sample.isascii() and _WIDE_MARK.search(sample) is not None:
+    return _has_at(sample, b"^M") or (not sample.isascii() and _wide_seen(sample))
+
+
+def _wide_seen(sample: bytes) -> bool:
+    """A full-width form or space, or a CJK character glued to a letter or digit: the literals first; a block
+    of progress bars holds no CJK lead byte ('█' is \\xe2), the pattern only where one is."""
+    if b"\xef\xbc" in sample or b"\xef\xbd" in sample or b"\xe3\x80\x80" in sample:
         return True
-    return _has_at(sample, b"^M")
+    return _CJK_LEAD.search(sample) is not None and _WIDE_MARK.search(sample) is not None
 
 
 def _page(seen: Callable[[bytes], bool]) -> Callable[[bytes, Collection[str]], bool]:
@@ -897,7 +902,7 @@ PRESENTATIONS = (
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
     Presentation("escapes", _marked(_ESCAPE_MARK), _step("escapes", _escapes), paste_only=True),
-    Presentation("commands", _marked(_COMMAND_MARK), _step("commands", _commands)),
+    Presentation("commands", _marked(_COMMAND_MARK, _COMMAND_STARTS), _step("commands", _commands)),
     Presentation("panel", _marked(_PANEL_MARK), _step("panel", _panel), paste_only=True),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
     Presentation("characters", _characters_seen, _step("characters", _characters)),
