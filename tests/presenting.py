@@ -93,6 +93,17 @@ def srun(text: str) -> str:
     return "\n".join(f"0: {line}" for line in text.split("\n"))
 
 
+def kubectl(text: str) -> str:
+    """``kubectl logs --prefix`` (a job's pods): ``[pod/<name>/<container>] `` before every line."""
+    return "\n".join(f"[pod/trainer-7d9f-0/trainer] {line}" for line in text.split("\n"))
+
+
+def viewer(text: str) -> str:
+    """A log viewer's export (Grafana/Loki's): the date and time each line arrived (milliseconds or none), a
+    tab, the line."""
+    return "\n".join(f"2024-05-14 09:00:{i % 60:02d}{'.123' if i % 2 else ''}\t{line}" for i, line in enumerate(text.split("\n")))
+
+
 def docker_json(text: str) -> str:
     """Docker's json-file log (``/var/lib/docker/containers/<id>/<id>-json.log``, what a log shipper forwards):
     one JSON object per line, the line in ``log`` with its newline."""
@@ -176,6 +187,49 @@ def collapsed(text: str) -> str:
     return " ".join(text.split())
 
 
+_RAISED = re.compile(r"^((?:[\w.]+\.)?\w*(?:Error|Exception)\w*)(: )")
+_WIDE = str.maketrans({":": "\uff1a", ",": "\uff0c", "(": "\uff08", ")": "\uff09", ";": "\uff1b", "!": "\uff01", "?": "\uff1f"})
+
+
+def cjk(text: str) -> str:
+    """A Chinese blog's or issue's prose (CSDN, Zhihu): the exception lines retyped with an input method's
+    full-width punctuation ('：', '，', '（）', no space after them) and glued to the words before them
+    ('报错RuntimeError：...'), the indentation in ideographic spaces (U+3000), the poster's words around the log."""
+    out = []
+    for line in text.split("\n"):
+        if _RAISED.match(line):
+            line = "运行时报错" + line.replace(": ", ":").replace(", ", ",").translate(_WIDE)
+        out.append(re.sub(r"^( +)", lambda m: "\u3000" * (len(m.group(1)) // 2) + " " * (len(m.group(1)) % 2), line))
+    return "我在训练模型的时候出现了这个问题：\n" + "\n".join(out).rstrip("\n") + "\n求大神解答，谢谢！"
+
+
+def md_escaped(text: str) -> str:
+    """Pasted into a rich-text editor that writes Markdown (reddit's, a chat's): its special characters
+    backslash-escaped ('CUDNN\\_STATUS\\_BAD\\_PARAM', '\\<module\\>', '\\[1\\]')."""
+    return re.sub(r"([_*\[\]<>#`])", r"\\\1", text)
+
+
+def workflow_command(text: str) -> str:
+    """A tool's GitHub Actions annotation of the failure printed where no runner reads it (another CI, a local
+    run): ``::error file=...,line=...::`` and the whole log on one line, its line breaks ``%0A``."""
+    body = text.rstrip("\n").replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return "Run python train.py\n::error file=train.py,line=42::" + body + "\n"
+
+
+def panel(text: str) -> str:
+    """VS Code's exception panel copied under the terminal's output: the log up to the last traceback as it
+    was, then 'Exception has occurred: <name>' and the message on the next line, the traceback's frames below
+    it (no 'Traceback' line), the rest of the log after."""
+    lines = text.rstrip("\n").split("\n")
+    for i in range(len(lines) - 1, -1, -1):
+        m = _RAISED.match(lines[i])
+        if m:
+            start = max((k for k in range(i) if lines[k].startswith("Traceback (")), default=i)
+            frames = [x for x in lines[start:i] if not x.startswith("Traceback (")]
+            return "\n".join([*lines[:start], "Exception has occurred: " + m.group(1), lines[i][m.end() :], *frames, *lines[i + 1 :]])
+    return text
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -204,4 +258,10 @@ PRESENTATIONS = {
     "json-record": json_record,
     "rendered": rendered,
     "collapsed": collapsed,
+    "cjk": cjk,
+    "escaped": md_escaped,
+    "command": workflow_command,
+    "panel": panel,
+    "kubectl": kubectl,
+    "viewer": viewer,
 }

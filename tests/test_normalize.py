@@ -47,6 +47,15 @@ from cudnn_doctor.read.normalize import clean_text, normalize_line
         ("Dec 2024 was when it broke: x", "Dec 2024 was when it broke: x", ""),
         ("6.5s per step\tx", "6.5s per step\tx", ""),
         ("2024-05-14 09:12:01.1: E tf.cc:1] keeps TF's own timestamp", "2024-05-14 09:12:01.1: E tf.cc:1] keeps TF's own timestamp", ""),
+        # branch present20: kubectl's pod prefix, a log viewer's date and time, a cloud export's UTC offset
+        ("[pod/trainer-7d9f-0/trainer] RuntimeError: x", "RuntimeError: x", "pod/trainer-7d9f-0/trainer"),
+        ("2024-05-14 09:00:01\tRuntimeError: x", "RuntimeError: x", ""),
+        ("2024-03-11 10:12:01.552 INFO  train.py:88] a record's own", "2024-03-11 10:12:01.552 INFO  train.py:88] a record's own", ""),
+        ("2024-05-14 09:00:01.123\t  File \"a.py\", line 3", '  File "a.py", line 3', ""),
+        ("2024-05-14T09:00:01.123+00:00 RuntimeError: x", "RuntimeError: x", ""),
+        ("2024-05-14 09:00:01,123 - ERROR - a logging record's own", "2024-05-14 09:00:01,123 - ERROR - a logging record's own", ""),
+        ("[pod] not a kubectl prefix", "[pod] not a kubectl prefix", ""),
+        ("2019-07-28 18:25:57.8248668 [E:onnxruntime:test, x] y", "2019-07-28 18:25:57.8248668 [E:onnxruntime:test, x] y", ""),
     ],
 )
 def test_normalize_line(raw: str, clean: str, stream: str) -> None:

@@ -610,3 +610,54 @@ def test_a_planted_error_in_a_big_json_file_log_is_found(tmp_path: Path) -> None
     log.write_bytes(_docker_records(noise) + _docker_records(TRACE.split("\n")) + _docker_records(noise[:100]))
     d = diagnose(log.read_bytes().decode(), catalog=CATALOG)
     assert [f.id for f in d.findings][:1] == [HIDDEN]
+
+
+# --- presentations of chat, editors, CI tools and East Asian prose (branch present20) ----------------------
+
+RUNTIME_STATUS = "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED"
+
+
+def _undone(text: str) -> tuple[str, tuple[str, ...]]:
+    got = present(text.encode())
+    return (got.data.decode(), got.undone) if got is not None else (text, ())
+
+
+def test_markdown_escapes_of_a_rich_text_editor_are_dropped() -> None:
+    text, undone = _undone(TRACE.replace("_", "\\_").replace("<", "\\<").replace(">", "\\>").replace("[", "\\["))
+    assert "escapes" in undone and text == TRACE
+    # a Windows path's backslash before an underscore is the path's (no escape elsewhere: nothing undone)
+    assert _undone('  File "C:\\_work\\train.py", line 3\n' + RUNTIME_STATUS)[1] == ()
+    # nor in a line with a bare underscore: 'cudnn\\__init__.py' is a path's, not an escaped '__init__'
+    path = '  File "C:\\torch\\backends\\cudnn\\__init__.py", line 3\nRuntimeError: cuDNN error: CUDNN\\_STATUS\\_BAD\\_PARAM'
+    assert _undone(path)[0] == '  File "C:\\torch\\backends\\cudnn\\__init__.py", line 3\nRuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM'
+
+
+def test_a_workflow_command_is_read_as_the_lines_it_encodes() -> None:
+    encoded = TRACE.replace("%", "%25").replace("\n", "%0A")
+    text = f"Run python train.py\n::error file=train.py,line=42::{encoded}\n"
+    assert _top(text) == (HIDDEN, 2)
+    assert _undone(text)[0] == f"Run python train.py\n{TRACE}\n"
+    # '::' inside a line (a C++ name, a Python slice) is no command
+    assert _undone("at::native::_cudnn_rnn failed\nx[::2]")[1] == ()
+
+
+def test_an_exception_panel_is_joined_into_its_exception_line() -> None:
+    frames = TRACE.split("\n")[1:-1]
+    vscode = "\n".join(["Exception has occurred: RuntimeError", "Expected hidden[0] size (2, 4, 64), got [1, 4, 64]", *frames])
+    assert _top(vscode)[0] == HIDDEN
+    assert _undone(vscode)[0] == TRACE  # the frames under the panel behind a traceback's head, the message last
+    # an exception raised without a message, followed by a frame or a traceback's line, stays as it is
+    bare = "RuntimeError\n  File \"a.py\", line 1, in <module>\nRuntimeError\nDuring handling of the above exception"
+    assert _undone(bare)[1] == ()
+
+
+def test_east_asian_prose_and_full_width_forms() -> None:
+    glued = "训练时报错RuntimeError：cuDNN error：CUDNN_STATUS_EXECUTION_FAILED，求解决"
+    assert _undone(glued)[0] == "训练时报错 " + RUNTIME_STATUS + ", 求解决"
+    # a colon before a digit (a time, a line number) and a comma before a closing bracket take no space; a
+    # colon before a word takes one
+    assert _undone("rnn-inl.h：674：Check failed（3 vs．4）[11：02：14] shape（768，）")[0] == "rnn-inl.h:674: Check failed(3 vs.4)[11:02:14] shape(768,)"
+    # a device's colon takes none ('cuda:0'), nor a C++ scope's
+    assert _undone("found input tensor at cuda：0，hidden at aten：：lstm")[0] == "found input tensor at cuda:0, hidden at aten::lstm"
+    # an ideographic space is two columns of indentation
+    assert _undone("\u3000File \"a.py\", line 3, in <module>")[0] == '  File "a.py", line 3, in <module>'

@@ -110,6 +110,24 @@ def hostile_log_record() -> dict[str, Any]:
     return r
 
 
+@pytest.fixture(scope="module")
+def hostile_command_record(hostile_log_record: dict[str, Any]) -> dict[str, Any]:
+    """The same log delivered as a tool's workflow command (``::error ...::`` and the log on one line, its line
+    breaks %0A), which read/present.py decodes into the lines it carries: the commands inside them stay text."""
+    log = (
+        "::set-output name=x::y%0A::add-mask::secret%0ATraceback (most recent call last):%0A"
+        '  File "evil,dir:x/%250A::set-output name=a::b.py", line 7, in <module>%0A'
+        "    out.backward()  # ::add-mask::secret %250A%0A"
+        '  File "/usr/lib/python3.10/site-packages/torch/_tensor.py", line 93, in backward%0A'
+        "    torch.autograd.backward(self)%0A"
+        "RuntimeError: cudnn RNN backward can only be called in training mode"
+    )
+    r = diagnose("::error file=train.py,line=9::" + log + "\n")
+    assert r["findings"][0]["id"] == hostile_log_record["findings"][0]["id"]
+    assert r["findings"][0]["user_frame"]["file"].startswith("evil,dir:x/")
+    return r
+
+
 def many(record: dict[str, Any], n: int, warnings: int = 0, big: int = 0) -> dict[str, Any]:
     """``n`` distinct findings cloned from the first one (``warnings`` of them with severity warning)."""
     r = copy.deepcopy(record)
@@ -206,7 +224,7 @@ def test_github_stdin_has_no_file_property() -> None:
     assert "file" not in props and "line" not in props
 
 
-@pytest.mark.parametrize("which", ["hostile", "hostile_log_record"])
+@pytest.mark.parametrize("which", ["hostile", "hostile_log_record", "hostile_command_record"])
 def test_github_log_text_cannot_inject_commands(which: str, request: pytest.FixtureRequest) -> None:
     r = request.getfixturevalue(which)
     out = render_github(r)
@@ -260,7 +278,7 @@ def test_markdown_report_sections(record: dict[str, Any]) -> None:
     assert "](<https://github.com/pytorch/pytorch/" in out
 
 
-@pytest.mark.parametrize("which", ["hostile", "hostile_log_record"])
+@pytest.mark.parametrize("which", ["hostile", "hostile_log_record", "hostile_command_record"])
 def test_markdown_log_text_cannot_inject_markup(which: str, request: pytest.FixtureRequest) -> None:
     out = render_markdown(request.getfixturevalue(which))
     prose = _outside_code(out)

@@ -6,9 +6,10 @@ bars rewritten with a bare CR (only the last segment is what a terminal showed) 
 as a terminal does: Keras' Progbar); GitHub Actions timestamps
 and ``##[group]``-style markers; what a container runtime or a log viewer puts before every line (a Kubernetes
 CRI log's ``<timestamp> stderr F ``, GitLab's ``<timestamp> 00O ``, ``docker compose``'s ``trainer-1  | ``,
-journald/syslog's ``Dec 04 16:00:00 host python[1234]: ``, Kaggle's ``6.5s<TAB>12<TAB>``); GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
+journald/syslog's ``Dec 04 16:00:00 host python[1234]: ``, Kaggle's ``6.5s<TAB>12<TAB>``, a log viewer's
+``2024-05-14 09:00:01.123<TAB>``); GitLab ``section_start:``/``section_end:`` markers; Jenkins ``[Pipeline]``
 lines; and launcher prefixes that tag each line with its process (``[rank3]:``, ``[default0]:``,
-``[1,0]<stderr>:``, ``(pid=123)``), which become the line's *stream* so interleaved output of several
+``[1,0]<stderr>:``, ``(pid=123)``, kubectl's ``[pod/<name>/<container>]``), which become the line's *stream* so interleaved output of several
 processes can be told apart.
 """
 
@@ -26,8 +27,14 @@ from .textsafe import ANSI, NORMALIZE_CONTROLS
 @cache
 def _gh_timestamp() -> re.Pattern[str]:
     # an RFC 3339 UTC timestamp (GitHub Actions, `docker logs -t`), and what a runtime writes after it: a
-    # Kubernetes CRI log's stream and partial/full tag ('stderr F '), GitLab's stream id ('00O ', '01E+ ')
-    return re.compile(r"^\ufeff?\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z (?:std(?:out|err) [FP] |[0-9a-f]{2}[OE]\+? )?")
+    # Kubernetes CRI log's stream and partial/full tag ('stderr F '), GitLab's stream id ('00O ', '01E+ '); one
+    # with a UTC offset (a cloud log's export: '+00:00 '); a log viewer's date and time and a tab before each line
+    # (a log viewer's export: '2024-05-14 09:00:01.123<TAB>'), but not a log record's own, which a space follows
+    # ('2024-05-14 09:00:01.123 E tensorflow/...', logging's ',123 - ', onnxruntime's '.8248668 [E:onnxruntime')
+    return re.compile(
+        r"^\ufeff?\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}) (?:std(?:out|err) [FP] |[0-9a-f]{2}[OE]\+? )?"
+        r"| \d{2}:\d{2}:\d{2}(?:\.\d{3})?\t)"
+    )
 
 
 @cache
@@ -69,6 +76,7 @@ def _stream() -> re.Pattern[str]:
         r"^(?:\[(?P<rank>(?:rank|default|local_rank|worker)\d+)\]:\s?"
         r"|\[(?P<mpi>\d+,\d+)\]<std(?:out|err)>:(?: (?=\S))?"  # Open MPI adds no space: one is the line's indentation
         r"|\((?P<ray>(?:[A-Za-z_][\w.]* )?pid=\d+(?:, ip=[\d.]+)?)\)\s"
+        r"|\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] "  # kubectl logs --prefix: '[pod/<name>/<container>] '
         r"|(?P<rankn>\d+): (?=\[|Traceback|  File |\w+Error|\w+Warning))"
     )
 

@@ -24,8 +24,14 @@ Undone here:
 * a log copied off a web page (pages.py, paste only): a GitHub issue whose Markdown was rendered (indentation,
   ``<module>`` and dunders restored in a traceback), a page that lost the line breaks (a collapsed traceback
   or log broken where its lines begin);
+* Markdown's backslash escapes a rich-text editor adds (reddit's: ``CUDNN\\_STATUS``, ``\\<module\\>``; paste only);
+* a workflow command a tool printed for GitHub Actions (``::error file=..::`` and a log whose line breaks are
+  ``%0A``): its lines;
+* an exception panel (VS Code's ``Exception has occurred: RuntimeError``, an error tracker's event title): the
+  name line and the message line under it joined (paste only);
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
-  non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``);
+  non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``), an East Asian input method's full-width
+  forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``);
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
   prefix (a timestamp, ``[rank0]:``): see ``unwrap``. Only in a paste: a big log's lines of equal length
   (``pytest -v``, Keras summaries, fixed-format step lines) or alternating lengths (logging lines between
@@ -63,7 +69,23 @@ _HTML_MARK = re.compile(
     rb"|<(?:br|/?(?:p|div|span|code|pre|tt|b|i|em|strong|a|li|ul|ol|blockquote|details|summary))\b[^>\n]{0,200}>"
 )
 _CHARACTERS_MARK = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
+# a full-width form (U+FF01-FF5E: \xef\xbc\x81-\xef\xbd\x9e), an ideographic space, or a CJK character (kana,
+# hanzi, hangul: \xe3\x81-\xed\x9e) glued to a letter or digit
+_CJK_LEAD = re.compile(rb"[\xe3-\xed]")
+_WIDE_MARK = re.compile(
+    rb"\xef(?:\xbc[\x81-\xbf]|\xbd[\x80-\x9e])|\xe3\x80\x80|[\xe3-\xed][\x80-\xbf]{2}[A-Za-z0-9_]|[A-Za-z0-9_.)\]'\"][\xe3-\xed][\x80-\xbf]{2}"
+)
 _QUOTE_MARK = re.compile(rb"\n {0,2}>")
+# Markdown's backslash escapes a rich-text editor adds (reddit's, a chat's: 'CUDNN\_STATUS\_BAD\_PARAM', '\<module\>',
+# '\[1\]'); an underscore's only after a letter or digit (a Windows path's '\_work' is a path's)
+_ESCAPE_MARK = re.compile(rb"\\(?:[*`\[\]<>#~|^]|(?<=[A-Za-z0-9]\\)_)")
+# a workflow command a tool prints for GitHub Actions (pytest's annotations, a linter's), its text on one line:
+# '::error file=train.py,line=42::RuntimeError: ...%0ATraceback ...' (%0A a line break, %25 a percent sign)
+_COMMAND_MARK = re.compile(rb"\n::(?:error|warning|notice|debug)[ :]")  # (a literal first: memchr speed)
+_COMMAND_STARTS = (b"::error", b"::warning", b"::notice", b"::debug")
+# an editor's or an error tracker's exception panel: the exception's name on a line of its own, its message on
+# the next (VS Code's 'Exception has occurred: RuntimeError', Sentry's event title)
+_PANEL_MARK = re.compile(rb"Exception has occurred: |(?:^|\n)(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\r?\n(?=[A-Za-z])")
 _BULLET_MARK = re.compile(rb"\n[-*+] ")
 
 
@@ -124,9 +146,29 @@ _JSON_STRUCTURE = LazyRe(
 )
 # a line that is one JSON string and nothing else (_JSON_STRING_LINE without a key)
 _JSON_PURE_STRING = LazyRe(r'^\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*[,\]}]*\s*$')
+_ESCAPED_PUNCTUATION = LazyRe(r"\\([*`\[\]<>#~|^])")
+_ESCAPED = LazyRe(r"\\([*`\[\]<>#~|^])|(?<!\b[A-Za-z]:)(?<!\\)\\(_)")  # not a drive's root: 'C:\_work'
+_COMMAND = LazyRe(r"^::(?:error|warning|notice|debug)(?: [^:]*)?::")
+_FRAME = LazyRe(r'^\s+File "')
+_PANEL_NAME = LazyRe(r"^(?:Exception has occurred: )?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception))\s*$")
 _SUMMARY_KEY = LazyRe(r'^\s*"(?:ename|evalue)"\s*:\s*"')
-_SMART = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": ""})
-_SMART_CHARS = tuple(chr(c) for c in _SMART)  # looked for first: translate goes at ~100 ns a character
+# typographic characters, and the full-width forms of ASCII an East Asian input method types ('：', '（',
+# 'ｃｕＤＮＮ', U+FF01-FF5E) with its ideographic space (U+3000)
+_SMART = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " ", "\u200b": "",
+    "\u3000": " ", **{chr(0xFF01 + i): chr(0x21 + i) for i in range(94)},
+})
+_SMART_CHARS = LazyRe("[\u2018\u2019\u201c\u201d\u00a0\u202f\u2009\u200b\u3000\uff01-\uff5e]")  # looked for first: translate goes at ~100 ns a character
+# a full-width colon, comma or semicolon is typed without the space after it that the ASCII one takes; and
+# East Asian prose is written without spaces, so a message is glued to the words around it ('报错RuntimeError:')
+# (a colon had none before a digit: a device, a time, a file's line, 'cuda:0', '[11:02:14]', 'rnn-inl.h:674'; nor
+# before a C++ scope's second colon, 'aten::lstm'; a comma none before a closing bracket)
+_CLOSING = ")\\]}\uff09\uff3d"
+_WIDE_SEPARATOR = LazyRe(
+    f"(?<![:\uff1a]\uff1a)(?<=\uff1a)(?=[^\\s\\d\uff1a\uff0c\uff1b{_CLOSING}])|(?<=[\uff0c\uff1b])(?=[^\\s\uff1a\uff0c\uff1b{_CLOSING}])"
+)
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+_CJK_GLUED = LazyRe(f"(?<=[{_CJK}])(?=[A-Za-z0-9_])|(?<=[A-Za-z0-9_.)\\]'\"])(?=[{_CJK}])")
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = LazyRe(
     r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
@@ -600,7 +642,8 @@ def _gutter(block: Text) -> Lines | None:
 
 def _characters(block: Text) -> Lines | None:
     text = block.text
-    if "^M" not in text and (text.isascii() or not any(c in text for c in _SMART_CHARS)):
+    wide = not text.isascii() and (_SMART_CHARS.search(text) is not None or _CJK_GLUED.search(text) is not None)
+    if "^M" not in text and not wide:
         return None
     out: Lines = []
     changed = False
@@ -610,11 +653,89 @@ def _characters(block: Text) -> Lines | None:
             u = u[:-2]
         if "^M" in u:
             u = u.split("^M")[-1] if u.split("^M")[-1].strip() else u.replace("^M", "")
-        if not u.isascii() and any(c in u for c in _SMART_CHARS):
-            u = u.translate(_SMART)
+        if wide and not u.isascii():
+            u = _typed(u)
         changed = changed or u != t
         out.append((u, o))
     return out if changed else None
+
+
+def _typed(u: str) -> str:
+    """A line's typographic and full-width characters as ASCII, a space where East Asian prose is glued to a
+    message or a full-width separator has none after it, two where an ideographic space indents it."""
+    if u.startswith("\u3000"):  # an indentation: an ideographic space is two columns wide
+        rest = u.lstrip("\u3000")
+        u = "  " * (len(u) - len(rest)) + rest
+    if _SMART_CHARS.search(u) is not None:
+        u = _WIDE_SEPARATOR.sub(" ", u).translate(_SMART)
+    return _CJK_GLUED.sub(" ", u) if _CJK_GLUED.search(u) is not None else u
+
+
+def _escapes(block: Text) -> Lines | None:
+    """Markdown's backslash escapes dropped (a rich-text editor's: reddit's, a chat's), line by line."""
+    if "\\" not in block.text:
+        return None
+    lines = block.lines()
+    out = [(_unescaped(t) if "\\" in t else t, o) for t, o in lines]
+    return None if out == lines else out
+
+
+def _unescaped(t: str) -> str:
+    """A line's escapes dropped: its underscores' only where it has no bare one (an editor escapes them all; a
+    Windows path's '\\__init__.py' keeps its backslash)."""
+    if "_" in t.replace("\\_", ""):
+        return _ESCAPED_PUNCTUATION.sub(r"\1", t)
+    return _ESCAPED.sub(r"\1\2", t)
+
+
+def _commands(block: Text) -> Lines | None:
+    """A workflow command's text (``::error file=...::message``) as the lines it encodes."""
+    if "::" not in block.text:
+        return None
+    lines = block.lines()
+    out: Lines = []
+    for t, o in lines:
+        m = _COMMAND.match(t) if t.startswith("::") else None
+        if m is None:
+            out.append((t, o))
+            continue
+        body = t[m.end() :].replace("%0D", "").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+        out += [(x, o) for x in body.split("\n")]
+    return None if out == lines else out
+
+
+def _panel(block: Text) -> Lines | None:
+    """An exception panel's name line and message line joined as the traceback's last line (``RuntimeError:
+    cuDNN error: ...``): only a message that does not begin a line of its own (a frame, a traceback's head).
+    Frames right under it (VS Code's) are its traceback's: they come first, behind a traceback's head."""
+    lines = block.lines()
+    out: Lines = []
+    i = 0
+    changed = False
+    while i < len(lines):
+        t, o = lines[i]
+        m = _PANEL_NAME.match(t) if ("Error" in t or "Exception" in t) and i + 1 < len(lines) else None
+        nxt = lines[i + 1][0] if m is not None else ""
+        if m is None or not nxt.strip() or nxt[0].isspace() or _LINE_START.match(nxt) is not None:
+            out.append((t, o))
+            i += 1
+            continue
+        j = _frames_end(lines, i + 2)
+        head = [("Traceback (most recent call last):", o)] if j > i + 2 else []
+        out += [*head, *lines[i + 2 : j], (f"{m.group(1)}: {nxt}", o)]
+        changed = True
+        i = j
+    return out if changed else None
+
+
+def _frames_end(lines: Lines, start: int) -> int:
+    """The end of the frames that begin at line ``start`` (``start``: none there)."""
+    if start >= len(lines) or _FRAME.match(lines[start][0]) is None:
+        return start
+    j = start
+    while j < len(lines) and lines[j][0][:1].isspace() and lines[j][0].strip():
+        j += 1
+    return j
 
 
 def _indented(block: Text) -> Lines | None:
@@ -702,7 +823,15 @@ def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
     block of progress bars holds hundreds (each '█' is \\xe2\\x96\\x88)."""
     if b"\xc2\xa0" in sample or (b"\xe2\x80" in sample and _CHARACTERS_MARK.search(sample) is not None):
         return True
-    return _has_at(sample, b"^M")
+    return _has_at(sample, b"^M") or (not sample.isascii() and _wide_seen(sample))
+
+
+def _wide_seen(sample: bytes) -> bool:
+    """A full-width form or space, or a CJK character glued to a letter or digit: the literals first; a block
+    of progress bars holds no CJK lead byte ('█' is \\xe2), the pattern only where one is."""
+    if b"\xef\xbc" in sample or b"\xef\xbd" in sample or b"\xe3\x80\x80" in sample:
+        return True
+    return _CJK_LEAD.search(sample) is not None and _WIDE_MARK.search(sample) is not None
 
 
 def _page(seen: Callable[[bytes], bool]) -> Callable[[bytes, Collection[str]], bool]:
@@ -772,6 +901,9 @@ PRESENTATIONS = (
     Presentation("rendered", _page(rendered_seen), _step("rendered", _lines_of(rendered)), paste_only=True),
     _WRAP,
     Presentation("markdown", _marked(_QUOTE_MARK, (b">", b"```", b"~~~"), (b"```",)), _step("markdown", _markdown)),
+    Presentation("escapes", _marked(_ESCAPE_MARK), _step("escapes", _escapes), paste_only=True),
+    Presentation("commands", _marked(_COMMAND_MARK, _COMMAND_STARTS), _step("commands", _commands)),
+    Presentation("panel", _marked(_PANEL_MARK), _step("panel", _panel), paste_only=True),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
     Presentation("characters", _characters_seen, _step("characters", _characters)),
     _WRAP,
