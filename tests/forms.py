@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from cudnn_doctor.kb.templates import message_span
-from cudnn_doctor.match.chains import HEAD
+from cudnn_doctor.match.chains import HEAD, words
 
 Form = Callable[[str, int, int], "str | None"]
 
@@ -102,3 +102,19 @@ def emptied(text: str, start: int, end: int, raised_at: tuple[str, ...]) -> str 
         return None
     line_end = text.find("\n", end)
     return text[: head.end()] + (text[line_end:] if line_end >= 0 else "")
+
+
+def heads(text: str, start: int, end: int, enough: Callable[[list[str]], bool]) -> list[str]:
+    """The text with the message's head cut (a wrapped terminal's first line lost, an excerpt starting
+    mid-message): its fixed prefix and its first k words gone, for every k from 1 on while the words left
+    (``enough``: the matcher's measure of what tells a message apart) are still distinctive; what comes
+    before the message (a log line's location) and after it stays."""
+    head = HEAD.match(text, start, end)
+    body = head.end() if head else start
+    got = [(w, a) for w, a, _b in words(text[body:end])]
+    out = []
+    for k in range(1, len(got)):
+        if not enough([w for w, _a in got[k:]]):
+            break
+        out.append(text[:start] + text[body + got[k][1] :])
+    return out

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
+from cudnn_doctor.match.chains import words
 from forms import lower, title, upper  # tests/ is on sys.path (rootdir-based imports)
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))
@@ -115,3 +116,21 @@ def test_corpus_in_every_form(form: str, catalog) -> None:  # type: ignore[no-un
     assert not alarms, f"{form}: RNN findings on negatives: {alarms}"
     assert len(misses) <= MAX_MISSES[form], f"{form}: {len(misses)} positives not right (ratchet {MAX_MISSES[form]}): {misses}"
     print(f"{form}: {100 - len(misses)}/100 positives right; misses: {misses}")
+
+
+@pytest.mark.exhaustive
+def test_no_negative_gets_a_finding_from_its_last_error_line_cut_at_its_head(catalog) -> None:  # type: ignore[no-untyped-def]
+    """Every negative with its last error line's head cut (its first k words gone, for every k: a wrapped
+    terminal's lost first line, an excerpt starting mid-message), the rest of the log as it is: no RNN finding."""
+    alarms = []
+    for path in CASES:
+        expect, log = _expect(path)
+        key = _key_line(log)
+        at = log.rfind(key)
+        if expect["polarity"] != "negative" or not key or at < 0:
+            continue
+        for _w, a, _b in words(key)[1:]:
+            result = diagnose(log[:at] + key[a:] + log[at + len(key) :], catalog=catalog, source=path.name)
+            if _rnn_findings(result):
+                alarms.append(f"{path.stem} {key[a:][:60]!r}: {_rnn_findings(result)}")
+    assert not alarms

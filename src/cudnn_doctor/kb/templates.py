@@ -159,7 +159,9 @@ def derive(sig: Signature) -> tuple[Template, ...]:
 
 def lookalikes(sig: Signature, templates: Sequence[Template]) -> tuple[tuple[str, ...], ...]:
     """The words of the signature's counter-examples where they say what its templates say (a line holding
-    three of a template's words, with the line after it): another message a reading must tell it from."""
+    three of a template's words, with the two lines after it: a message over three lines, Torch-TensorRT's
+    'Method requested cannot be compiled ...' / 'Unsupported operators listed below:' / '- aten::lstm'): another
+    message a reading must tell it from."""
     from ..read.normalize import clean_text
 
     own = [{w for w in t[1:] if w} for t in templates]
@@ -175,7 +177,7 @@ def lookalikes(sig: Signature, templates: Sequence[Template]) -> tuple[tuple[str
             if pattern is not None and _says(pattern, line):
                 continue  # its own message, ruled out by its context (a convolution's frame), not by its words
             if any(len(got & o) >= min(3, len(o)) for o in own):
-                out.setdefault(tuple(w for w, _, _ in words(" ".join(lines[i : i + 2]))))
+                out.setdefault(tuple(w for w, _, _ in words(" ".join(lines[i : i + 3]))))
     return tuple(out)
 
 

@@ -16,7 +16,8 @@ steps:
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
    among exact matches). On lines a regex matched, only another signature that its case kept off is read;
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
-   the end, is a finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one
+   the end, its head perhaps cut (the start its text lost put back from the signature's own message, where
+   nothing else stands before it on its line and it names something specific), is a finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one
    message (a signature and the causes behind it) apart from every other: the signatures holding the same
    words, and the signature's counter-examples (``lookalikes``) that say as much after the same word.
    Otherwise, a near miss naming them.
@@ -215,7 +216,9 @@ class Tolerant:
         cut with a body after it; at the input's end, in the value its template expects next at most);
         "ellipsis" before one (prose may follow); "quoted" where its quotes close ('... says "hx is not
         contiguous" while ...') or a sentence ends; "clause" after its message's first clause, other words
-        after it ('... at the same device after upgrading'); "other" where another word stands on its line
+        after it ('... at the same device after upgrading'); "head" where it lacks its template's first words
+        and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a fragment
+        cut at both ends reads only where the input's end cuts it); "other" where another word stands on its line
         where its template's next word should be (another message that shares words with this one: '...
         while checking arguments for addmm'); "" elsewhere (a line's end, a value)."""
         nxt = self.rec.next_word(c.tid, c.last)
@@ -231,7 +234,7 @@ class Tolerant:
             return "clause"
         if word_next and c.end not in ends:
             return "other"
-        return "cut" if _input_cuts(c, nxt, text, end, last) else ""
+        return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
         """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
@@ -384,7 +387,7 @@ class Tolerant:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
         return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
 
-    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1) -> Iterator[tuple[Any, str, int]]:
+    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1, dropped: bool = False) -> Iterator[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
         message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
         tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
@@ -392,26 +395,35 @@ class Tolerant:
         bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
         for pattern in self._patterns(idx):
             for base in bases:
-                for variant, shift in _variants(base, start, self._heads(idx, c, base, start), self.rec.weight):
+                for variant, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight):
                     yield pattern, variant, shift
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
         ('... is_trainin…', '... got [1, 4...'). A quoted reading ends at its delimiter, one before an ellipsis
-        there; a quoted one the regex cannot read may be a whole message all the same (``_whole``)."""
+        there; a quoted one the regex cannot read may be a whole message all the same (``_whole``). A head cut
+        reading that names something specific (``_SPECIFIC``: not 'Registered kernels: <no registered kernels>',
+        any op's) and holds at least half its template's information (not an op's name that a converter lists,
+        'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the text's end)."""
         _lo, text, start, end = self._region(idx, where, 0, c.part)
         mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
-        stop = end if cut != "cut" else mark.start() if mark else len(text)
-        for pattern, variant, shift in self._attempts(idx, c, text[:stop], start):
+        stop = end if cut not in ("cut", "head") else mark.start() if mark else len(text)
+        for pattern, variant, shift in self._attempts(idx, c, text[:stop], start, dropped=self._specific(c, where)):
             timeout = self._timeout()
             try:
                 m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
             except (TimeoutError, regex_error()):
                 return False
-            if m is not None and (m.partial or cut != "cut") and m.start() <= start + shift:
+            whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
+            if m is not None and (not m.partial if whole else m.partial or cut != "cut") and m.start() <= start + shift:
                 return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
         return cut == "quoted" and self._whole(c, where)
+
+    def _specific(self, c: Chain, where: _Where) -> bool:
+        """Whether a reading holds what is specific (an RNN word, a name in code) and most of its message's
+        information (what a head cut must hold)."""
+        return _SPECIFIC.search(where.read) is not None and 2 * c.bits >= self.rec.total(c.tid)
 
     def _whole(self, c: Chain, where: _Where) -> bool:
         """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
@@ -464,11 +476,19 @@ class Tolerant:
                 got.setdefault(stem(raw), []).append(raw)
         return got
 
-    def _heads(self, idx: int, c: Chain, text: str, start: int) -> list[str]:
-        """The fixed prefixes (``RuntimeError: ``) of the signature's templates, where the reading starts at
-        a message's first word and the text has no prefix of its own there."""
+    def _heads(self, idx: int, c: Chain, text: str, start: int, dropped: bool = False) -> list[str]:
+        """What the text lost before the reading, put back: the fixed prefixes (``RuntimeError: ``) of the
+        signature's templates, where the reading starts at a message's first word and the text has no prefix of
+        its own there; where it starts later (its head cut) and ``dropped`` asks for it, the start of the
+        signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
+        no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
+        is another message's end, as a word after a reading where its template's next should be)."""
         line_head = text[text.rfind("\n", 0, start) + 1 : start]
-        if c.first != 1 or _ENDS_IN_HEAD.search(line_head):
+        if c.first != 1:
+            read = [w for w in self.rec.words_of(c) if w][:2]
+            texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and _HEAD_CUT.search(line_head) else ()
+            return list(dict.fromkeys(m[m.rfind("\n", 0, a) + 1 : a] for m in texts for a in _at(m, read)))
+        if _ENDS_IN_HEAD.search(line_head):
             return []
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
 
@@ -757,6 +777,9 @@ _STATEMENT = LazyRe(r"[ \t]{4,}\S")
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
+# what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
+# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
+_HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
@@ -886,6 +909,12 @@ def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
         return k < len(tpl) or read[-1] != tpl[-1]
     rest = read[i:]
     return (k >= len(tpl) or not tpl[k]) and (len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest))
+
+
+def _at(text: str, read: Sequence[str]) -> Iterator[int]:
+    """Where in ``text`` its words ``read`` (stems) begin."""
+    tw = words(text)
+    return (a for j, (_w, a, _b) in enumerate(tw) if [w for w, _a, _b in tw[j : j + len(read)]] == list(read))
 
 
 def _listed(lines: Sequence[str], li: int) -> bool:
