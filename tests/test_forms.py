@@ -197,6 +197,9 @@ def _counter_forms(text: str, own: frozenset[str] = frozenset()) -> Iterator[tup
 # first line in the title form, past the half in the cut form), and what is left is the signature's message with
 # the RNN evidence they lacked (the title's own "LSTM training"). Each names the forms and why.
 FORM_UNDOES_COUNTER = {
+    ("cudnn/cause-dropout-descriptor-out-of-memory", "dropout-layer-outside-tensorflow"): (("title",), "its dense "
+    "layer's frames are gone: '# LSTM training: ... CUDNN_STATUS_EXECUTION_FAILED in cudnnSetDropoutDescriptor' is the "
+    "dropout setup of an RNN by the title's own words"),
     ("flux/cudnn-rnn-status-error", "conv"): (("title",), "its convolution frame is gone: '# LSTM training: CUDNNError: "
     "CUDNN_STATUS_BAD_PARAM (code 3)' is CUDA.jl's status in an LSTM, as a user's title 'CUDNNError: ... (code 3) while "
     "training lstm' is (rank/wrappers.py reads both as Flux's)"),

@@ -197,18 +197,11 @@ class Recognizer:
                         done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
 
     def grow_back(self, c: Chain, text_words: Words) -> Chain:
-        """The chain grown backwards over the template's words before it that the text has right before it,
-        a value absorbed as a chain grows over one (a chain starts only at an informative word: 'cudnn rnn'
-        before 'backward'; a head cut is only where the text lacks them: 'Registered kernels: ...' after
-        'Registered devices: [CPU, GPU]' is not its message's head cut)."""
+        """The chain grown backwards over the template's words before it that the text has right before it
+        (a chain starts only at an informative word: 'cudnn rnn' before 'backward')."""
         tpl = self.tpls[c.tid]
-        while c.first > 1:
-            gap = 1 if tpl[c.first - 1] else 2  # (the template's word before a value: its position and the text's)
-            lo = c.start - (1 if gap == 1 else MAX_VALUE + 1)
-            j = next((j for j in range(c.start - gap, max(-1, lo - 1), -1) if c.first > gap and text_words[j][0] == tpl[c.first - gap]), None)
-            if j is None:
-                break
-            c.first, c.start = c.first - gap, j
+        while c.start > 0 and c.first > 1 and tpl[c.first - 1] and text_words[c.start - 1][0] == tpl[c.first - 1]:
+            c.first, c.start = c.first - 1, c.start - 1
             c.bits += self.weight.get(tpl[c.first], 0.0)
         return c
 
