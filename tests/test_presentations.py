@@ -150,6 +150,32 @@ KNOWN: dict[str, str] = {
     ),
     # branch read19: a collapsed page (the log's line breaks lost) is broken again where a traceback's, a log
     # record's or a stack trace's line begins; what begins a line in no such way stays run together
+    # a native crash is read from its stack's lines (the crash line, then the crashing thread's frames): collapsed,
+    # which frame belongs to which thread is lost, so no finding is right (its counter-example with the RNN only
+    # in another thread must stay unmatched there too)
+    "cudnn/rnn-native-crash [gdb-bt-segv-in-cudnn-rnn-forward-training] collapsed": (
+        "a stack's line structure is the evidence: collapsed, the crashing thread's frames cannot be told from another's"
+    ),
+    "cudnn/rnn-native-crash [faulthandler-torch2-current-thread-in-rnn-module] collapsed": "as gdb-bt-segv-in-cudnn-rnn-forward-training",
+    "cudnn/rnn-native-crash [gdb-abort-through-cudnn-rnn-after-throw] collapsed": "as gdb-bt-segv-in-cudnn-rnn-forward-training",
+    "cudnn/rnn-native-crash [glog-signal-handler-tensorflow-cudnn-rnn-backward] collapsed": "as gdb-bt-segv-in-cudnn-rnn-forward-training",
+    "cudnn/rnn-native-crash [gdb-py-bt-built-in-lstm-in-server-thread] collapsed": "as gdb-bt-segv-in-cudnn-rnn-forward-training",
+    "cudnn/rnn-native-crash [glog-signal-handler-tensorflow-cudnn-rnn-backward] rendered": (
+        "a rendered page puts frames at column 0: the stack's indented frame lines, the evidence, are gone"
+    ),
+    "cudnn/rnn-native-crash [gdb-py-bt-built-in-lstm-in-server-thread] rendered": "as glog-signal-handler-tensorflow-cudnn-rnn-backward",
+    "cudnn/rnn-kernel-memcheck-violation [cuda-memcheck-lstm-forward-elementwise] rendered": (
+        "the checker's report is read from its line structure (the error line, then its 'at' line): rendered or collapsed, it is gone"
+    ),
+    "cudnn/rnn-kernel-memcheck-violation [cuda-memcheck-lstm-forward-elementwise] collapsed": "as its rendered form",
+    "cudnn/rnn-kernel-memcheck-violation [compute-sanitizer-gru-backward-half] rendered": (
+        "the checker's report is read from its line structure (the error line, then its 'at' line): rendered or collapsed, it is gone"
+    ),
+    "cudnn/rnn-kernel-memcheck-violation [compute-sanitizer-gru-backward-half] collapsed": "as its rendered form",
+    "cudnn/rnn-kernel-memcheck-violation [compute-sanitizer-persistent-lstm-kernel] rendered": (
+        "the checker's report is read from its line structure (the error line, then its 'at' line): rendered or collapsed, it is gone"
+    ),
+    "cudnn/rnn-kernel-memcheck-violation [compute-sanitizer-persistent-lstm-kernel] collapsed": "as its rendered form",
     "tensorflow/dnn-plugin-rnn-setup-failed [tf1-workspace-query] collapsed": (
         "as its json-record: all the log's lines come from the one collapsed line, and the later error of the "
         "chain is no longer told by its line"
