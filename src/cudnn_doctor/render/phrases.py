@@ -49,7 +49,7 @@ def cut_note(cut: CutRecord | None) -> str:
         return ""
     read = str(cut.get("read") or "")
     read = ("..." + read[-80:]) if len(read) > 80 else read
-    note = f"The message was cut off after {read!r}"
+    note = f"Only part of the message could be read: {read!r}"  # (cut at its end, its start or both)
     unread = [str(u) for u in cut.get("unread") or []]
     if unread:
         note += f"; not read: {', '.join(unread[:8])}"
