@@ -23,7 +23,7 @@ from typing import Any
 
 from ..read.sources import Block
 from ..read.textsafe import delete_escapes
-from .lines import Lines
+from .lines import Lines, line_end
 
 SMALL_TEXT = 256 << 10
 PIECE = 64  # lines of a window scanned at once for the context items' literals
@@ -106,15 +106,13 @@ class Prefilter:
         out: dict[int, list[str]] = {}
         if found:
             found.sort()
-            line_end = -1
+            end = -1
             lits: list[str] = []
             literals = self.literals
             for to, lit_id in found:
-                if to > line_end:  # a new line (the hit ends past the current line's end)
-                    ls = chunk.rfind(b"\n", 0, to - 1) + 1
-                    le = chunk.find(b"\n", to - 1)
-                    line_end = len(chunk) if le < 0 else le
-                    lits = out[ls] = []
+                if to > end:  # a new line (the hit ends past the current line's end)
+                    end = line_end(chunk, to - 1)
+                    lits = out[chunk.rfind(b"\n", 0, to - 1) + 1] = []
                 lit = literals[lit_id]
                 if lit not in lits:
                     lits.append(lit)

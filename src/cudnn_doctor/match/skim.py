@@ -104,8 +104,7 @@ def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
     codes too: ``Prefilter.behind_escapes``); None where one does not decode, or more than MAX_HITS do."""
     if not starts:
         return []
-    ends = [data.find(b"\n", at) for at in starts]
-    ends[-1] = line_end(data, starts[-1])  # the block's last line ends it
+    ends = [line_end(data, at) for at in starts]
     got = decoded_lines(b"\n".join(map(data.__getitem__, map(slice, starts, ends))))
     if got is None:
         return None

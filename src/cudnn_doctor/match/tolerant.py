@@ -17,8 +17,8 @@ steps:
    among exact matches). On lines a regex matched, only another signature that its case kept off is read;
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
    the end, its head perhaps cut (the start its text lost put back from the signature's own message, where
-   nothing else stands before it on its line and it names something specific), is a finding marked ``cut`` (lower confidence; what it could not read) when what it read tells one
-   message (a signature and the causes behind it) apart from every other: the signatures holding the same
+   nothing else stands before it on its line and it names something specific), is a finding marked ``cut``
+   (lower confidence; what it could not read) when what it read tells one message (a signature and the causes behind it) apart from every other: the signatures holding the same
    words, and the signature's counter-examples (``lookalikes``) that say as much after the same word.
    Otherwise, a near miss naming them.
 
@@ -405,7 +405,9 @@ class Tolerant:
         there; a quoted one the regex cannot read may be a whole message all the same (``_whole``). A head cut
         reading that names something specific (``_SPECIFIC``: not 'Registered kernels: <no registered kernels>',
         any op's) and holds at least half its template's information (not an op's name that a converter lists,
-        'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the text's end)."""
+        'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
+        text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the
+        text's end)."""
         _lo, text, start, end = self._region(idx, where, 0, c.part)
         mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
         stop = end if cut not in ("cut", "head") else mark.start() if mark else len(text)

@@ -78,7 +78,8 @@ _WIDE_MARK = re.compile(
 _QUOTE_MARK = re.compile(rb"\n {0,2}>")
 # Markdown's backslash escapes a rich-text editor adds (reddit's, a chat's: 'CUDNN\_STATUS\_BAD\_PARAM', '\<module\>',
 # '\[1\]'); an underscore's only after a letter or digit (a Windows path's '\_work' is a path's)
-_ESCAPE_MARK = re.compile(rb"\\(?:[*`\[\]<>#~|^]|(?<=[A-Za-z0-9]\\)_)")
+_ESCAPABLE = r"[*`\[\]<>#~|^]"  # what Markdown escapes besides '_'
+_ESCAPE_MARK = re.compile(rb"\\(?:" + _ESCAPABLE.encode() + rb"|(?<=[A-Za-z0-9]\\)_)")
 # a workflow command a tool prints for GitHub Actions (pytest's annotations, a linter's), its text on one line:
 # '::error file=train.py,line=42::RuntimeError: ...%0ATraceback ...' (%0A a line break, %25 a percent sign)
 _COMMAND_MARK = re.compile(rb"\n::(?:error|warning|notice|debug)[ :]")  # (a literal first: memchr speed)
@@ -146,8 +147,8 @@ _JSON_STRUCTURE = LazyRe(
 )
 # a line that is one JSON string and nothing else (_JSON_STRING_LINE without a key)
 _JSON_PURE_STRING = LazyRe(r'^\s*("[^"\\]*(?:\\.[^"\\]*)*")\s*[,\]}]*\s*$')
-_ESCAPED_PUNCTUATION = LazyRe(r"\\([*`\[\]<>#~|^])")
-_ESCAPED = LazyRe(r"\\([*`\[\]<>#~|^])|(?<!\b[A-Za-z]:)(?<!\\)\\(_)")  # not a drive's root: 'C:\_work'
+_ESCAPED_PUNCTUATION = LazyRe(rf"\\({_ESCAPABLE})")
+_ESCAPED = LazyRe(rf"\\({_ESCAPABLE})|(?<!\b[A-Za-z]:)(?<!\\)\\(_)")  # not a drive's root: 'C:\_work'
 _COMMAND = LazyRe(r"^::(?:error|warning|notice|debug)(?: [^:]*)?::")
 _FRAME = LazyRe(r'^\s+File "')
 _PANEL_NAME = LazyRe(r"^(?:Exception has occurred: )?((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception))\s*$")
