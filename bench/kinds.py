@@ -20,7 +20,8 @@ Kinds: sparse (biglog's CI log), dense (~40% of lines name cuDNN/LSTM/GRU), dens
 ``Loaded cuDNN version`` line: a PyTorch log), tqdm (logging lines alternating with tqdm bars), keras (Keras
 Progbar updates with their ``\\b`` and ``\\r``), alternating (logging lines alternating with short lines),
 pytest (``pytest -v``: lines of equal length), summary (Keras model summaries: lines of equal length), long
-(single lines of 8-60 KiB), crlf (Windows line endings), notebook (a notebook's JSON), docker (a container's
+(single lines of 8-60 KiB), crlf (Windows line endings), cjk (a training log in Chinese: prose glued to numbers,
+full-width punctuation), colour (every line coloured by a logging library), notebook (a notebook's JSON), docker (a container's
 training output in Docker's json-file log: a JSON record per line, colour codes and tqdm's '\r' escaped in it),
 mix (all of them in turn, 256 KiB each).
 """
@@ -144,6 +145,25 @@ def _docker(rng: random.Random, step: int) -> list[str]:
     return lines
 
 
+def _cjk(rng: random.Random, step: int) -> list[str]:
+    """A training log in Chinese (a PaddleOCR/MMEngine-style run's own messages): prose glued to numbers and
+    names, full-width colons and commas, now and then a line of ASCII fields."""
+    lines = [f"2024-05-14 09:12:{step % 60:02d} [信息] 第{step // 100}轮 第{step}步：损失={rng.random() * 3:.4f}，"
+             f"学习率={rng.random() * 1e-3:.2e}，耗时{rng.random() * 2:.2f}秒，已保存到output/模型_{step % 7}.pdparams"]
+    if step % 5 == 0:
+        lines.append(f"[2024/05/14 09:12:{step % 60:02d}] ppocr INFO: epoch: [{step // 100}/500], global_step: {step}, "
+                     f"lr: {rng.random() * 1e-3:.6f}, acc: {rng.random():.6f}, 训练样本数：{rng.randrange(10**5)}")
+    return lines
+
+
+def _colour(rng: random.Random, step: int) -> list[str]:
+    """Every line coloured by a logging library (loguru's default format, a rich-style highlighted value in
+    the message), as a CI job that forces colour stores it."""
+    return [f"\x1b[32m2024-05-14 09:12:{step % 60:02d}.{step % 1000:03d}\x1b[0m | \x1b[1mINFO    \x1b[0m | "
+            f"\x1b[36mtrainer\x1b[0m:\x1b[36mfit\x1b[0m:\x1b[36m{200 + step % 50}\x1b[0m - \x1b[1mepoch {step // 100} step "
+            f"{step} loss=\x1b[1;36m{rng.random() * 3:.4f}\x1b[0m\x1b[1m lr=\x1b[1;36m{rng.random() * 1e-3:.2e}\x1b[0m"]
+
+
 def docker_record(line: str, step: int) -> str:
     """One line as Docker's json-file driver stores it: the line and its newline in 'log' (Go's encoder: UTF-8
     as it is, '<', '>' and '&' escaped), the stream, the time."""
@@ -155,6 +175,7 @@ KINDS: dict[str, Callable[[random.Random, int], list[str]]] = {
     "sparse": _biglog_noise(False), "dense": _biglog_noise(True), "dense-nover": _biglog_noise(True, loaded=False),
     "tqdm": _tqdm, "keras": _keras, "alternating": _alternating, "pytest": _pytest, "summary": _summary,
     "long": _long, "crlf": _crlf, "notebook": _biglog_noise(False), "mix": _biglog_noise(False), "docker": _docker,
+    "cjk": _cjk, "colour": _colour,
 }
 PLANTS = {"keras": [(0.5, KERAS_ERROR), (1.0, KERAS_ERROR)]}
 DEFAULT_PLANTS = [(0.3, "001"), (0.7, "038"), (1.0, "031")]
@@ -166,7 +187,7 @@ def _plants(kind: str) -> list[tuple[float, str]]:
 
 def _mixed(rng: random.Random) -> Iterator[list[str]]:
     """The mix: each kind in turn, ~256 KiB of its lines."""
-    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker")]
+    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker", "cjk", "colour")]  # (the mix of the earlier rounds)
     step = 0
     while True:
         for kind in kinds:
