@@ -478,6 +478,21 @@ def test_a_big_notebook_blocks_decoded_head_shows_what_else_is_undone() -> None:
     assert got.data.split(b"\n")[10] == b"RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED <here>"
 
 
+def test_a_big_logs_east_asian_prose_is_left_as_it_is_a_pastes_is_spaced() -> None:
+    """Full-width punctuation and East Asian prose glued to a message are what a person typed: undone in a
+    paste, not in a big log's blocks (a training log in Chinese has them on every line: undoing them there cost
+    140 CPU s/GiB), where a '^M' still is."""
+    line = "2024-05-14 09:12:33 [信息] 第3轮：损失=0.1234，报错RuntimeError: cuDNN error^M\n"
+    data = (line * 8000).encode()
+    assert len(data) > 256 << 10
+    big = present(data, paste=False)
+    assert big is not None and big.undone == ("carets",)
+    assert big.data.split(b"\n")[0] == line.rstrip("\n").removesuffix("^M").encode()
+    paste = present(line.encode(), paste=True)
+    assert paste is not None and paste.undone == ("carets", "characters")
+    assert paste.data.decode().rstrip("\n") == "2024-05-14 09:12:33 [信息] 第 3 轮: 损失=0.1234, 报错 RuntimeError: cuDNN error"
+
+
 def test_typographic_characters_are_seen_as_the_pattern_sees_them() -> None:
     """The characters presentation is seen by its two-byte starts first (read/present.py): the same answer as its
     pattern over the whole sample, on progress bars ('█' is \\xe2\\x96\\x88), each character it undoes, '^M'."""
@@ -485,7 +500,12 @@ def test_typographic_characters_are_seen_as_the_pattern_sees_them() -> None:
 
     from cudnn_doctor.read.present import PRESENTATIONS
 
-    (seen,) = {p.seen for p in PRESENTATIONS if p.name == "characters"}
+    undos = [p.seen for p in PRESENTATIONS if p.name in ("characters", "carets")]
+    assert len(undos) == 2
+
+    def seen(sample: bytes, literals: tuple[str, ...]) -> bool:
+        return any(s(sample, literals) for s in undos)
+
     pattern = re.compile(rb"\xc2\xa0|\xe2\x80[\x98\x99\x9c\x9d\xaf\x89\x8b]")
     bar = "Epoch 1:  13%|\u2588\u2588\u258c      | 136/1000 [00:02<01:16]\n".encode() * 50
     marks = ["\u00a0", "\u2018", "\u2019", "\u201c", "\u201d", "\u202f", "\u2009", "\u200b", "\u2013", "\u2026", "^M", "^"]

@@ -75,6 +75,7 @@ _CJK_LEAD = re.compile(rb"[\xe3-\xed]")
 _WIDE_MARK = re.compile(
     rb"\xef(?:\xbc[\x81-\xbf]|\xbd[\x80-\x9e])|\xe3\x80\x80|[\xe3-\xed][\x80-\xbf]{2}[A-Za-z0-9_]|[A-Za-z0-9_.)\]'\"][\xe3-\xed][\x80-\xbf]{2}"
 )
+_CARETS_MARK = re.compile(rb"\^M")
 _QUOTE_MARK = re.compile(rb"\n {0,2}>")
 # Markdown's backslash escapes a rich-text editor adds (reddit's, a chat's: 'CUDNN\_STATUS\_BAD\_PARAM', '\<module\>',
 # '\[1\]'); an underscore's only after a letter or digit (a Windows path's '\_work' is a path's)
@@ -641,24 +642,30 @@ def _gutter(block: Text) -> Lines | None:
     return [(t[m.end() :] if m else t, o) for (t, o), m in zip(lines, matches, strict=True)]
 
 
-def _characters(block: Text) -> Lines | None:
-    text = block.text
-    wide = not text.isascii() and (_SMART_CHARS.search(text) is not None or _CJK_GLUED.search(text) is not None)
-    if "^M" not in text and not wide:
+def _carets(block: Text) -> Lines | None:
+    """A carriage return shown as '^M' (``cat -v``, a Windows log opened in a Unix editor): the line's last
+    segment kept, as a terminal shows it."""
+    if "^M" not in block.text:
         return None
     out: Lines = []
-    changed = False
     for t, o in block.lines():
-        u = t
-        if u.endswith("^M"):
-            u = u[:-2]
+        u = t[:-2] if t.endswith("^M") else t
         if "^M" in u:
             u = u.split("^M")[-1] if u.split("^M")[-1].strip() else u.replace("^M", "")
-        if wide and not u.isascii():
-            u = _typed(u)
-        changed = changed or u != t
         out.append((u, o))
-    return out if changed else None
+    return out if any(u != t for (u, _), (t, _o) in zip(out, block.lines(), strict=True)) else None
+
+
+def _characters(block: Text) -> Lines | None:
+    """Typographic and full-width characters as ASCII, and East Asian prose glued to a message spaced from
+    it (``_typed``), on each line that holds one: what a person's editor or input method typed, so a paste's
+    (line by line, ~7 us a line: a training log in Chinese, every line prose glued to numbers, cost 140 CPU
+    s/GiB when a big log's blocks were undone too; bench/kinds.py's cjk kind)."""
+    text = block.text
+    if text.isascii() or (_SMART_CHARS.search(text) is None and _CJK_GLUED.search(text) is None):
+        return None
+    out = [(t if t.isascii() else _typed(t), o) for t, o in block.lines()]
+    return None if out == block.lines() else out
 
 
 def _typed(u: str) -> str:
@@ -819,12 +826,13 @@ def _marked(pattern: re.Pattern[bytes], starts: tuple[bytes, ...] = (), inside: 
 
 
 def _characters_seen(sample: bytes, _literals: Collection[str]) -> bool:
-    """A no-break space or a typographic character (their UTF-8 bytes begin \\xc2\\xa0 or \\xe2\\x80), or '^M':
-    the two-byte starts looked for first, at memchr speed; the pattern alone tries every \\xe2 byte, and a
-    block of progress bars holds hundreds (each '█' is \\xe2\\x96\\x88)."""
+    """A no-break space or a typographic character (their UTF-8 bytes begin \\xc2\\xa0 or \\xe2\\x80), a
+    full-width form or a CJK character glued to a letter: the two-byte starts looked for first, at memchr speed;
+    the pattern alone tries every \\xe2 byte, and a block of progress bars holds hundreds (each '█' is
+    \\xe2\\x96\\x88)."""
     if b"\xc2\xa0" in sample or (b"\xe2\x80" in sample and _CHARACTERS_MARK.search(sample) is not None):
         return True
-    return _has_at(sample, b"^M") or (not sample.isascii() and _wide_seen(sample))
+    return not sample.isascii() and _wide_seen(sample)
 
 
 def _wide_seen(sample: bytes) -> bool:
@@ -906,7 +914,8 @@ PRESENTATIONS = (
     Presentation("commands", _marked(_COMMAND_MARK, _COMMAND_STARTS), _step("commands", _commands)),
     Presentation("panel", _marked(_PANEL_MARK), _step("panel", _panel), paste_only=True),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
-    Presentation("characters", _characters_seen, _step("characters", _characters)),
+    Presentation("carets", _marked(_CARETS_MARK, (b"^M",)), _step("carets", _carets)),
+    Presentation("characters", _characters_seen, _step("characters", _characters), paste_only=True),
     _WRAP,
     Presentation("bullets", _marked(_BULLET_MARK, (b"- ", b"* ")), _step("bullets", _bullets)),
 )
