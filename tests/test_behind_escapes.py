@@ -66,3 +66,32 @@ def test_each_deleted_control_alone_hides_a_literal() -> None:
         assert pf.behind_escapes(data) == {len(b"\x1b[31mred\x1b[0m\n"): ["cudnn"]}, c
     data = b"\x1b[31mred\x1b[0m\nthe cuDNN call\nplain"  # nothing deleted but the escapes: nothing hidden
     assert pf.behind_escapes(data) == {}
+
+
+COLOUR_LITS = ["cudnn_status_mapping_error", "hidden[0]", "expected 2 got 3", "lstm", "os: "]
+COLOUR_PIECES = [b"CUDNN_STATUS_MAPPING_ERROR", b"CUDNN_STATUS_", b"MAPP", b"ING_ERROR", b"hidden", b"[0]", b"[", b"0]", b"Expected 2",
+                 b" got 3", b"LS", b"TM", b"m", b"M", b"os: ", b"plain words 42;", b"\xc3\xa9t\xc3\xa9",
+                 b"\x1b[31m", b"\x1b[0m", b"\x1b[m", b"\x1b[1;36m", b"\x1b[38;5;196m", b" "]
+
+
+def test_a_region_coloured_by_colour_codes_alone_finds_what_each_cleaned_line_finds() -> None:
+    """Where every escape is a colour code, only the lines that may hide a literal are cleaned (``_coloured``):
+    the same lines and literals as cleaning every line, for literals holding the bytes a colour code is made of
+    (digits, '[', ';', m), small regions (``find``) and big ones (hyperscan, where installed)."""
+    rng = random.Random(11)
+    pf = Prefilter(COLOUR_LITS)
+    for size in [*([1] * 400), 4000]:
+        lines = [b"".join(rng.choice(COLOUR_PIECES) for _ in range(rng.randrange(0, 9))) for _ in range(rng.randrange(1, 9) * size)]
+        data = b"\n".join(lines)
+        raw = pf.scan(data)
+        assert _merged(raw, pf.behind_escapes(data)) == _merged(raw, _line_by_line(pf, data)), data[:300]
+    assert pf._coloured(b"\x1b[31mred\x1b[0m\nthe LS\x1b[0mTM") == [len(b"\x1b[31mred\x1b[0m\n")]
+    assert Prefilter(["mm", "lstm"])._coloured(b"\x1b[31mred\x1b[0m") is None  # a literal of colour-code bytes: every line
+
+
+def test_a_region_with_another_escape_than_a_colour_code_cleans_every_escaped_line() -> None:
+    pf = Prefilter(["cudnn"])
+    for other in (b"\x1b[2K", b"\x1b]8;;x\x07", b"\x1b[?25l", b"\x1b(B"):
+        data = b"\x1b[31mred\x1b[0m\nthe cuD" + other + b"NN call\nplain"
+        assert pf.behind_escapes(data) == _line_by_line(pf, data), other
+    assert pf.behind_escapes(b"\x1b[31mred\x1b[0m\nthe cuD\x1b[2KNN call") == {len(b"\x1b[31mred\x1b[0m\n"): ["cudnn"]}

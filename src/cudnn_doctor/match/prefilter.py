@@ -3,7 +3,8 @@
 - ``Prefilter`` finds every line holding one of the signatures' or probes' literals (one combined scan with
   hyperscan where installed; one ``bytes.find`` per literal for a pasted traceback, and where hyperscan is not
   installed). A speed mechanism (bench/: every kind of 1 GiB log); its equivalence tests:
-  tests/test_streaming.py (the two engines), tests/test_behind_escapes.py.
+  tests/test_streaming.py (the two engines), tests/test_behind_escapes.py (a colour code inside a literal, and
+  ``_coloured``: a region coloured throughout cleaned only where a literal may hide; bench/kinds.py colour).
 - ``RuleOut`` says on which lines around a match a context item may match at all: one hyperscan database of
   every context item's literals (bench/: the flatten_parameters warning 10,000 times, each with 100 lines of
   context); only those lines are normalized and searched with `regex`. Its equivalence tests:
@@ -55,6 +56,7 @@ class Prefilter:
         self._bytes = [lit.encode("utf-8") for lit in self.literals]
         self._hs: Any = None
         self._hs_tried = False
+        self._lossy: Prefilter | None = None  # its literals without a colour code's bytes (``_coloured``)
 
     @staticmethod
     def shared(literals: Iterable[str]) -> Prefilter:
@@ -136,7 +138,8 @@ class Prefilter:
         holding an escape has its lines that hold a byte normalization deletes (a control, or the one-byte CSI)
         cleaned and scanned once more (the others read the same: the raw scan has them). Those lines are found
         with ``find`` on a copy where each such byte is ESC (the region itself where it holds none but ESC): splitting and cleaning the whole region cost a
-        sparse CI log, where one line in six is coloured, a quarter of its time."""
+        sparse CI log, where one line in six is coloured, a quarter of its time. Where every escape is a colour
+        code, only the lines ``_coloured`` says may hide a literal are cleaned."""
         if b"\x1b" not in region:
             return {}
         marked = region
@@ -144,10 +147,12 @@ class Prefilter:
             marked = region.replace(b"\xc2\x9b", b"\x1b\x1b")  # same length, same lines
         if any(map(marked.__contains__, _CONTROLS)):  # 29 memchr passes cost less than translating every byte
             marked = marked.translate(_MARK_DELETED)
+        # (a few escapes: cleaning their lines costs less than _coloured's three passes over the region)
+        maybe = self._coloured(region) if marked is region and region.count(b"\x1b") * COLOURED > len(region) else None
         starts: list[int] = []
         moved: list[bytes] = []
         find, rfind = marked.find, marked.rfind
-        pos = find(b"\x1b")
+        pos = find(b"\x1b") if maybe is None else -1
         while pos >= 0:
             ls = rfind(b"\n", 0, pos) + 1
             le = find(b"\n", pos)
@@ -155,6 +160,11 @@ class Prefilter:
             starts.append(ls)
             moved.append(region[ls:le])
             pos = find(b"\x1b", le)
+        for ls in maybe or ():
+            starts.append(ls)
+            moved.append(region[ls : line_end(region, ls)])
+        if not moved:
+            return {}
         clean = delete_escapes(b"\n".join(moved))  # never a newline: the n-th line is the n-th line
         found = self.scan(clean)
         if not found:
@@ -162,7 +172,34 @@ class Prefilter:
         moved_at = list(accumulate(map((1).__add__, map(len, clean.split(b"\n"))), initial=0))  # where each starts, in C
         return {starts[bisect_left(moved_at, at)]: lits for at, lits in found.items()}
 
+    def _coloured(self, region: bytes) -> list[int] | None:
+        """Where every escape of ``region`` is a colour code (SGR: ESC, '[', digits and ';', 'm'), the starts
+        of its lines that may hide a literal behind one: those where the region with every byte a colour code
+        is made of deleted (and the letter m, either case) holds a literal with those bytes deleted too, a
+        necessary condition (deleting the same bytes from a line as normalization reads it and from a literal
+        keeps the one inside the other); None where an escape is not a colour code. A log coloured on every
+        line (a logging library's format) holds a dozen escapes a line: deleting each one with a regex cost 19
+        CPU s/GiB (bench/kinds.py colour). Equivalence: tests/test_behind_escapes.py."""
+        params = region.translate(None, b"0123456789;")
+        if params.count(b"\x1b[m") != region.count(b"\x1b"):
+            return None
+        if self._lossy is None:
+            self._lossy = Prefilter.of_bytes(lit.translate(None, _COLOUR_BYTES) for lit in self._bytes)
+        if b"" in self._lossy._bytes:
+            return None  # a literal made of nothing else: every line may hide it
+        lossy = region.translate(None, _COLOUR_BYTES)
+        hits = self._lossy.scan(lossy)
+        if not hits:
+            return []
+        starts = list(accumulate(map((1).__add__, map(len, region.split(b"\n"))), initial=0))
+        lossy_starts = list(accumulate(map((1).__add__, map(len, lossy.split(b"\n"))), initial=0))
+        lines = (starts[bisect_left(lossy_starts, at)] for at in sorted(hits))
+        return [ls for ls in lines if region.find(b"\x1b", ls, line_end(region, ls)) >= 0]
 
+
+COLOURED = 128  # an escape in every COLOURED bytes at least: a region coloured throughout (``_coloured``)
+# the bytes of a colour code (ESC [ params m), with the letter m in upper case: what _coloured deletes
+_COLOUR_BYTES = b"\x1b[0123456789;mM"
 # each byte delete_escapes deletes (ESC, which starts every sequence it deletes, among them) as ESC, the others
 # kept (ESC itself not asked: that would compile the escapes' pattern at every start)
 _MARK_DELETED = bytes(b if b == 0x1B or delete_escapes(bytes([b])) else 0x1B for b in range(256))
