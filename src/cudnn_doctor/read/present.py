@@ -642,18 +642,23 @@ def _gutter(block: Text) -> Lines | None:
     return [(t[m.end() :] if m else t, o) for (t, o), m in zip(lines, matches, strict=True)]
 
 
-def _carets(block: Text) -> Lines | None:
+def _carets(block: Text) -> Text | None:
     """A carriage return shown as '^M' (``cat -v``, a Windows log opened in a Unix editor): the line's last
-    segment kept, as a terminal shows it."""
-    if "^M" not in block.text:
+    segment kept, as a terminal shows it. The one at a line's end goes in one pass over the text (a log with
+    one on every line cost 85 CPU s/GiB line by line); a line with others is read line by line."""
+    text = block.text
+    if "^M" not in text:
         return None
-    out: Lines = []
-    for t, o in block.lines():
-        u = t[:-2] if t.endswith("^M") else t
-        if "^M" in u:
-            u = u.split("^M")[-1] if u.split("^M")[-1].strip() else u.replace("^M", "")
-        out.append((u, o))
-    return out if any(u != t for (u, _), (t, _o) in zip(out, block.lines(), strict=True)) else None
+    u = text.replace("^M\n", "\n")
+    u = u[:-2] if u.endswith("^M") else u
+    if "^M" in u:
+        u = "\n".join(_last_segment(t) if "^M" in t else t for t in u.split("\n"))
+    return None if u == text else Text(u, block.origin, block.count())
+
+
+def _last_segment(t: str) -> str:
+    last = t.split("^M")[-1]
+    return last if last.strip() else t.replace("^M", "")
 
 
 def _characters(block: Text) -> Lines | None:
