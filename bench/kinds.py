@@ -158,10 +158,16 @@ def _cjk(rng: random.Random, step: int) -> list[str]:
 
 def _colour(rng: random.Random, step: int) -> list[str]:
     """Every line coloured by a logging library (loguru's default format, a rich-style highlighted value in
-    the message), as a CI job that forces colour stores it."""
-    return [f"\x1b[32m2024-05-14 09:12:{step % 60:02d}.{step % 1000:03d}\x1b[0m | \x1b[1mINFO    \x1b[0m | "
-            f"\x1b[36mtrainer\x1b[0m:\x1b[36mfit\x1b[0m:\x1b[36m{200 + step % 50}\x1b[0m - \x1b[1mepoch {step // 100} step "
-            f"{step} loss=\x1b[1;36m{rng.random() * 3:.4f}\x1b[0m\x1b[1m lr=\x1b[1;36m{rng.random() * 1e-3:.2e}\x1b[0m"]
+    the message), as a CI job that forces colour stores it, with a live progress display's line now and then
+    (rich's: each update after a line erase)."""
+    lines = [f"\x1b[32m2024-05-14 09:12:{step % 60:02d}.{step % 1000:03d}\x1b[0m | \x1b[1mINFO    \x1b[0m | "
+             f"\x1b[36mtrainer\x1b[0m:\x1b[36mfit\x1b[0m:\x1b[36m{200 + step % 50}\x1b[0m - \x1b[1mepoch {step // 100} step "
+             f"{step} loss=\x1b[1;36m{rng.random() * 3:.4f}\x1b[0m\x1b[1m lr=\x1b[1;36m{rng.random() * 1e-3:.2e}\x1b[0m"]
+    if step % 4 == 0:
+        done = step % 40
+        lines.append(f"\r\x1b[2KEpoch {step // 200}/9 \x1b[35m{'━' * done}\x1b[0m\x1b[90m╺{'━' * (39 - done)}\x1b[0m {step % 200}/200 "
+                     f"\x1b[2m0:00:{step % 60:02d} • 0:00:{(200 - step % 200) % 60:02d}\x1b[0m \x1b[2;4m{rng.random() * 30:.2f}it/s\x1b[0m")
+    return lines
 
 
 def docker_record(line: str, step: int) -> str:

@@ -71,25 +71,30 @@ def test_each_deleted_control_alone_hides_a_literal() -> None:
 COLOUR_LITS = ["cudnn_status_mapping_error", "hidden[0]", "expected 2 got 3", "lstm", "os: "]
 COLOUR_PIECES = [b"CUDNN_STATUS_MAPPING_ERROR", b"CUDNN_STATUS_", b"MAPP", b"ING_ERROR", b"hidden", b"[0]", b"[", b"0]", b"Expected 2",
                  b" got 3", b"LS", b"TM", b"m", b"M", b"os: ", b"plain words 42;", b"\xc3\xa9t\xc3\xa9",
-                 b"\x1b[31m", b"\x1b[0m", b"\x1b[m", b"\x1b[1;36m", b"\x1b[38;5;196m", b" "]
+                 b"\x1b[31m", b"\x1b[0m", b"\x1b[m", b"\x1b[1;36m", b"\x1b[38;5;196m", b" ", b"\x1b[31m", b"\x1b[0m", b"\x1b[m", b"\x1b[1;36m"]
+OTHER_ESCAPES = [b"\x1b[2K", b"\r\x1b[2K", b"\x1b[1A", b"\x1b[?25l", b"\x1b]8;;x\x07", b"\x1b]0;title", b"\x1b[38:5:196m", b"\x1b[31", b"\x1b(B", b"\x1b"]
 
 
-def test_a_region_coloured_by_colour_codes_alone_finds_what_each_cleaned_line_finds() -> None:
-    """Where every escape is a colour code, only the lines that may hide a literal are cleaned (``_coloured``):
+def test_a_coloured_region_finds_what_each_cleaned_line_finds() -> None:
+    """In a region coloured throughout, only the lines that may hide a literal are cleaned (``_coloured``):
     the same lines and literals as cleaning every line, for literals holding the bytes a colour code is made of
-    (digits, '[', ';', m), small regions (``find``) and big ones (hyperscan, where installed)."""
+    (digits, '[', ';', m), with other escapes among the colour codes or not (a cursor move, an OSC, a CSI cut
+    short), small regions (``find``) and big ones (hyperscan, where installed)."""
     rng = random.Random(11)
     pf = Prefilter(COLOUR_LITS)
     for size in [*([1] * 400), 4000]:
-        lines = [b"".join(rng.choice(COLOUR_PIECES) for _ in range(rng.randrange(0, 9))) for _ in range(rng.randrange(1, 9) * size)]
+        pieces = COLOUR_PIECES + (OTHER_ESCAPES if size % 2 == 0 or rng.random() < 0.3 else [])
+        lines = [b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 9))) for _ in range(rng.randrange(1, 9) * size)]
         data = b"\n".join(lines)
         raw = pf.scan(data)
         assert _merged(raw, pf.behind_escapes(data)) == _merged(raw, _line_by_line(pf, data)), data[:300]
     assert pf._coloured(b"\x1b[31mred\x1b[0m\nthe LS\x1b[0mTM") == [len(b"\x1b[31mred\x1b[0m\n")]
     assert Prefilter(["mm", "lstm"])._coloured(b"\x1b[31mred\x1b[0m") is None  # a literal of colour-code bytes: every line
+    live = b"\x1b[2K\x1b[31mred\x1b[0m \x1b[1mbold\x1b[0m \x1b[2mdim\x1b[0m \x1b[36mcyan\x1b[0m L\x1b[0mSTM\n"  # a live display's
+    assert pf._coloured(live * 9) == [len(live) * i for i in range(9)]
 
 
-def test_a_region_with_another_escape_than_a_colour_code_cleans_every_escaped_line() -> None:
+def test_another_escape_than_a_colour_code_inside_a_literal_hides_it() -> None:
     pf = Prefilter(["cudnn"])
     for other in (b"\x1b[2K", b"\x1b]8;;x\x07", b"\x1b[?25l", b"\x1b(B"):
         data = b"\x1b[31mred\x1b[0m\nthe cuD" + other + b"NN call\nplain"

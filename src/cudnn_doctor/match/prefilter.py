@@ -23,7 +23,7 @@ from itertools import accumulate
 from typing import Any
 
 from ..read.sources import Block
-from ..read.textsafe import delete_escapes
+from ..read.textsafe import delete_escapes, delete_other_escapes
 from .lines import Lines, line_end
 
 SMALL_TEXT = 256 << 10
@@ -173,32 +173,30 @@ class Prefilter:
         return {starts[bisect_left(moved_at, at)]: lits for at, lits in found.items()}
 
     def _coloured(self, region: bytes) -> list[int] | None:
-        """Where every escape of ``region`` is a colour code (SGR: ESC, '[', digits and ';', 'm'), the starts
-        of its lines that may hide a literal behind one: those where the region with every byte a colour code
-        is made of deleted (and the letter m, either case) holds a literal with those bytes deleted too, a
-        necessary condition (deleting the same bytes from a line as normalization reads it and from a literal
-        keeps the one inside the other); None where an escape is not a colour code. A log coloured on every
-        line (a logging library's format) holds a dozen escapes a line: deleting each one with a regex cost 19
-        CPU s/GiB (bench/kinds.py colour). Equivalence: tests/test_behind_escapes.py."""
-        params = region.translate(None, b"0123456789;")
-        if params.count(b"\x1b[m") != region.count(b"\x1b"):
-            return None
+        """In a region without a control or a one-byte CSI, the starts of its lines that may hide a literal
+        behind an escape: those where the region with every other escape deleted (a cursor move, a line's
+        erase: as normalization deletes them) and then every byte a colour code (SGR) is made of (ESC, '[',
+        digits, ';', the letter m in either case) holds a literal with those bytes deleted too. A necessary
+        condition: deleting the same bytes from a line as normalization reads it and from a literal keeps the one
+        inside the other. None where a literal is made of those bytes alone. A log coloured on every line (a
+        logging library's format) holds a dozen escapes a line: deleting each one with a regex cost 19 CPU s/GiB
+        (bench/kinds.py colour). Equivalence: tests/test_behind_escapes.py."""
         if self._lossy is None:
             self._lossy = Prefilter.of_bytes(lit.translate(None, _COLOUR_BYTES) for lit in self._bytes)
         if b"" in self._lossy._bytes:
             return None  # a literal made of nothing else: every line may hide it
-        lossy = region.translate(None, _COLOUR_BYTES)
+        lossy = delete_other_escapes(region).translate(None, _COLOUR_BYTES)
         hits = self._lossy.scan(lossy)
         if not hits:
             return []
         starts = list(accumulate(map((1).__add__, map(len, region.split(b"\n"))), initial=0))
         lossy_starts = list(accumulate(map((1).__add__, map(len, lossy.split(b"\n"))), initial=0))
-        lines = (starts[bisect_left(lossy_starts, at)] for at in sorted(hits))
-        return [ls for ls in lines if region.find(b"\x1b", ls, line_end(region, ls)) >= 0]
+        lines = sorted({bisect_left(lossy_starts, at) for at in hits})
+        return [starts[k] for k in lines if region.find(b"\x1b", starts[k], line_end(region, starts[k])) >= 0]
 
 
 COLOURED = 128  # an escape in every COLOURED bytes at least: a region coloured throughout (``_coloured``)
-# the bytes of a colour code (ESC [ params m), with the letter m in upper case: what _coloured deletes
+# the bytes of a colour code (ESC [ digits and ';' m), with the letter m in upper case: what _coloured deletes
 _COLOUR_BYTES = b"\x1b[0123456789;mM"
 # each byte delete_escapes deletes (ESC, which starts every sequence it deletes, among them) as ESC, the others
 # kept (ESC itself not asked: that would compile the escapes' pattern at every start)

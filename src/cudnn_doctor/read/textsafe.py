@@ -52,6 +52,8 @@ NORMALIZE_CONTROLS = LazyRe(f"[{C0_BUT_TAB_LF}{DEL}]")
 # literal first byte, which `re` skips to: 5x faster than with the one-byte CSI, \xc2\x9b in UTF-8, beside)
 _ESC_BYTES = LazyRe(lambda: b"\\x1b(?:%s)" % _AFTER_ESC.replace(r"[^\x07\x1b]", r"[^\x07\x1b\n]").encode("latin-1"))
 _ANSI_BYTES = LazyRe(lambda: _ESC_BYTES.pattern + rf"|\xc2\x9b{_CSI_BODY}".encode("latin-1"))
+# those but a colour code (SGR: ESC [ digits and ';' m), which ESC is looked past in C
+_OTHER_ESC_BYTES = LazyRe(lambda: _ESC_BYTES.pattern.replace(b"\\x1b", b"\\x1b(?!\\[[0-9;]*m)", 1))
 # the controls normalization deletes, as bytes for ``bytes.translate``. Not CR: normalization keeps a line's
 # last CR segment and never joins two, so a deleted CR would join what it keeps to the text before it ('0.5' to
 # 'DataParallel': no longer at a word start)
@@ -81,6 +83,12 @@ def has_escape(text: str) -> bool:
 def strip_ansi(text: str) -> str:
     """``text`` without terminal escape sequences (colours, cursor moves, OSC titles and links)."""
     return ANSI.sub("", text) if has_escape(text) else text
+
+
+def delete_other_escapes(data: bytes) -> bytes:
+    """UTF-8 lines with every escape sequence ESC starts but a colour code deleted, as ``delete_escapes`` deletes
+    them (a cursor move, a line's erase, an OSC); the colour codes kept."""
+    return _OTHER_ESC_BYTES.sub(b"", data) if b"\x1b" in data else data
 
 
 def delete_escapes(data: bytes) -> bytes:
