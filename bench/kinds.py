@@ -21,7 +21,8 @@ Kinds: sparse (biglog's CI log), dense (~40% of lines name cuDNN/LSTM/GRU), dens
 Progbar updates with their ``\\b`` and ``\\r``), alternating (logging lines alternating with short lines),
 pytest (``pytest -v``: lines of equal length), summary (Keras model summaries: lines of equal length), long
 (single lines of 8-60 KiB), crlf (Windows line endings), cjk (a training log in Chinese: prose glued to numbers,
-full-width punctuation), colour (every line coloured by a logging library), notebook (a notebook's JSON), docker (a container's
+full-width punctuation), colour (every line coloured by a logging library, a live progress display's lines), gradle (a
+Java build: '> Task' lines, '- ' items), notebook (a notebook's JSON), docker (a container's
 training output in Docker's json-file log: a JSON record per line, colour codes and tqdm's '\r' escaped in it),
 mix (all of them in turn, 256 KiB each).
 """
@@ -170,6 +171,18 @@ def _colour(rng: random.Random, step: int) -> list[str]:
     return lines
 
 
+def _gradle(rng: random.Random, step: int) -> list[str]:
+    """A Java build's log (Gradle, --console=plain: a DL4J project's CI): '> Task' lines, a compiler warning,
+    a test's output, a YAML-ish dump of its configuration ('- ' items) now and then."""
+    module = f":module{step % 40}"
+    lines = [f"> Task {module}:compileJava UP-TO-DATE", f"> Task {module}:test",
+             f"o.d.o.l.ScoreIterationListener - Score at iteration {step} is {rng.random():.6f}"]
+    if step % 10 == 0:
+        lines += ["warning: [deprecation] fit(DataSetIterator) in MultiLayerNetwork has been deprecated", "  - layer: LSTM",
+                  f"  - nIn: {rng.randrange(8, 512)}", f"  - nOut: {rng.randrange(8, 512)}"]
+    return lines
+
+
 def docker_record(line: str, step: int) -> str:
     """One line as Docker's json-file driver stores it: the line and its newline in 'log' (Go's encoder: UTF-8
     as it is, '<', '>' and '&' escaped), the stream, the time."""
@@ -181,7 +194,7 @@ KINDS: dict[str, Callable[[random.Random, int], list[str]]] = {
     "sparse": _biglog_noise(False), "dense": _biglog_noise(True), "dense-nover": _biglog_noise(True, loaded=False),
     "tqdm": _tqdm, "keras": _keras, "alternating": _alternating, "pytest": _pytest, "summary": _summary,
     "long": _long, "crlf": _crlf, "notebook": _biglog_noise(False), "mix": _biglog_noise(False), "docker": _docker,
-    "cjk": _cjk, "colour": _colour,
+    "cjk": _cjk, "colour": _colour, "gradle": _gradle,
 }
 PLANTS = {"keras": [(0.5, KERAS_ERROR), (1.0, KERAS_ERROR)]}
 DEFAULT_PLANTS = [(0.3, "001"), (0.7, "038"), (1.0, "031")]
@@ -193,7 +206,7 @@ def _plants(kind: str) -> list[tuple[float, str]]:
 
 def _mixed(rng: random.Random) -> Iterator[list[str]]:
     """The mix: each kind in turn, ~256 KiB of its lines."""
-    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker", "cjk", "colour")]  # (the mix of the earlier rounds)
+    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker", "cjk", "colour", "gradle")]  # (the mix of the earlier rounds)
     step = 0
     while True:
         for kind in kinds:
