@@ -183,3 +183,8 @@ def context_items(sig: Any) -> tuple[str, ...]:
     """Every item of a signature's context, in the order the checks look at them."""
     ctx = sig.context
     return (*ctx.exclude_any, *ctx.require_any, *ctx.support_any)
+
+
+def context_span(sig: Any, li_s: int, li_e: int, size: int) -> tuple[int, int]:
+    """The lines a match on lines ``li_s``..``li_e`` (of ``size``) has its context read on."""
+    return max(0, li_s - sig.context.lines_before), min(size - 1, li_e + sig.context.lines_after)

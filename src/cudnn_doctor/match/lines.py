@@ -180,3 +180,8 @@ def line_end(data: bytes, at: int) -> int:
     """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
     end = data.find(b"\n", max(at, 0))
     return len(data) if end < 0 else end
+
+
+def line_start(text: str, at: int) -> int:
+    """The offset where the line ``at`` is on starts."""
+    return text.rfind("\n", 0, at) + 1

@@ -31,21 +31,20 @@ from .context import (
     Budget,
     Evidence,
     context_items,
+    context_span,
     direct_rnn,
     literal_map,
 )
 from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
-from .results import Miss, RawMatch
+from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import Tolerant, folded
 
 if TYPE_CHECKING:
     from ..kb.load import Catalog
 
-MAX_MATCH_TEXT = 4000
 MAX_NEAR_MISSES_PER_SIG = 3
-TRACEBACK_LINES = 60
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -361,8 +360,7 @@ class Matcher:
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
         match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
-        ctx = sig.context
-        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.size - 1, span[1] + ctx.lines_after)
+        lo, hi = context_span(sig, *span, win.lines.size)
         region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
