@@ -120,11 +120,9 @@ class Evidence:
         """(evidence, supported) of a match whose context ``text`` passes ``exclude_any`` / ``require_any``;
         else the near-miss reason. ``direct``: the matched text names a cuDNN RNN call (``direct_rnn``)."""
         ctx = sig.context
-        exclude = ctx.exclude_any
-        if direct:
-            # the matched text itself names a cuDNN RNN call or op: a convolution nearby (a CRNN) does not
-            # make it a convolution error
-            exclude = tuple(e for e in exclude if e != NON_RNN)
+        # where the matched text itself names a cuDNN RNN call or op, a convolution nearby (a CRNN) does not make
+        # it a convolution error
+        exclude = tuple(e for e in ctx.exclude_any if e != NON_RNN) if direct else ctx.exclude_any
         if exclude:
             bad = self.find(exclude, text)
             if bad is not None:

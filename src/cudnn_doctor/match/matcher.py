@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import compile_pattern, regex_error
@@ -77,11 +78,8 @@ class Window:
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
-        n = self.missed.get(idx, 0)
-        if n < MAX_NEAR_MISSES_PER_SIG:
-            self.missed[idx] = n + 1
-            return True
-        return False
+        n = self.missed[idx] = self.missed.get(idx, 0) + 1
+        return n <= MAX_NEAR_MISSES_PER_SIG
 
 
 class Matcher:
@@ -295,9 +293,7 @@ class Matcher:
         lo, hi = max(0, run[0] - sig.window_before), min(win.lines.size - 1, run[-1] + sig.window_after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
-        offsets = [0]
-        for t in texts:
-            offsets.append(offsets[-1] + len(t) + 1)
+        offsets = list(accumulate((len(t) + 1 for t in texts), initial=0))
         found: list[Found] = []
         text = "\n".join(texts)
         if cannot_match(sig.regex, sig.flags, text):
@@ -333,9 +329,7 @@ class Matcher:
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, checked)
                 continue
-            text = m.group(0)
-            if len(text) > MAX_MATCH_TEXT:
-                text = text[:MAX_MATCH_TEXT] + "..."
+            text = m.group(0) if len(m.group(0)) <= MAX_MATCH_TEXT else m.group(0)[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))

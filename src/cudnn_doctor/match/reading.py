@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 from typing import Any
 
@@ -193,35 +194,27 @@ def _placed(got: RawMatch | Miss, source: str, first: int, lmap: LineMap) -> tup
 class _Vocabulary(Collection[str]):
     """Matcher.vocabulary, made when present.py first reads it: only a block with one wrapped line does."""
 
-    __slots__ = ("_matcher", "_words")
-
     def __init__(self, matcher: Matcher) -> None:
         self._matcher = matcher
-        self._words: tuple[str, ...] | None = None
 
-    def _get(self) -> tuple[str, ...]:
-        if self._words is None:
-            self._words = self._matcher.vocabulary()
-        return self._words
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        return self._matcher.vocabulary()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
+        return iter(self.words)
 
     def __len__(self) -> int:
-        return len(self._get())
+        return len(self.words)
 
     def __contains__(self, word: object) -> bool:
-        return word in self._get()
+        return word in self.words
 
 
 def _mapped(handle: Any, lmap: LineMap) -> Any:
     """``handle`` given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which
     skips lines of a shape a probe declined and stops calling a retired one."""
-
-    def handle_mapped(text: str, line: int) -> Any:
-        return handle(text, lmap.line(line))
-
-    return handle_mapped
+    return lambda text, line: handle(text, lmap.line(line))
 
 
 __all__ = ["Reader", "Tolerant"]

@@ -123,6 +123,8 @@ class Tolerant:
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
+        # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
+        self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -279,14 +281,10 @@ class Tolerant:
             text = "\n".join(lines[li : hi + 1])
             where = _Where(lines, li, text, 0, len(text))
             got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
-            if got is None or any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
+            if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue
             if self._context(self.sigs[idx], where):  # (after its regex: over a big log's long lines, the costlier)
                 yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
-
-    def _cased(self, sig_id: str) -> bool:
-        sig = self.sigs[self.index[sig_id]]
-        return "IGNORECASE" not in sig.flags and "(?i" not in sig.regex
 
     def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
