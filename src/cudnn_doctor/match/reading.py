@@ -130,12 +130,11 @@ class Reader:
         if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
             lines.read_as(tail, cut)  # (the source's last block: nothing reads its lines after this)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
+        near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
         for start, end, sig_id in exact:
+            near.setdefault(sig_id, []).append(start - block.first)
             for li in range(start - block.first, end - block.first + 1):
                 taken.setdefault(li, set()).add(sig_id)
-        near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
-        for start, _end, sig_id in exact:
-            near.setdefault(sig_id, []).append(start - block.first)
         for lo, hi in regions:  # a near miss's regex read again ignoring case takes its lines as an exact match does
             recased = _taking(taken, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken))
             for got in chain(recased, self.tolerant.read(lines, lo, hi, taken)):

@@ -372,7 +372,7 @@ class Tolerant:
         region's text, where the reading is at [start, end)."""
         text, start, end = region
         if mode or c is None:
-            spacing = [spaced(text.split("\n"))] if mode == "recased" and "\n" in text else []
+            spacing = [spaced(text)] if mode == "recased" and "\n" in text else []
             return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
         whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
@@ -669,7 +669,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     if joined != text:
         yield joined, 0
     if "\n" in text:
-        yield spaced(text.split("\n")), 0
+        yield spaced(text), 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     at = line_start(text, start)
@@ -807,13 +807,13 @@ PROSE_MAX = 400  # characters of prose before a message on its line (a title's; 
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 
 
-def spaced(texts: Sequence[str]) -> str:
-    """Lines joined by spaces (a message broken over two lines, read whole), but before a code comment's line,
-    which starts a line of its own: glued to the line before, its text would read as the message that line
-    goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
-    if not any("#" in t or "/" in t for t in texts):
-        return " ".join(texts)
-    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(texts))
+def spaced(text: str) -> str:
+    """The text's line breaks read as spaces (a message broken over two lines, read whole), but before a code
+    comment's line, which starts a line of its own: glued to the line before, its text would read as the
+    message that line goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
+    if "#" not in text and "/" not in text:
+        return text.replace("\n", " ")
+    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(text.split("\n")))
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
