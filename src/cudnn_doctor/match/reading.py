@@ -65,13 +65,13 @@ class Reader:
     def scan(self, blocks: Iterable[Block], source: str) -> Yielded:
         lmap = LineMap()
         seen: list[_Seen] = []
-        state = {"done": False, "bytes": 0, "n": 0}
+        state = {"done": False, "bytes": 0}
         matcher = self.matcher
         literals = _Vocabulary(matcher)
         skim = Skim(matcher, TAIL_LINES, SKIM_MARGIN)
 
         def presented() -> Iterator[Block]:
-            for b in rechunk(blocks):
+            for n, b in enumerate(rechunk(blocks)):
                 state["bytes"] += len(b.data)
                 small = state["bytes"] <= SMALL_INPUT  # a paste: all of it is read tolerantly, never skimmed
                 got = present(b.data, literals, paste=small, lines=b.lines, skim=None if small else skim)
@@ -79,8 +79,7 @@ class Reader:
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)
                 lmap.undone.update(got.undone if got is not None else ())
-                seen.append(_Seen(out, first, small, state["n"]))
-                state["n"] += 1
+                seen.append(_Seen(out, first, small, n))
                 del seen[:-3]
                 yield out
             state["done"] = True
