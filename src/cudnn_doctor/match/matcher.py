@@ -100,8 +100,7 @@ class Matcher:
                 self.full_scan.append(idx)
             for lit in lits:
                 self.by_literal.setdefault(lit.lower(), []).append(idx)
-        self._probes = Probes(probes)
-        self.prefilter = Prefilter.shared([*self.by_literal, *self._probes.by_literal])
+        self.probes = probes  # (the setter: the probes, and the prefilter of their literals and the signatures')
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
