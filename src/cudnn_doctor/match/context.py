@@ -120,11 +120,9 @@ class Evidence:
         """(evidence, supported) of a match whose context ``text`` passes ``exclude_any`` / ``require_any``;
         else the near-miss reason. ``direct``: the matched text names a cuDNN RNN call (``direct_rnn``)."""
         ctx = sig.context
-        exclude = ctx.exclude_any
-        if direct:
-            # the matched text itself names a cuDNN RNN call or op: a convolution nearby (a CRNN) does not
-            # make it a convolution error
-            exclude = tuple(e for e in exclude if e != NON_RNN)
+        # where the matched text itself names a cuDNN RNN call or op, a convolution nearby (a CRNN) does not make
+        # it a convolution error
+        exclude = tuple(e for e in ctx.exclude_any if e != NON_RNN) if direct else ctx.exclude_any
         if exclude:
             bad = self.find(exclude, text)
             if bad is not None:
@@ -183,3 +181,8 @@ def context_items(sig: Any) -> tuple[str, ...]:
     """Every item of a signature's context, in the order the checks look at them."""
     ctx = sig.context
     return (*ctx.exclude_any, *ctx.require_any, *ctx.support_any)
+
+
+def context_span(sig: Any, li_s: int, li_e: int, size: int) -> tuple[int, int]:
+    """The lines a match on lines ``li_s``..``li_e`` (of ``size``) has its context read on."""
+    return max(0, li_s - sig.context.lines_before), min(size - 1, li_e + sig.context.lines_after)

@@ -25,18 +25,13 @@ class Lines(Sequence[str]):
         self.size = size
         self._known: list[int] = [0]  # sorted line indexes whose start is known
         self._offs: list[int] = [0]  # their starts
-        self._last = (0, 0)  # (offset, line index) of the last line located by line_at
         self._norm: dict[int, tuple[str, str]] = {}
         self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's pieces)
 
     def line_at(self, start: int) -> int:
-        """The index of the line that starts at byte offset ``start`` (cheapest in increasing order)."""
-        off, li = self._last
-        if start < off:
-            i = bisect.bisect_right(self._offs, start) - 1
-            off, li = self._offs[i], self._known[i]
-        li += self.data.count(b"\n", off, start)
-        self._last = (start, li)
+        """The index of the line that starts at byte offset ``start`` (counted from the nearest line located before it)."""
+        i = bisect.bisect_right(self._offs, start) - 1
+        li = self._known[i] + self.data.count(b"\n", self._offs[i], start)
         self._add(li, start)
         return li
 
@@ -180,3 +175,8 @@ def line_end(data: bytes, at: int) -> int:
     """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
     end = data.find(b"\n", max(at, 0))
     return len(data) if end < 0 else end
+
+
+def line_start(text: str, at: int) -> int:
+    """The offset where the line ``at`` is on starts."""
+    return text.rfind("\n", 0, at) + 1

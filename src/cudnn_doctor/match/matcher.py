@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..kb.patterns import compile_pattern, regex_error
@@ -31,21 +32,20 @@ from .context import (
     Budget,
     Evidence,
     context_items,
+    context_span,
     direct_rnn,
     literal_map,
 )
 from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
-from .results import Miss, RawMatch
+from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import Tolerant, folded
 
 if TYPE_CHECKING:
     from ..kb.load import Catalog
 
-MAX_MATCH_TEXT = 4000
 MAX_NEAR_MISSES_PER_SIG = 3
-TRACEBACK_LINES = 60
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -78,11 +78,8 @@ class Window:
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
-        n = self.missed.get(idx, 0)
-        if n < MAX_NEAR_MISSES_PER_SIG:
-            self.missed[idx] = n + 1
-            return True
-        return False
+        n = self.missed[idx] = self.missed.get(idx, 0) + 1
+        return n <= MAX_NEAR_MISSES_PER_SIG
 
 
 class Matcher:
@@ -103,8 +100,7 @@ class Matcher:
                 self.full_scan.append(idx)
             for lit in lits:
                 self.by_literal.setdefault(lit.lower(), []).append(idx)
-        self._probes = Probes(probes)
-        self.prefilter = Prefilter.shared([*self.by_literal, *self._probes.by_literal])
+        self.probes = probes  # (the setter: the probes, and the prefilter of their literals and the signatures')
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
@@ -296,9 +292,7 @@ class Matcher:
         lo, hi = max(0, run[0] - sig.window_before), min(win.lines.size - 1, run[-1] + sig.window_after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
-        offsets = [0]
-        for t in texts:
-            offsets.append(offsets[-1] + len(t) + 1)
+        offsets = list(accumulate((len(t) + 1 for t in texts), initial=0))
         found: list[Found] = []
         text = "\n".join(texts)
         if cannot_match(sig.regex, sig.flags, text):
@@ -334,9 +328,7 @@ class Matcher:
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, checked)
                 continue
-            text = m.group(0)
-            if len(text) > MAX_MATCH_TEXT:
-                text = text[:MAX_MATCH_TEXT] + "..."
+            text = m.group(0) if len(m.group(0)) <= MAX_MATCH_TEXT else m.group(0)[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
@@ -361,8 +353,7 @@ class Matcher:
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
         match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
-        ctx = sig.context
-        lo, hi = max(0, span[0] - ctx.lines_before), min(win.lines.size - 1, span[1] + ctx.lines_after)
+        lo, hi = context_span(sig, *span, win.lines.size)
         region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:

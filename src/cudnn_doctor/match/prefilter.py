@@ -95,11 +95,7 @@ class Prefilter:
             return {}
         if (len(chunk) > SMALL_TEXT or self._hs is not None) and self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
-
-            def on_match(lit_id: int, _frm: int, to: int, _flags: int, _ctx: object) -> None:
-                found.append((to, lit_id))
-
-            self._hs.scan(chunk, match_event_handler=on_match)
+            self._hs.scan(chunk, match_event_handler=lambda lit_id, _frm, to, *_: found.append((to, lit_id)))
             return self._lines_of(chunk, found)
         return self._scan_find(chunk.lower())
 

@@ -34,16 +34,11 @@ class Probes:
     def give(self, line: bytes, pidxs: tuple[int, ...], text: Callable[[], tuple[str, int]]) -> bool:
         """Give a raw line holding the probes ``pidxs``' literals to them (``text``: its normalized text and
         absolute line number, asked only when needed); True when a probe retired (its literals may go)."""
-        todo: tuple[int, ...] | None = None
-        shape = None
-        if len(line) <= MEMO_LINE:
-            shape = (line.translate(_SHAPE), pidxs)
-            todo = self._shapes.get(shape)
-            if todo is not None and not todo:  # a shape every probe declined: the commonest case
-                return False
-        if todo is None:
-            todo = tuple(sorted(set(pidxs)))
-        wanted, retired = self._handle(todo, *text())
+        shape = (line.translate(_SHAPE), pidxs) if len(line) <= MEMO_LINE else None
+        todo = self._shapes.get(shape) if shape is not None else None
+        if todo == ():  # a shape every probe declined: the commonest case
+            return False
+        wanted, retired = self._handle(tuple(sorted(set(pidxs))) if todo is None else todo, *text())
         if shape is not None:
             if len(self._shapes) >= PROBED_MEMO:
                 self._shapes.clear()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 from typing import Any
 
@@ -64,13 +65,13 @@ class Reader:
     def scan(self, blocks: Iterable[Block], source: str) -> Yielded:
         lmap = LineMap()
         seen: list[_Seen] = []
-        state = {"done": False, "bytes": 0, "n": 0}
+        state = {"done": False, "bytes": 0}
         matcher = self.matcher
         literals = _Vocabulary(matcher)
         skim = Skim(matcher, TAIL_LINES, SKIM_MARGIN)
 
         def presented() -> Iterator[Block]:
-            for b in rechunk(blocks):
+            for n, b in enumerate(rechunk(blocks)):
                 state["bytes"] += len(b.data)
                 small = state["bytes"] <= SMALL_INPUT  # a paste: all of it is read tolerantly, never skimmed
                 got = present(b.data, literals, paste=small, lines=b.lines, skim=None if small else skim)
@@ -78,8 +79,7 @@ class Reader:
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)
                 lmap.undone.update(got.undone if got is not None else ())
-                seen.append(_Seen(out, first, small, state["n"]))
-                state["n"] += 1
+                seen.append(_Seen(out, first, small, n))
                 del seen[:-3]
                 yield out
             state["done"] = True
@@ -129,12 +129,11 @@ class Reader:
         if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
             lines.read_as(tail, cut)  # (the source's last block: nothing reads its lines after this)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
+        near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
         for start, end, sig_id in exact:
+            near.setdefault(sig_id, []).append(start - block.first)
             for li in range(start - block.first, end - block.first + 1):
                 taken.setdefault(li, set()).add(sig_id)
-        near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
-        for start, _end, sig_id in exact:
-            near.setdefault(sig_id, []).append(start - block.first)
         for lo, hi in regions:  # a near miss's regex read again ignoring case takes its lines as an exact match does
             recased = _taking(taken, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken))
             for got in chain(recased, self.tolerant.read(lines, lo, hi, taken)):
@@ -193,35 +192,27 @@ def _placed(got: RawMatch | Miss, source: str, first: int, lmap: LineMap) -> tup
 class _Vocabulary(Collection[str]):
     """Matcher.vocabulary, made when present.py first reads it: only a block with one wrapped line does."""
 
-    __slots__ = ("_matcher", "_words")
-
     def __init__(self, matcher: Matcher) -> None:
         self._matcher = matcher
-        self._words: tuple[str, ...] | None = None
 
-    def _get(self) -> tuple[str, ...]:
-        if self._words is None:
-            self._words = self._matcher.vocabulary()
-        return self._words
+    @cached_property
+    def words(self) -> tuple[str, ...]:
+        return self._matcher.vocabulary()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
+        return iter(self.words)
 
     def __len__(self) -> int:
-        return len(self._get())
+        return len(self.words)
 
     def __contains__(self, word: object) -> bool:
-        return word in self._get()
+        return word in self.words
 
 
 def _mapped(handle: Any, lmap: LineMap) -> Any:
     """``handle`` given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which
     skips lines of a shape a probe declined and stops calling a retired one."""
-
-    def handle_mapped(text: str, line: int) -> Any:
-        return handle(text, lmap.line(line))
-
-    return handle_mapped
+    return lambda text, line: handle(text, lmap.line(line))
 
 
 __all__ = ["Reader", "Tolerant"]

@@ -8,6 +8,9 @@ from typing import Any
 
 from ..model import Signature
 
+MAX_MATCH_TEXT = 4000  # characters of a match's text kept
+TRACEBACK_LINES = 60  # lines kept before a signature's first match (its traceback's user frame)
+
 
 @dataclass(slots=True)
 class RawMatch:

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import re
 import time
-from bisect import bisect_left
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from itertools import accumulate, islice, pairwise
+from itertools import islice, pairwise
 from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
@@ -59,8 +58,9 @@ from .chains import (
     word_ends,
     words,
 )
-from .context import Evidence, context_items, direct_rnn
-from .results import Miss, RawMatch
+from .context import Evidence, context_items, context_span, direct_rnn
+from .lines import line_start
+from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
 # rule for whole, short and cut messages): MIN_BITS (a few rare words, or several common ones), or, where only one
@@ -104,7 +104,6 @@ SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall
 MAX_TRIES, TRY_CHARS = 64, 16384
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
-BEFORE = 60  # lines kept before a finding (its traceback's user frame)
 # the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
 # line and the lines after it
 AFTER_WORDS, AFTER_LINES = 48, 2
@@ -124,6 +123,8 @@ class Tolerant:
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
+        # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
+        self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -145,7 +146,6 @@ class Tolerant:
         ends = word_ends(text, tw)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
-        breaks = [m.start() for m in _NEWLINE.finditer(text)]
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
         # give the same signatures; another template's words over the same span may not)
         for c, stop in self._strong(text, tw, ends, last):
@@ -154,7 +154,7 @@ class Tolerant:
             key = (c.start, c.end, self.rec.words_of(c))
             if _overlaps(c, spans) or key in vain:
                 continue
-            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2], breaks)
+            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
@@ -279,16 +279,12 @@ class Tolerant:
             idx = self.index[sig_id]
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
             text = "\n".join(lines[li : hi + 1])
-            where = _Where(lines, li, text, 0, len(text), [end - 1 for end in accumulate(len(x) + 1 for x in lines[li:hi])])
+            where = _Where(lines, li, text, 0, len(text))
             got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
-            if got is None or any(self._cased(j) for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
+            if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue
             if self._context(self.sigs[idx], where):  # (after its regex: over a big log's long lines, the costlier)
                 yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
-
-    def _cased(self, sig_id: str) -> bool:
-        sig = self.sigs[self.index[sig_id]]
-        return "IGNORECASE" not in sig.flags and "(?i" not in sig.regex
 
     def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
@@ -337,14 +333,13 @@ class Tolerant:
 
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
         evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
-        before = list(where.lines[max(0, li_s - BEFORE) : li_e + 1])
-        return RawMatch(sig, "", li_s, li_e, text[:4000], captures, "", list(evidence), supported, before, cut)
+        before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])
+        return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(evidence), supported, before, cut)
 
     def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
         if not context_items(sig):
             return [], False
-        ctx = sig.context
-        lo, hi = max(0, where.li_s - ctx.lines_before), min(len(where.lines) - 1, where.li_e + ctx.lines_after)
+        lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))
         return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
 
     def _context(self, sig: Signature, where: _Where) -> bool:
@@ -377,7 +372,7 @@ class Tolerant:
         region's text, where the reading is at [start, end)."""
         text, start, end = region
         if mode or c is None:
-            spacing = [spaced(text.split("\n"))] if mode == "recased" and "\n" in text else []
+            spacing = [spaced(text)] if mode == "recased" and "\n" in text else []
             return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
         whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
@@ -485,11 +480,11 @@ class Tolerant:
         signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
         no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
         is another message's end, as a word after a reading where its template's next should be)."""
-        line_head = text[text.rfind("\n", 0, start) + 1 : start]
+        line_head = text[line_start(text, start) : start]
         if c.first != 1:
             read = [w for w in self.rec.words_of(c) if w][:2]
             texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and _HEAD_CUT.search(line_head) else ()
-            return list(dict.fromkeys(m[m.rfind("\n", 0, a) + 1 : a] for m in texts for a in _at(m, read)))
+            return list(dict.fromkeys(m[line_start(m, a) : a] for m in texts for a in _at(m, read)))
         if _ENDS_IN_HEAD.search(line_head):
             return []
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
@@ -561,16 +556,15 @@ class Tolerant:
         telling = RNN_CODE.search(" ".join(frame)) is not None
         called, msg = _cut_call(lines, li) or (None, None)
         idxs = (self._raising(frame[0], called) or self._native(called)) if called else []
+        how = "is cut" if msg is None else "ends without its message"
+        why = f"the traceback {how} where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
+        if not idxs:
+            msg = _innermost(lines, li)
+            idxs = self._raising(*frame) if msg is not None else []
+            why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        if idxs:
-            how = "is cut" if msg is None else "ends without its message"
-            return idxs, f"the traceback {how} where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()", telling
-        msg = _innermost(lines, li)
-        idxs = self._raising(*frame) if msg is not None else []
-        if idxs and msg:
-            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        return idxs, f"the traceback ends in {lines[li].strip()[:80]!r} without its message", telling
+        return idxs, why, telling
 
     def _raising(self, path: str, function: str | None) -> list[int]:
         """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
@@ -642,11 +636,11 @@ class _Where:
 
     __slots__ = ("col", "li_e", "li_s", "lines", "read")
 
-    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int, breaks: Sequence[int] = ()) -> None:
-        self.lines = lines  # ``breaks``: where ``text`` has its line breaks (none: a line)
-        self.li_s = lo + bisect_left(breaks, start)
-        self.li_e = lo + bisect_left(breaks, end)
-        self.col = start - (text.rfind("\n", 0, start) + 1)
+    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
+        self.lines = lines  # ``text``: lines[lo:] joined
+        self.li_s = lo + text.count("\n", 0, start)
+        self.li_e = self.li_s + text.count("\n", start, end)
+        self.col = start - line_start(text, start)
         self.read = text[start:end]
 
     def around(self) -> int:
@@ -675,13 +669,13 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     if joined != text:
         yield joined, 0
     if "\n" in text:
-        yield spaced(text.split("\n")), 0
+        yield spaced(text), 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
-    line_start = text.rfind("\n", 0, start) + 1
-    head = text[line_start:start]
+    at = line_start(text, start)
+    head = text[at:start]
     if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
-        yield text[:line_start] + text[start:], line_start - start
+        yield text[:at] + text[start:], at - start
 
 
 def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
@@ -692,7 +686,7 @@ def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]
     of 'be', which are template words too)."""
     out = []
     for (w, a, b), (w2, a2, b2) in pairwise(tw):
-        if a2 != b + 1 or text[b] != "\n" or b - (text.rfind("\n", 0, b) + 1) < WRAP_MIN:
+        if a2 != b + 1 or text[b] != "\n" or b - line_start(text, b) < WRAP_MIN:
             continue
         if _joined(text, a, b, b2) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
             out.append(b)
@@ -800,7 +794,6 @@ _LOG_PREFIX = LazyRe(
 _EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
 _RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
-_NEWLINE = LazyRe("\n")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
@@ -814,13 +807,13 @@ PROSE_MAX = 400  # characters of prose before a message on its line (a title's; 
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 
 
-def spaced(texts: Sequence[str]) -> str:
-    """Lines joined by spaces (a message broken over two lines, read whole), but before a code comment's line,
-    which starts a line of its own: glued to the line before, its text would read as the message that line
-    goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
-    if not any("#" in t or "/" in t for t in texts):
-        return " ".join(texts)
-    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(texts))
+def spaced(text: str) -> str:
+    """The text's line breaks read as spaces (a message broken over two lines, read whole), but before a code
+    comment's line, which starts a line of its own: glued to the line before, its text would read as the
+    message that line goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
+    if "#" not in text and "/" not in text:
+        return text.replace("\n", " ")
+    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(text.split("\n")))
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -829,8 +822,7 @@ def _quoted(text: str, start: int, end: int) -> bool:
     m = _CLOSING.match(text, end)
     if m is None:
         return False
-    line_start = text.rfind("\n", 0, start) + 1
-    return _QUOTES[m.group(0)[-1]] in text[line_start:start]
+    return _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
 
 
 def _frame(line: str) -> tuple[str, str] | None:
