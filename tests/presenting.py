@@ -230,6 +230,26 @@ def panel(text: str) -> str:
     return text
 
 
+def spans(text: str) -> str:
+    """Pasted into Slack, Discord or Teams one line at a time as inline code: every line that is not blank in
+    single backticks (a '`' inside a line stays), the poster's line before them."""
+    return "this is what I get:\n" + "\n".join("`" + line + "`" if line.strip() else "" for line in text.rstrip("\n").split("\n"))
+
+
+def chat_block(text: str) -> str:
+    """A chat's code block copied out of Slack or Discord: the triple backticks glued to the log's first and
+    last lines ('```Traceback (most recent call last):', 'RuntimeError: ...```'), the newlines kept, quoted
+    with the poster's line by a reply ('> ' on every line)."""
+    block = ("```" + text.strip("\n") + "```").split("\n")
+    return "> getting this on the GPU box, any idea?\n" + "\n".join("> " + x if x else ">" for x in block)
+
+
+def chat_line(text: str) -> str:
+    """A chat's code block whose newlines were lost (Teams, a chat exported or re-pasted as one line): the
+    whole log one line between triple backticks."""
+    return "anyone seen this? ```" + " ".join(text.split()) + "```"
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -264,4 +284,7 @@ PRESENTATIONS = {
     "panel": panel,
     "kubectl": kubectl,
     "viewer": viewer,
+    "spans": spans,
+    "chat-block": chat_block,
+    "chat-line": chat_line,
 }

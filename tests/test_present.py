@@ -661,3 +661,17 @@ def test_east_asian_prose_and_full_width_forms() -> None:
     assert _undone("found input tensor at cuda：0，hidden at aten：：lstm")[0] == "found input tensor at cuda:0, hidden at aten::lstm"
     # an ideographic space is two columns of indentation
     assert _undone("\u3000File \"a.py\", line 3, in <module>")[0] == '  File "a.py", line 3, in <module>'
+
+
+def test_a_chat_code_span_on_every_line_and_a_glued_code_block_are_undone() -> None:
+    spans = "this is what I get:\n" + "\n".join(f"`{x}`" for x in TRACE.split("\n"))
+    assert _undone(spans) == ("this is what I get:\n" + TRACE, ("chat",))
+    assert _top(spans)[0] == HIDDEN
+    # a code block whose backticks are glued to its first and last lines, quoted by a reply: each piece keeps
+    # the quote marks
+    block = "> any idea?\n" + "\n".join("> " + x for x in ("```" + TRACE + "```").split("\n"))
+    assert _undone(block)[0] == "any idea?\n\n" + TRACE + "\n"
+    # the newlines lost too: the code block begins a line, the collapsed traceback is broken where its lines begin
+    assert _top("anyone seen this? ```" + " ".join(TRACE.split()) + "```")[0] == HIDDEN
+    # one span in a sentence, or a lone line in backticks, stays as it is
+    assert _undone("set `torch.backends.cudnn.enabled = False` and\n`retry`")[1] == ()

@@ -237,6 +237,10 @@ KNOWN: dict[str, str] = {
     ),
 }
 
+# branch present21: a chat's code block whose newlines were lost (tests/presenting.py's chat-line) is a collapsed log
+# between backticks: once the backticks break the line, it reads as its collapsed form
+KNOWN.update({k.removesuffix("collapsed") + "chat-line": "as its collapsed form: " + v for k, v in list(KNOWN.items()) if k.endswith("] collapsed")})
+
 
 def _top(text: str) -> str | None:
     d = diagnose(text, catalog=CATALOG)
@@ -356,6 +360,7 @@ _CASE_MISSES = {
     ("074", "cjk"): "cut mid-call, as in the notebook: the poster's words after the log follow the cut line",
     ("100", "escaped"): "hard-wrapped at 80 columns as posted: the escapes' backslashes change its pieces' lengths, and "
     "no wrap width is read",
+    ("100", "chat-line"): "as its collapsed form: the wraps' cuts became spaces",
     ("100", "panel"): "hard-wrapped at 80 columns as posted: the panel's lines moved before the pieces, no wrap width is read",
 }  # 080 wrap60 is read since a piece that closes a bracket it did not open continues the line before, even
 # when it begins like that line did (two pieces of a Julia type list both starting '32,1},')

@@ -51,6 +51,7 @@ from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 from .pages import collapsed, collapsed_seen, rendered, rendered_seen
+from .pastes import chat
 
 if TYPE_CHECKING:
     from typing import Any
@@ -88,6 +89,8 @@ _COMMAND_STARTS = (b"::error", b"::warning", b"::notice", b"::debug")
 # the next (VS Code's 'Exception has occurred: RuntimeError', Sentry's event title)
 _PANEL_MARK = re.compile(rb"Exception has occurred: |(?:^|\n)(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\r?\n(?=[A-Za-z])")
 _BULLET_MARK = re.compile(rb"\n[-*+] ")
+# a chat's code span or block: a backtick (pastes.py tells a span or a glued fence)
+_CHAT_MARK = re.compile(rb"`")
 
 
 def _json_module() -> Any:
@@ -898,6 +901,7 @@ PRESENTATIONS = (
     Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
     Presentation("labels", _labels_seen, _step("labels", _labelled)),
+    Presentation("chat", _marked(_CHAT_MARK), _step("chat", lambda block: chat(block.text, block.lines)), paste_only=True),
     Presentation("collapsed", _page(collapsed_seen), _step("collapsed", lambda block: collapsed(block.text, block.lines)), paste_only=True),
     Presentation("rendered", _page(rendered_seen), _step("rendered", _lines_of(rendered)), paste_only=True),
     _WRAP,

@@ -1,0 +1,56 @@
+"""Presentations of a log pasted from where it was first seen, each undone as an entry of present.py's table.
+
+* A chat (Slack, Discord, Teams): each line wrapped in a code span (a backtick before and after it), or a code
+  block whose triple backticks are glued to its first and last lines (before 'Traceback (most recent call
+  last):', after '...FAILED'), or to the middle of a line whose newlines the chat lost. Undone: a span
+  that wraps a whole line (next to another such line) loses its backticks; a line is broken where triple
+  backticks are glued to text, as the chat's code block begins and ends a line there.
+
+Each only drops what the presentation added, breaks a line where it joined two, or puts lines back in the
+order Python printed them; a message's words stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..kb.patterns import LazyRe
+
+Lines = list[tuple[str, int]]
+
+# ---------------------------------------------------------------- a chat's code spans and glued code blocks
+
+# a line that is one code span, behind a chat's or a mail's quote marks: '`  File "x.py", line 3, in f`'
+_SPAN_LINE = LazyRe(r"^((?:[ \t]{0,3}>[ \t]?)*)`(?!`)(.*[^`])`[ \t]*$")
+_FENCE_LINE = LazyRe(r"^[ \t>]*(?:`{3,}|~{3,})[\w+-]*[ \t]*$")  # a fence on a line of its own: Markdown's (present.py)
+
+
+def chat(text: str, block_lines: Callable[[], Lines]) -> Lines | None:
+    """A chat's code spans and glued code blocks undone (see the module's docstring); None: nothing to undo.
+    ``block_lines``: the text's (line, original line) pairs, asked for only where a backtick is."""
+    if "`" not in text:
+        return None
+    lines = block_lines()
+    spans = [_SPAN_LINE.match(t) if t.endswith("`") or t.endswith("` ") else None for t, _ in lines]
+    out: Lines = []
+    for i, (t, o) in enumerate(lines):
+        m = spans[i]
+        if m is not None and _span_neighbour(spans, lines, i):
+            out.append((m.group(1) + m.group(2), o))
+        elif "```" in t and _FENCE_LINE.match(t) is None:  # each piece behind the line's quote marks
+            quote = len(t) - len(t.lstrip(" \t>"))
+            out += [(t[:quote] + p, o) for p in t[quote:].split("```")]
+        else:
+            out.append((t, o))
+    return None if out == lines else out
+
+
+def _span_neighbour(spans: list[object], lines: Lines, i: int) -> bool:
+    """The nearest line before or after line ``i`` that is not blank is a span too: a chat's run of lines."""
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines) and not lines[j][0].strip(" \t>"):
+            j += step
+        if 0 <= j < len(lines) and spans[j] is not None:
+            return True
+    return False
