@@ -250,6 +250,24 @@ def chat_line(text: str) -> str:
     return "anyone seen this? ```" + " ".join(text.split()) + "```"
 
 
+def powershell(text: str) -> str:
+    """Windows PowerShell running ``python train.py 2>&1``: the first line Python wrote to stderr is the text of
+    a ``NativeCommandError`` record (``python : <line>``, where and what, its category and id), the other
+    stderr lines after it as they were."""
+    lines = text.rstrip("\n").split("\n")
+    i = next((k for k, x in enumerate(lines) if x.startswith("Traceback (") or _RAISED.match(x)), 0)
+    record = [
+        "python : " + lines[i],
+        "At line:1 char:1",
+        "+ python train.py",
+        "+ ~~~~~~~~~~~~~~~",
+        f"    + CategoryInfo          : NotSpecified: ({lines[i][:40]}:String) [], RemoteException",
+        "    + FullyQualifiedErrorId : NativeCommandError",
+        " ",
+    ]
+    return "\n".join([*lines[:i], *record, *lines[i + 1 :]])
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -287,4 +305,5 @@ PRESENTATIONS = {
     "spans": spans,
     "chat-block": chat_block,
     "chat-line": chat_line,
+    "powershell": powershell,
 }

@@ -675,3 +675,19 @@ def test_a_chat_code_span_on_every_line_and_a_glued_code_block_are_undone() -> N
     assert _top("anyone seen this? ```" + " ".join(TRACE.split()) + "```")[0] == HIDDEN
     # one span in a sentence, or a lone line in backticks, stays as it is
     assert _undone("set `torch.backends.cudnn.enabled = False` and\n`retry`")[1] == ()
+
+
+def test_a_powershell_error_record_of_a_native_command_is_undone() -> None:
+    head, rest = TRACE.split("\n", 1)
+    record = [
+        "python : " + head,
+        "At line:1 char:1",
+        "+ python train.py",
+        "+ ~~~~~~~~~~~~~~~",
+        "    + CategoryInfo          : NotSpecified: (Traceback (most recent call last)::String) [], RemoteException",
+        "    + FullyQualifiedErrorId : NativeCommandError",
+        " ",
+    ]
+    text = "\n".join([*record, rest])
+    assert _undone(text) == (TRACE, ("powershell",))
+    assert _top(text) == (HIDDEN, 12)  # the exception line, where it is in the input

@@ -5,6 +5,10 @@
   last):', after '...FAILED'), or to the middle of a line whose newlines the chat lost. Undone: a span
   that wraps a whole line (next to another such line) loses its backticks; a line is broken where triple
   backticks are glued to text, as the chat's code block begins and ends a line there.
+* A Windows PowerShell error record: ``python train.py 2>&1`` makes the first line Python wrote to stderr the
+  text of a ``NativeCommandError`` record (``python : Traceback (most recent call last):``, then ``At line:1
+  char:1``, ``+ python train.py``, ``+ ~~~``, ``    + CategoryInfo ...``, ``    + FullyQualifiedErrorId :
+  NativeCommandError``). Undone: the command's name goes from the line, the record's lines go.
 
 Each only drops what the presentation added, breaks a line where it joined two, or puts lines back in the
 order Python printed them; a message's words stay as they are.
@@ -54,3 +58,32 @@ def _span_neighbour(spans: list[object], lines: Lines, i: int) -> bool:
         if 0 <= j < len(lines) and spans[j] is not None:
             return True
     return False
+
+
+# ---------------------------------------------------------------- a PowerShell error record
+
+_RECORD_HEAD = LazyRe(r"^[\w.-]+ : (?=\S)")  # 'python : ', 'python.exe : '
+_RECORD_AT = LazyRe(r"^At (?:line:\d+|.+:\d+) char:\d+\s*$")  # 'At line:1 char:1', 'At C:\run.ps1:12 char:5'
+_RECORD_LINE = LazyRe(r"^[ \t]*\+ ")  # '+ python train.py', '+ ~~~~', '    + CategoryInfo : ...'
+
+
+def powershell(lines: Lines) -> Lines | None:
+    """PowerShell's error records of a native command undone (see the module's docstring); None: none seen."""
+    out: Lines = []
+    i = 0
+    changed = False
+    while i < len(lines):
+        t, o = lines[i]
+        head = _RECORD_HEAD.match(t) if i + 1 < len(lines) and _RECORD_AT.match(lines[i + 1][0]) else None
+        if head is None:
+            out.append((t, o))
+            i += 1
+            continue
+        out.append((t[head.end() :], o))
+        j = i + 2
+        while j < len(lines) and _RECORD_LINE.match(lines[j][0]):
+            j += 1
+        if j < len(lines) and not lines[j][0].strip():  # the record's blank line after it
+            j += 1
+        i, changed = j, True
+    return out if changed else None

@@ -51,7 +51,7 @@ from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 from .pages import collapsed, collapsed_seen, rendered, rendered_seen
-from .pastes import chat
+from .pastes import chat, powershell
 
 if TYPE_CHECKING:
     from typing import Any
@@ -89,8 +89,10 @@ _COMMAND_STARTS = (b"::error", b"::warning", b"::notice", b"::debug")
 # the next (VS Code's 'Exception has occurred: RuntimeError', Sentry's event title)
 _PANEL_MARK = re.compile(rb"Exception has occurred: |(?:^|\n)(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\r?\n(?=[A-Za-z])")
 _BULLET_MARK = re.compile(rb"\n[-*+] ")
-# a chat's code span or block: a backtick (pastes.py tells a span or a glued fence)
+# a chat's code span or block: a backtick (pastes.py tells a span or a glued fence); a PowerShell error record's
+# position line ('At line:1 char:1', after the record's first line)
 _CHAT_MARK = re.compile(rb"`")
+_RECORD_MARK = re.compile(rb"\nAt (?:line:\d+|[^\n]{1,300}:\d+) char:\d+")
 
 
 def _json_module() -> Any:
@@ -902,6 +904,7 @@ PRESENTATIONS = (
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
     Presentation("labels", _labels_seen, _step("labels", _labelled)),
     Presentation("chat", _marked(_CHAT_MARK), _step("chat", lambda block: chat(block.text, block.lines)), paste_only=True),
+    Presentation("powershell", _marked(_RECORD_MARK), _step("powershell", lambda block: powershell(block.lines()))),
     Presentation("collapsed", _page(collapsed_seen), _step("collapsed", lambda block: collapsed(block.text, block.lines)), paste_only=True),
     Presentation("rendered", _page(rendered_seen), _step("rendered", _lines_of(rendered)), paste_only=True),
     _WRAP,
