@@ -250,6 +250,29 @@ def chat_line(text: str) -> str:
     return "anyone seen this? ```" + " ".join(text.split()) + "```"
 
 
+_FRAME_HEAD = re.compile(r'^\s*File "')
+
+
+def sentry(text: str) -> str:
+    """An error tracker's event (Sentry's issue page copied): the exception's type and message first as its
+    title, then the frames most recent first, each with its source line; the lines before the traceback as
+    they were, no 'Traceback' line."""
+    lines = text.rstrip("\n").split("\n")
+    for i in range(len(lines) - 1, -1, -1):
+        if _RAISED.match(lines[i]):
+            start = max((k for k in range(i) if lines[k].startswith("Traceback (")), default=None)
+            if start is None:
+                return text
+            frames: list[list[str]] = []
+            for x in lines[start + 1 : i]:
+                if _FRAME_HEAD.match(x) or not frames:
+                    frames.append([x])
+                else:
+                    frames[-1].append(x)
+            return "\n".join([*lines[:start], lines[i], *[x for f in reversed(frames) for x in f], *lines[i + 1 :]])
+    return text
+
+
 def powershell(text: str) -> str:
     """Windows PowerShell running ``python train.py 2>&1``: the first line Python wrote to stderr is the text of
     a ``NativeCommandError`` record (``python : <line>``, where and what, its category and id), the other
@@ -306,4 +329,5 @@ PRESENTATIONS = {
     "chat-block": chat_block,
     "chat-line": chat_line,
     "powershell": powershell,
+    "sentry": sentry,
 }

@@ -691,3 +691,14 @@ def test_a_powershell_error_record_of_a_native_command_is_undone() -> None:
     text = "\n".join([*record, rest])
     assert _undone(text) == (TRACE, ("powershell",))
     assert _top(text) == (HIDDEN, 12)  # the exception line, where it is in the input
+
+
+def test_an_error_tracker_event_has_its_frames_put_back_before_its_exception_line() -> None:
+    lines = TRACE.split("\n")
+    sentry = "\n".join([lines[-1], *lines[3:5], *lines[1:3]])  # the title, then the frames most recent first
+    assert _undone(sentry) == (TRACE, ("event",))
+    assert _top(sentry)[0] == HIDDEN
+    # a message that begins a traceback of its own (MXNet's), or C++ frames that name no function: not an event
+    mxnet = 'mxnet.base.MXNetError: Traceback (most recent call last):\n  File "../src/operator/rnn.cc", line 163, in f'
+    assert _undone(mxnet)[1] == ()
+    assert _undone('RuntimeError: x\n  File "../src/operator/rnn.cc", line 163')[1] == ()

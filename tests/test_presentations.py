@@ -40,7 +40,7 @@ _EVIDENCE_AFTER_CUT = (
     "frame, the RNN op node); cut there, the text holds the other reading"
 )
 _RETYPED_COLON = "a full-width colon before a number read without the space the message had after its colon"
-_MULTILINE_PANEL = "a multi-line exception message in the panel form: its last exception line taken for the message"
+_MULTILINE_PANEL = "a multi-line exception message in the panel or event form: its last exception line taken for the message"
 KNOWN: dict[str, str] = {
     "pytorch/onnx-export-packed-sequence-shape-warning [bare-packpadded] cut": (
         "cut inside the message's last word: what tells the warning apart is the op it names (prim::PackPadded), "
@@ -230,6 +230,13 @@ KNOWN: dict[str, str] = {
     "paddle/cause-fluid-lstm-init-state-shape [paddle20beta-dygraph-layers-lstm] panel": _MULTILINE_PANEL,
     "paddle/cause-sequence-length-exceeds-input [paddle22-aistudio-caption] panel": _MULTILINE_PANEL,
     "tensorflow/cause-cpu-only-tensorflow-package [tf14-params-size] panel": _MULTILINE_PANEL,
+    # branch present21: an error tracker's event (tests/presenting.py's sentry) puts the last exception line first as
+    # its title, the frames most recent first: a multi-line message's other lines go with the frames, as in the panel
+    "mxnet/rnn-operator-check [reproduced-mxnet-nd-rnn-float16-state] sentry": _MULTILINE_PANEL,
+    "paddle/cause-cudnn-version-mismatch-warning [paddle18-aistudio-cudnn-lstm] sentry": _MULTILINE_PANEL,
+    "paddle/cause-fluid-lstm-init-state-shape [paddle20beta-dygraph-layers-lstm] sentry": _MULTILINE_PANEL,
+    "paddle/cause-sequence-length-exceeds-input [paddle22-aistudio-caption] sentry": _MULTILINE_PANEL,
+    "tensorflow/cause-cpu-only-tensorflow-package [tf14-params-size] sentry": _MULTILINE_PANEL,
     # branch kb9: a missing attribute of TensorFlow's nn module is the TF 1.x RNN API only by the attribute's name
     "tensorflow/tf1-rnn-api-moved-or-removed [reproduced-tensorflow-tf1-rnn-cell-on-tf2] cut": (
         "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "

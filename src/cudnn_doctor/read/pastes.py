@@ -9,6 +9,9 @@
   text of a ``NativeCommandError`` record (``python : Traceback (most recent call last):``, then ``At line:1
   char:1``, ``+ python train.py``, ``+ ~~~``, ``    + CategoryInfo ...``, ``    + FullyQualifiedErrorId :
   NativeCommandError``). Undone: the command's name goes from the line, the record's lines go.
+* An error tracker's event (Sentry's issue page): the exception line first as the event's title, then the
+  frames most recent first. Seen where frames follow an exception line (Python prints them before it, never
+  right after it). Undone: a traceback's head, the frames in the order Python prints them, the exception line.
 
 Each only drops what the presentation added, breaks a line where it joined two, or puts lines back in the
 order Python printed them; a message's words stay as they are.
@@ -16,6 +19,7 @@ order Python printed them; a message's words stay as they are.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..kb.patterns import LazyRe
@@ -87,3 +91,57 @@ def powershell(lines: Lines) -> Lines | None:
             j += 1
         i, changed = j, True
     return out if changed else None
+
+
+# ---------------------------------------------------------------- an error tracker's event
+
+# an event's title: an exception's name and its message (a bare name over frames is no event's: VS Code's panel)
+_EXCEPTION_LINE = LazyRe(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt): ?\S")
+_FRAME = LazyRe(r'^[ \t]+File "[^"\n]+", line \d+, in ')  # a Python frame (MXNet's C++ ones name no function)
+
+
+_FRAME_AFTER = re.compile(rb'\n[ \t]+File "[^"\n]+", line \d+, in ')
+_EXCEPTION_BYTES = re.compile(rb"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt): ?\S")
+
+
+_HEAD = "Traceback (most recent call last):"  # a message that begins a traceback (MXNet's): not an event's title
+
+
+def event_seen(sample: bytes) -> bool:
+    """A frame right after an exception line (the frames found first: memchr speed on their newline)."""
+    for m in _FRAME_AFTER.finditer(sample):
+        begin = sample.rfind(b"\n", 0, m.start()) + 1
+        if _EXCEPTION_BYTES.match(sample, begin, m.start()) is not None:
+            return True
+    return False
+
+
+def event(lines: Lines) -> Lines | None:
+    """An event's frames after its exception line put back before it, most recent last, behind a traceback's
+    head (see the module's docstring); None: none seen."""
+    out: Lines = []
+    i = 0
+    changed = False
+    while i < len(lines):
+        t, o = lines[i]
+        if i + 1 < len(lines) and _FRAME.match(lines[i + 1][0]) and _EXCEPTION_LINE.match(t) and not t.rstrip().endswith(_HEAD):
+            groups, j = _frame_groups(lines, i + 1)
+            out += [("Traceback (most recent call last):", o), *[x for g in reversed(groups) for x in g], (t, o)]
+            i, changed = j, True
+            continue
+        out.append((t, o))
+        i += 1
+    return out if changed else None
+
+
+def _frame_groups(lines: Lines, start: int) -> tuple[list[Lines], int]:
+    """The frames from line ``start`` on, each with its source lines (indented, not a frame), and where they end."""
+    groups: list[Lines] = []
+    j = start
+    while j < len(lines) and lines[j][0][:1].isspace() and lines[j][0].strip():
+        if _FRAME.match(lines[j][0]) or not groups:
+            groups.append([lines[j]])
+        else:
+            groups[-1].append(lines[j])
+        j += 1
+    return groups, j

@@ -51,7 +51,7 @@ from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 from .pages import collapsed, collapsed_seen, rendered, rendered_seen
-from .pastes import chat, powershell
+from .pastes import chat, event, event_seen, powershell
 
 if TYPE_CHECKING:
     from typing import Any
@@ -912,6 +912,7 @@ PRESENTATIONS = (
     Presentation("escapes", _marked(_ESCAPE_MARK), _step("escapes", _escapes), paste_only=True),
     Presentation("commands", _marked(_COMMAND_MARK, _COMMAND_STARTS), _step("commands", _commands)),
     Presentation("panel", _marked(_PANEL_MARK), _step("panel", _panel), paste_only=True),
+    Presentation("event", _page(event_seen), _step("event", lambda block: event(block.lines())), paste_only=True),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter)),
     Presentation("characters", _characters_seen, _step("characters", _characters)),
     _WRAP,
