@@ -291,6 +291,19 @@ def powershell(text: str) -> str:
     return "\n".join([*lines[:i], *record, *lines[i + 1 :]])
 
 
+def cjk_glued(text: str) -> str:
+    """A Chinese post (CSDN, a QQ group) whose prose runs into the log: '运行报错：' glued to the traceback's
+    head and '报错信息：' to the exception line, with nothing between them (the log's own punctuation kept)."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith("Traceback ("):
+            line = "运行报错：" + line
+        elif _RAISED.match(line):
+            line = "报错信息：" + line
+        out.append(line)
+    return "\n".join(out)
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -330,4 +343,5 @@ PRESENTATIONS = {
     "chat-line": chat_line,
     "powershell": powershell,
     "sentry": sentry,
+    "cjk-glued": cjk_glued,
 }

@@ -653,7 +653,7 @@ def test_an_exception_panel_is_joined_into_its_exception_line() -> None:
 
 def test_east_asian_prose_and_full_width_forms() -> None:
     glued = "训练时报错RuntimeError：cuDNN error：CUDNN_STATUS_EXECUTION_FAILED，求解决"
-    assert _undone(glued)[0] == "训练时报错 " + RUNTIME_STATUS + ", 求解决"
+    assert _undone(glued)[0] == "训练时报错\n" + RUNTIME_STATUS + ", 求解决"  # the prose a line apart from the message
     # a colon before a digit (a time, a line number) and a comma before a closing bracket take no space; a
     # colon before a word takes one
     assert _undone("rnn-inl.h：674：Check failed（3 vs．4）[11：02：14] shape（768，）")[0] == "rnn-inl.h:674: Check failed(3 vs.4)[11:02:14] shape(768,)"
@@ -702,3 +702,9 @@ def test_an_error_tracker_event_has_its_frames_put_back_before_its_exception_lin
     mxnet = 'mxnet.base.MXNetError: Traceback (most recent call last):\n  File "../src/operator/rnn.cc", line 163, in f'
     assert _undone(mxnet)[1] == ()
     assert _undone('RuntimeError: x\n  File "../src/operator/rnn.cc", line 163')[1] == ()
+
+
+def test_east_asian_prose_glued_to_a_traceback_is_a_line_apart() -> None:
+    glued = TRACE.replace("Traceback", "运行报错：Traceback", 1)
+    assert _undone(glued)[0] == "运行报错\n" + TRACE
+    assert _top(glued)[0] == HIDDEN

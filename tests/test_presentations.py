@@ -208,11 +208,14 @@ KNOWN: dict[str, str] = {
     # branch present20: the exception lines retyped with an input method (tests/presenting.py's cjk) lose the space
     # after a colon; read/present.py gives a full-width colon one before a word, none before a digit ('cuda:0',
     # '[11:02:14]', 'rnn-inl.h:674'), so a message whose colon had one before a number ('CuDNNError: 8: ',
-    # 'parameters: 256') is read without it (two examples' differences not analysed yet: paddle kernel-check,
-    # tf2-resource-exhausted-node, keras tf1-stateful-placeholder-feed)
+    # 'parameters: 256') is read without it (tf2-resource-exhausted-node's difference not analysed yet; since
+    # present21 the prose glued before an exception line is a line apart: paddle kernel-check and keras
+    # tf1-stateful-placeholder-feed are read, chainer's nsteplstm-link and reproduced-chainer-nstep-lstm-in-size,
+    # read before only with the prose before the message, are not)
     "chainer/nstep-input-size-mismatch [gru-function] cjk": _RETYPED_COLON,
+    "chainer/nstep-input-size-mismatch [nsteplstm-link] cjk": _RETYPED_COLON,
+    "chainer/nstep-input-size-mismatch [reproduced-chainer-nstep-lstm-in-size] cjk": _RETYPED_COLON,
     "cudnn/rnn-status-execution-failed [pytorch-0.3-ctypes] cjk": _RETYPED_COLON,
-    "paddle/rnn-kernel-check [reproduced-paddle-simple-rnn-activation] cjk": _RETYPED_COLON,
     "pytorch/cause-dataparallel-scatters-hidden-on-dim0 [notebook-gru-0-2] cjk": _RETYPED_COLON,
     "pytorch/cause-dataparallel-shared-dropout-state-0-1 [torch-0-1-dataparallel-lstm] cjk": _RETYPED_COLON,
     "pytorch/cause-dataparallel-shared-dropout-state-0-1 [notebook-gru] cjk": _RETYPED_COLON,
@@ -220,7 +223,6 @@ KNOWN: dict[str, str] = {
     "pytorch/cause-torch-0-3-1-cu80-lstm-internal-error [allennlp-train] cjk": _RETYPED_COLON,
     "pytorch/cudnn-rnn-execution-failed [legacy-ctypes-0-3] cjk": _RETYPED_COLON,
     "tensorflow/cudnn-rnn-scratch-allocation-failed [tf2-resource-exhausted-node] cjk": _RETYPED_COLON,
-    "keras/stateful-rnn-batch-changed-in-graph [tf1-stateful-placeholder-feed] cjk": _RETYPED_COLON,
     # branch present20: VS Code's panel shows a multi-line exception whole under its name; the panel form (and the
     # undo) take its last exception line for the message, so what tells the cause apart (Paddle's summary, MXNet's
     # operator lines, the frames after) is moved before or away from it

@@ -175,6 +175,11 @@ _WIDE_SEPARATOR = LazyRe(
 )
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _CJK_GLUED = LazyRe(f"(?<=[{_CJK}])(?=[A-Za-z0-9_])|(?<=[A-Za-z0-9_.)\\]'\"])(?=[{_CJK}])")
+# East Asian prose (ending in a CJK character, then a colon or the space _typed put there) before a traceback's
+# head or an exception line
+_CJK_BEFORE_START = LazyRe(
+    f"^(.*?[{_CJK}])[:,]? ?(?=Traceback \\(most recent call last\\):|(?:[A-Za-z_][\\w.]*\\.)?[A-Z]\\w*(?:Error|Exception|Warning)(?::|$))"
+)
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = LazyRe(
     r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
@@ -654,16 +659,29 @@ def _characters(block: Text) -> Lines | None:
     out: Lines = []
     changed = False
     for t, o in block.lines():
-        u = t
-        if u.endswith("^M"):
-            u = u[:-2]
-        if "^M" in u:
-            u = u.split("^M")[-1] if u.split("^M")[-1].strip() else u.replace("^M", "")
+        u = _carets_m(t) if "^M" in t else t
         if wide and not u.isascii():
             u = _typed(u)
         changed = changed or u != t
-        out.append((u, o))
+        out += [(x, o) for x in _prose_apart(u)] if wide else [(u, o)]
     return out if changed else None
+
+
+def _carets_m(u: str) -> str:
+    """A literal '^M' (a CR shown by an editor): at the end it goes, inside the line what a terminal showed
+    after the last one stays."""
+    if u.endswith("^M"):
+        u = u[:-2]
+    if "^M" in u:
+        u = u.split("^M")[-1] if u.split("^M")[-1].strip() else u.replace("^M", "")
+    return u
+
+
+def _prose_apart(u: str) -> list[str]:
+    """A line whose East Asian prose runs into a traceback's head or an exception line ('运行报错：Traceback
+    (most recent call last):', '报错RuntimeError: ...'), typed: the prose and the log's line, two lines."""
+    m = _CJK_BEFORE_START.match(u)
+    return [m.group(1), u[m.end() :]] if m is not None else [u]
 
 
 def _typed(u: str) -> str:
