@@ -250,6 +250,22 @@ def chat_line(text: str) -> str:
     return "anyone seen this? ```" + " ".join(text.split()) + "```"
 
 
+def email(text: str, width: int = 72) -> str:
+    """A mailing-list reply: the log re-wrapped by the mail client at ``width`` columns (each long line folded at
+    its last space before the width, a word longer than the width left whole, the continuation at column 0)
+    and then quoted ``> `` by the reply (the quote mark on every folded piece)."""
+    out: list[str] = []
+    for line in text.rstrip("\n").split("\n"):
+        while len(line) > width:
+            cut = line.rfind(" ", 0, width + 1)
+            if cut <= len(line) - len(line.lstrip()):  # no space after the indentation: a long word left whole
+                break
+            out.append(line[:cut])
+            line = line[cut + 1 :]
+        out.append(line)
+    return "On Tue, May 14, 2024 at 9:00 AM Alice <alice@example.org> wrote:\n" + "\n".join("> " + x if x else ">" for x in out)
+
+
 _FRAME_HEAD = re.compile(r'^\s*File "')
 
 
@@ -309,6 +325,11 @@ def cut(text: str, at: int) -> str:
     return text[:at]
 
 
+# Not in the table: ``email`` (a mail client's re-wrap at 72 columns, quoted). Measured on 7748e75: 105 of 1,072
+# examples differ, 4 counter-examples matched (a message folded at a space read as a cut message, a frame line
+# folded before its path) and 13 corpus positives lost; it stays out until a wrap at spaces is read (branch
+# present21 tried reading a full-width piece as ended at a space: 72 differ, the counter-examples still matched,
+# hard wraps at 80 and 120 columns lost a case each).
 PRESENTATIONS = {
     "wrap60": lambda t: hard_wrap(t, 60),
     "wrap80": lambda t: hard_wrap(t, 80),

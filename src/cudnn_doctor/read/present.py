@@ -29,9 +29,13 @@ Undone here:
   ``%0A``): its lines;
 * an exception panel (VS Code's ``Exception has occurred: RuntimeError``, an error tracker's event title): the
   name line and the message line under it joined (paste only);
+* a chat's code spans and code blocks glued to the log's lines, a PowerShell error record around a native
+  command's first stderr line, an error tracker's event (its frames most recent first, after its exception
+  line): pastes.py;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``), an East Asian input method's full-width
-  forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``);
+  forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``), its prose a
+  line apart where it runs into a traceback's head or an exception line;
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
   prefix (a timestamp, ``[rank0]:``): see ``unwrap``. Only in a paste: a big log's lines of equal length
   (``pytest -v``, Keras summaries, fixed-format step lines) or alternating lengths (logging lines between
