@@ -490,7 +490,7 @@ def test_a_big_logs_east_asian_prose_is_left_as_it_is_a_pastes_is_spaced() -> No
     assert big.data.split(b"\n")[0] == line.rstrip("\n").removesuffix("^M").encode()
     paste = present(line.encode(), paste=True)
     assert paste is not None and paste.undone == ("carets", "characters")
-    assert paste.data.decode().rstrip("\n") == "2024-05-14 09:12:33 [信息] 第 3 轮: 损失=0.1234, 报错 RuntimeError: cuDNN error"
+    assert paste.data.decode().rstrip("\n") == "2024-05-14 09:12:33 [信息] 第 3 轮: 损失=0.1234, 报错\nRuntimeError: cuDNN error"
 
 
 def test_a_big_logs_lines_that_look_like_a_persons_markup_are_a_programs() -> None:
@@ -690,7 +690,7 @@ def test_an_exception_panel_is_joined_into_its_exception_line() -> None:
 
 def test_east_asian_prose_and_full_width_forms() -> None:
     glued = "训练时报错RuntimeError：cuDNN error：CUDNN_STATUS_EXECUTION_FAILED，求解决"
-    assert _undone(glued)[0] == "训练时报错 " + RUNTIME_STATUS + ", 求解决"
+    assert _undone(glued)[0] == "训练时报错\n" + RUNTIME_STATUS + ", 求解决"  # the prose a line apart from the message
     # a colon before a digit (a time, a line number) and a comma before a closing bracket take no space; a
     # colon before a word takes one
     assert _undone("rnn-inl.h：674：Check failed（3 vs．4）[11：02：14] shape（768，）")[0] == "rnn-inl.h:674: Check failed(3 vs.4)[11:02:14] shape(768,)"
@@ -698,3 +698,50 @@ def test_east_asian_prose_and_full_width_forms() -> None:
     assert _undone("found input tensor at cuda：0，hidden at aten：：lstm")[0] == "found input tensor at cuda:0, hidden at aten::lstm"
     # an ideographic space is two columns of indentation
     assert _undone("\u3000File \"a.py\", line 3, in <module>")[0] == '  File "a.py", line 3, in <module>'
+
+
+def test_a_chat_code_span_on_every_line_and_a_glued_code_block_are_undone() -> None:
+    spans = "this is what I get:\n" + "\n".join(f"`{x}`" for x in TRACE.split("\n"))
+    assert _undone(spans) == ("this is what I get:\n" + TRACE, ("chat",))
+    assert _top(spans)[0] == HIDDEN
+    # a code block whose backticks are glued to its first and last lines, quoted by a reply: each piece keeps
+    # the quote marks
+    block = "> any idea?\n" + "\n".join("> " + x for x in ("```" + TRACE + "```").split("\n"))
+    assert _undone(block)[0] == "any idea?\n\n" + TRACE + "\n"
+    # the newlines lost too: the code block begins a line, the collapsed traceback is broken where its lines begin
+    assert _top("anyone seen this? ```" + " ".join(TRACE.split()) + "```")[0] == HIDDEN
+    # one span in a sentence, or a lone line in backticks, stays as it is
+    assert _undone("set `torch.backends.cudnn.enabled = False` and\n`retry`")[1] == ()
+
+
+def test_a_powershell_error_record_of_a_native_command_is_undone() -> None:
+    head, rest = TRACE.split("\n", 1)
+    record = [
+        "python : " + head,
+        "At line:1 char:1",
+        "+ python train.py",
+        "+ ~~~~~~~~~~~~~~~",
+        "    + CategoryInfo          : NotSpecified: (Traceback (most recent call last)::String) [], RemoteException",
+        "    + FullyQualifiedErrorId : NativeCommandError",
+        " ",
+    ]
+    text = "\n".join([*record, rest])
+    assert _undone(text) == (TRACE, ("powershell",))
+    assert _top(text) == (HIDDEN, 12)  # the exception line, where it is in the input
+
+
+def test_an_error_tracker_event_has_its_frames_put_back_before_its_exception_line() -> None:
+    lines = TRACE.split("\n")
+    sentry = "\n".join([lines[-1], *lines[3:5], *lines[1:3]])  # the title, then the frames most recent first
+    assert _undone(sentry) == (TRACE, ("event",))
+    assert _top(sentry)[0] == HIDDEN
+    # a message that begins a traceback of its own (MXNet's), or C++ frames that name no function: not an event
+    mxnet = 'mxnet.base.MXNetError: Traceback (most recent call last):\n  File "../src/operator/rnn.cc", line 163, in f'
+    assert _undone(mxnet)[1] == ()
+    assert _undone('RuntimeError: x\n  File "../src/operator/rnn.cc", line 163')[1] == ()
+
+
+def test_east_asian_prose_glued_to_a_traceback_is_a_line_apart() -> None:
+    glued = TRACE.replace("Traceback", "运行报错：Traceback", 1)
+    assert _undone(glued)[0] == "运行报错\n" + TRACE
+    assert _top(glued)[0] == HIDDEN

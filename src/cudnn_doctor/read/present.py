@@ -29,9 +29,13 @@ Undone here:
   ``%0A``): its lines;
 * an exception panel (VS Code's ``Exception has occurred: RuntimeError``, an error tracker's event title): the
   name line and the message line under it joined (paste only);
+* a chat's code spans and code blocks glued to the log's lines, a PowerShell error record around a native
+  command's first stderr line, an error tracker's event (its frames most recent first, after its exception
+  line): pastes.py;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``), an East Asian input method's full-width
-  forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``);
+  forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``), its prose a
+  line apart where it runs into a traceback's head or an exception line;
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
   prefix (a timestamp, ``[rank0]:``): see ``unwrap``. Only in a paste: a big log's lines of equal length
   (``pytest -v``, Keras summaries, fixed-format step lines) or alternating lengths (logging lines between
@@ -51,6 +55,7 @@ from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 from .pages import collapsed, collapsed_seen, rendered, rendered_seen
+from .pastes import chat, event, event_seen, powershell
 
 if TYPE_CHECKING:
     from typing import Any
@@ -89,6 +94,10 @@ _COMMAND_STARTS = (b"::error", b"::warning", b"::notice", b"::debug")
 # the next (VS Code's 'Exception has occurred: RuntimeError', Sentry's event title)
 _PANEL_MARK = re.compile(rb"Exception has occurred: |(?:^|\n)(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\r?\n(?=[A-Za-z])")
 _BULLET_MARK = re.compile(rb"\n[-*+] ")
+# a chat's code span or block: a backtick (pastes.py tells a span or a glued fence); a PowerShell error record's
+# position line ('At line:1 char:1', after the record's first line)
+_CHAT_MARK = re.compile(rb"`")
+_RECORD_MARK = re.compile(rb"\nAt (?:line:\d+|[^\n]{1,300}:\d+) char:\d+")
 
 
 def _json_module() -> Any:
@@ -171,6 +180,11 @@ _WIDE_SEPARATOR = LazyRe(
 )
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _CJK_GLUED = LazyRe(f"(?<=[{_CJK}])(?=[A-Za-z0-9_])|(?<=[A-Za-z0-9_.)\\]'\"])(?=[{_CJK}])")
+# East Asian prose (ending in a CJK character, then a colon or the space _typed put there) before a traceback's
+# head or an exception line
+_CJK_BEFORE_START = LazyRe(
+    f"^(.*?[{_CJK}])[:,]? ?(?=Traceback \\(most recent call last\\):|(?:[A-Za-z_][\\w.]*\\.)?[A-Z]\\w*(?:Error|Exception|Warning)(?::|$))"
+)
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = LazyRe(
     r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
@@ -663,14 +677,24 @@ def _last_segment(t: str) -> str:
 
 def _characters(block: Text) -> Lines | None:
     """Typographic and full-width characters as ASCII, and East Asian prose glued to a message spaced from
-    it (``_typed``), on each line that holds one: what a person's editor or input method typed, so a paste's
-    (line by line, ~7 us a line: a training log in Chinese, every line prose glued to numbers, cost 140 CPU
-    s/GiB when a big log's blocks were undone too; bench/kinds.py's cjk kind)."""
+    it (``_typed``) or put a line apart from a traceback's head or an exception line (``_prose_apart``), on each
+    line that holds one: what a person's editor or input method typed, so a paste's (line by line, ~7 us a line:
+    a training log in Chinese, every line prose glued to numbers, cost 140 CPU s/GiB when a big log's blocks were
+    undone too; bench/kinds.py's cjk kind)."""
     text = block.text
     if text.isascii() or (_SMART_CHARS.search(text) is None and _CJK_GLUED.search(text) is None):
         return None
-    out = [(t if t.isascii() else _typed(t), o) for t, o in block.lines()]
+    out: Lines = []
+    for t, o in block.lines():
+        out += [(t, o)] if t.isascii() else [(x, o) for x in _prose_apart(_typed(t))]
     return None if out == block.lines() else out
+
+
+def _prose_apart(u: str) -> list[str]:
+    """A line whose East Asian prose runs into a traceback's head or an exception line ('运行报错：Traceback
+    (most recent call last):', '报错RuntimeError: ...'), typed: the prose and the log's line, two lines."""
+    m = _CJK_BEFORE_START.match(u)
+    return [m.group(1), u[m.end() :]] if m is not None else [u]
 
 
 def _typed(u: str) -> str:
@@ -915,6 +939,8 @@ PRESENTATIONS = (
     Presentation("padding", _padded_seen, _step("padding", _padded), paste_only=True),
     Presentation("indent", _indented_seen, _step("indent", _indented), paste_only=True),
     Presentation("labels", _labels_seen, _step("labels", _labelled)),
+    Presentation("chat", _marked(_CHAT_MARK), _step("chat", lambda block: chat(block.text, block.lines)), paste_only=True),
+    Presentation("powershell", _marked(_RECORD_MARK), _step("powershell", lambda block: powershell(block.lines()))),
     Presentation("collapsed", _page(collapsed_seen), _step("collapsed", lambda block: collapsed(block.text, block.lines)), paste_only=True),
     Presentation("rendered", _page(rendered_seen), _step("rendered", _lines_of(rendered)), paste_only=True),
     _WRAP,
@@ -922,6 +948,7 @@ PRESENTATIONS = (
     Presentation("escapes", _marked(_ESCAPE_MARK), _step("escapes", _escapes), paste_only=True),
     Presentation("commands", _marked(_COMMAND_MARK, _COMMAND_STARTS), _step("commands", _commands)),
     Presentation("panel", _marked(_PANEL_MARK), _step("panel", _panel), paste_only=True),
+    Presentation("event", _page(event_seen), _step("event", lambda block: event(block.lines())), paste_only=True),
     Presentation("gutter", _gutter_seen, _step("gutter", _gutter), paste_only=True),
     Presentation("carets", _marked(_CARETS_MARK, (b"^M",)), _step("carets", _carets)),
     Presentation("characters", _characters_seen, _step("characters", _characters), paste_only=True),

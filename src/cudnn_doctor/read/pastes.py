@@ -1,0 +1,147 @@
+"""Presentations of a log pasted from where it was first seen, each undone as an entry of present.py's table.
+
+* A chat (Slack, Discord, Teams): each line wrapped in a code span (a backtick before and after it), or a code
+  block whose triple backticks are glued to its first and last lines (before 'Traceback (most recent call
+  last):', after '...FAILED'), or to the middle of a line whose newlines the chat lost. Undone: a span
+  that wraps a whole line (next to another such line) loses its backticks; a line is broken where triple
+  backticks are glued to text, as the chat's code block begins and ends a line there.
+* A Windows PowerShell error record: ``python train.py 2>&1`` makes the first line Python wrote to stderr the
+  text of a ``NativeCommandError`` record (``python : Traceback (most recent call last):``, then ``At line:1
+  char:1``, ``+ python train.py``, ``+ ~~~``, ``    + CategoryInfo ...``, ``    + FullyQualifiedErrorId :
+  NativeCommandError``). Undone: the command's name goes from the line, the record's lines go.
+* An error tracker's event (Sentry's issue page): the exception line first as the event's title, then the
+  frames most recent first. Seen where frames follow an exception line (Python prints them before it, never
+  right after it). Undone: a traceback's head, the frames in the order Python prints them, the exception line.
+
+Each only drops what the presentation added, breaks a line where it joined two, or puts lines back in the
+order Python printed them; a message's words stay as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..kb.patterns import LazyRe
+
+Lines = list[tuple[str, int]]
+
+# ---------------------------------------------------------------- a chat's code spans and glued code blocks
+
+# a line that is one code span, behind a chat's or a mail's quote marks: '`  File "x.py", line 3, in f`'
+_SPAN_LINE = LazyRe(r"^((?:[ \t]{0,3}>[ \t]?)*)`(?!`)(.*[^`])`[ \t]*$")
+_FENCE_LINE = LazyRe(r"^[ \t>]*(?:`{3,}|~{3,})[\w+-]*[ \t]*$")  # a fence on a line of its own: Markdown's (present.py)
+
+
+def chat(text: str, block_lines: Callable[[], Lines]) -> Lines | None:
+    """A chat's code spans and glued code blocks undone (see the module's docstring); None: nothing to undo.
+    ``block_lines``: the text's (line, original line) pairs, asked for only where a backtick is."""
+    if "`" not in text:
+        return None
+    lines = block_lines()
+    spans = [_SPAN_LINE.match(t) if t.endswith("`") or t.endswith("` ") else None for t, _ in lines]
+    out: Lines = []
+    for i, (t, o) in enumerate(lines):
+        m = spans[i]
+        if m is not None and _span_neighbour(spans, lines, i):
+            out.append((m.group(1) + m.group(2), o))
+        elif "```" in t and _FENCE_LINE.match(t) is None:  # each piece behind the line's quote marks
+            quote = len(t) - len(t.lstrip(" \t>"))
+            out += [(t[:quote] + p, o) for p in t[quote:].split("```")]
+        else:
+            out.append((t, o))
+    return None if out == lines else out
+
+
+def _span_neighbour(spans: list[object], lines: Lines, i: int) -> bool:
+    """The nearest line before or after line ``i`` that is not blank is a span too: a chat's run of lines."""
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(lines) and not lines[j][0].strip(" \t>"):
+            j += step
+        if 0 <= j < len(lines) and spans[j] is not None:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- a PowerShell error record
+
+_RECORD_HEAD = LazyRe(r"^[\w.-]+ : (?=\S)")  # 'python : ', 'python.exe : '
+_RECORD_AT = LazyRe(r"^At (?:line:\d+|.+:\d+) char:\d+\s*$")  # 'At line:1 char:1', 'At C:\run.ps1:12 char:5'
+_RECORD_LINE = LazyRe(r"^[ \t]*\+ ")  # '+ python train.py', '+ ~~~~', '    + CategoryInfo : ...'
+
+
+def powershell(lines: Lines) -> Lines | None:
+    """PowerShell's error records of a native command undone (see the module's docstring); None: none seen."""
+    out: Lines = []
+    i = 0
+    changed = False
+    while i < len(lines):
+        t, o = lines[i]
+        head = _RECORD_HEAD.match(t) if i + 1 < len(lines) and _RECORD_AT.match(lines[i + 1][0]) else None
+        if head is None:
+            out.append((t, o))
+            i += 1
+            continue
+        out.append((t[head.end() :], o))
+        j = i + 2
+        while j < len(lines) and _RECORD_LINE.match(lines[j][0]):
+            j += 1
+        if j < len(lines) and not lines[j][0].strip():  # the record's blank line after it
+            j += 1
+        i, changed = j, True
+    return out if changed else None
+
+
+# ---------------------------------------------------------------- an error tracker's event
+
+# an event's title: an exception's name and its message (a bare name over frames is no event's: VS Code's panel)
+_EXCEPTION_LINE = LazyRe(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt): ?\S")
+_FRAME = LazyRe(r'^[ \t]+File "[^"\n]+", line \d+, in ')  # a Python frame (MXNet's C++ ones name no function)
+
+
+_FRAME_AFTER = re.compile(rb'\n[ \t]+File "[^"\n]+", line \d+, in ')
+_EXCEPTION_BYTES = re.compile(rb"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt): ?\S")
+
+
+_HEAD = "Traceback (most recent call last):"  # a message that begins a traceback (MXNet's): not an event's title
+
+
+def event_seen(sample: bytes) -> bool:
+    """A frame right after an exception line (the frames found first: memchr speed on their newline)."""
+    for m in _FRAME_AFTER.finditer(sample):
+        begin = sample.rfind(b"\n", 0, m.start()) + 1
+        if _EXCEPTION_BYTES.match(sample, begin, m.start()) is not None:
+            return True
+    return False
+
+
+def event(lines: Lines) -> Lines | None:
+    """An event's frames after its exception line put back before it, most recent last, behind a traceback's
+    head (see the module's docstring); None: none seen."""
+    out: Lines = []
+    i = 0
+    changed = False
+    while i < len(lines):
+        t, o = lines[i]
+        if i + 1 < len(lines) and _FRAME.match(lines[i + 1][0]) and _EXCEPTION_LINE.match(t) and not t.rstrip().endswith(_HEAD):
+            groups, j = _frame_groups(lines, i + 1)
+            out += [("Traceback (most recent call last):", o), *[x for g in reversed(groups) for x in g], (t, o)]
+            i, changed = j, True
+            continue
+        out.append((t, o))
+        i += 1
+    return out if changed else None
+
+
+def _frame_groups(lines: Lines, start: int) -> tuple[list[Lines], int]:
+    """The frames from line ``start`` on, each with its source lines (indented, not a frame), and where they end."""
+    groups: list[Lines] = []
+    j = start
+    while j < len(lines) and lines[j][0][:1].isspace() and lines[j][0].strip():
+        if _FRAME.match(lines[j][0]) or not groups:
+            groups.append([lines[j]])
+        else:
+            groups[-1].append(lines[j])
+        j += 1
+    return groups, j
