@@ -117,6 +117,18 @@ def test_realistic_descriptions_and_ordinary_prose(catalog, text: str, expected:
         assert not any("description" in m.reason for m in d.near_misses)
 
 
+def test_a_message_line_the_tolerant_reading_declined_is_no_description(catalog) -> None:  # type: ignore[no-untyped-def]
+    # every counter-example is a message its signature's regex refuses: read as prose, it would be a lookalike
+    # read by its words; one that names a code name and holds rare words of another's template
+    alarms, read = [], 0
+    for sig in catalog.signatures:
+        for ce in sig.counter_examples:
+            if any(prose_line(line) for line in ce.text.splitlines()):  # (only those a description may be read in)
+                read += 1
+                alarms += [(sig.id, ce.name, f) for f in _described(diagnose(ce.text, catalog=catalog))]
+    assert read >= 20 and not alarms
+
+
 def test_a_paste_where_something_else_was_found_reads_no_description(catalog) -> None:  # type: ignore[no-untyped-def]
     text = (
         "pack_padded_sequence requires a CPU tensor for the lengths instead of a cuda one\n"
@@ -161,6 +173,8 @@ def test_prose_lines_are_sentences_not_log_code_or_traceback_lines() -> None:
         "2020-01-11 22:24:39.2: E tensorflow/core/kernels/cudnn_rnn_ops.cc:1491] the lengths must be on the CPU",
         "x = pack_padded_sequence(x, lengths)  # the lengths must be on the CPU",
         "Why does pack_padded_sequence require the lengths on the CPU?",
+        "INFO: [Some-Tool] - the lengths of pack_padded_sequence cannot be compiled for the CPU",
+        "[ERROR] the lengths of pack_padded_sequence cannot be on the GPU",
         "pack_padded_sequence requires",
     ):
         assert not prose_line(line), line

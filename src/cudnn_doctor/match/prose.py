@@ -14,8 +14,8 @@ signature when it
 2. holds, in any order, words of one of the signature's templates that tell something (RARE_BITS each, not a
    framework's name, not a link's nor a name in code's), PROSE_BITS in all and MIN_RARE of them besides the code name's (a name its messages spell
    counts only with a template that spells it: not 'set_detect_anomaly' of a hint after the message), and
-3. does not quote the message as much as the tolerant reading reads (MIN_BITS in order): that reading read it
-   or not.
+3. quotes no message of the base as much as the tolerant reading reads (MIN_BITS in order): such a line is a
+   message printed (a lookalike's, another's), which that reading read or not.
 
 It tells the signature apart where no other signature's template holds those words too (the code name's with
 them, where it counts): then a finding marked ``described`` (its ``cut`` record: the lowest confidence, and a
@@ -60,10 +60,11 @@ _CUE = LazyRe(
 # a question: its answer is asked for, not an error described ('how do I use pack_padded_sequence on GPU?')
 _QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|does|do|where|which|when|any|anyone)\b|\?\s*$")
 # what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
-# a time stamp, glog's header), code (an assignment, a prompt, a statement, an indented block), a code comment
+# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...'), code (an assignment, a prompt, a statement, an indented block), a code comment
 _NOT_PROSE = LazyRe(
     r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
     r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
+    r"|^\s*\[?(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\s*[:\]|-]"
     r"|[^=!<>]=(?!=)|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
 )
 _PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
@@ -122,8 +123,9 @@ class Prose:
         """The signatures a line describes (of those it ``named``) and those it could as well describe: another
         whose template holds the same words, named in the line too or of the same framework (the code name
         tells it)."""
-        quoted = self._quoting(line)
-        got = [(idx, read) for idx, codes in named.items() if idx not in quoted and (read := self._told(idx, codes, line)) is not None]
+        if self._quoting(line):
+            return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
+        got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
         most = max((read[0] for _i, read in got), default=0.0)
         told = [(idx, read[1]) for idx, read in got if read[0] >= most]  # the strongest: a weaker one reads less of the line
         sigs = self.tolerant.sigs
@@ -131,14 +133,16 @@ class Prose:
         rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or sigs[idx].framework in frameworks}
         return [sigs[i] for i in sorted(rivals | {i for i, _r in told})]
 
-    def _quoting(self, line: str) -> set[int]:
-        """The signatures whose message the line quotes, in order, as much as the tolerant reading reads
-        (MIN_BITS): that reading read it or not ('..., which is output 0 of CudnnBatchNormBackward, is at version
-        1; expected version 0 instead': not the RNN's grad_fn its regex wants); not a user's description of it."""
+    def _quoting(self, line: str) -> bool:
+        """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
+        (MIN_BITS): a message printed, which that reading read or not ('..., which is output 0 of
+        CudnnBatchNormBackward, is at version 1; expected version 0 instead': not the RNN's grad_fn its regex
+        wants; 'Detected unsupported operations ... StringToNumber': another op than the RNN's), not a user's
+        description of one."""
         text = _CODE_TOKEN.sub(" ", line)  # (not a code name's own words: 'thnn_fused_lstm_cell_cuda')
         tw = words(text)
         chains = (self.rec.grow_back(c, tw) for c in self.rec.chains(tw, word_ends(text, tw)))
-        return {o for c in chains if c.bits >= MIN_BITS for o in self.rec.owners[c.tid]}
+        return any(c.bits >= MIN_BITS for c in chains)
 
     def _told(self, idx: int, codes: set[tuple[str, str]], line: str) -> tuple[float, frozenset[str]] | None:
         """(information, words) of the signature's template of which the line holds the most that tells it
