@@ -44,12 +44,16 @@ PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
 MAX_LINES = 200  # prose lines read per paste, at most
 MAX_SHOWN = 4  # near misses for a description several messages share
 # a name in code in a message or a line: snake_case, camelCase or CamelCase with a capital inside, dotted
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CODE_SHAPE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
-_CODE_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z])[A-Za-z0-9_]*")
-_URL = re.compile(r"\b(?:https?://|www\.)\S+")
-_QUOTED = re.compile(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
-_DUNDER = re.compile(r"__\w+__")
+_CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
+_IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of _CODE_SHAPE are code names)
+_CODE_TOKEN = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z])[A-Za-z0-9_]*")
+# a name in a line (a code name is one: looked up whole), with the quotes around it
+_IDENT = LazyRe(r"""(?P<q>['`"])?(?<![A-Za-z0-9_])(?P<name>[A-Za-z0-9_]{4,})(?![A-Za-z0-9_])(?P<c>['`"])?""")
+# what a line that names a code name holds: a name in code's shape, or a quote
+_NAMING = LazyRe(r"""[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]|['`"]""")
+_URL = LazyRe(r"\b(?:https?://|www\.)\S+")
+_QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
+_DUNDER = LazyRe(r"__\w+__")
 # what says an error happened: an error, a failure, a crash, a requirement or expectation, something unsupported or
 # that cannot be done
 _CUE = LazyRe(
@@ -107,7 +111,7 @@ class Prose:
 
     def _line(self, lines: Sequence[str], li: int) -> list[RawMatch | Miss]:
         line = _URL.sub(" ", lines[li])  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
-        named = self._named(line)
+        named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
         if not named:
             return []
         sigs = [s for s in self._candidates(named, line) if self._verdict(s, lines, li) is not None]
@@ -195,14 +199,11 @@ class Prose:
         (``_spelt_names``)."""
         if self._names is None:
             self._names = code_names(self.tolerant.sigs, self.rec)
-        pattern, owners = self._names
         out: dict[int, set[tuple[str, str]]] = {}
-        if pattern is None:
-            return out
-        for m in pattern.finditer(line):
+        for m in _IDENT.finditer(line):
             name = m.group("name").lower().lstrip("_")
-            quoted = m.group("q") is not None and line[m.end() - 1 : m.end()] == m.group("q")
-            for idx, kind in owners.get(name, ()):
+            quoted = m.group("q") is not None and m.group("q") == m.group("c")
+            for idx, kind in self._names.get(name, ()):
                 if quoted or kind != "quoted":
                     out.setdefault(idx, set()).add((name, kind))
         return out
@@ -223,14 +224,13 @@ class Prose:
         return RawMatch(sig, "", li, li, text, {}, "", list(evidence), supported, list(lines[max(0, li - 60) : li + 1]), cut)
 
 
-Names = tuple[re.Pattern[str] | None, dict[str, list[tuple[int, str]]]]
+Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
 _NAMES: dict[int, tuple[Recognizer, Names]] = {}  # by id(the base's recognizer: one per base), with it
 
 
 def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
     """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
-    its kind, ``_spelt_names``), and one pattern that finds any of them in a line (``name``; ``q``: the
-    quote before it); made once per base (``rec``: its recognizer, with its words' information)."""
+    its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
     got = _NAMES.get(id(rec))
     if got is not None and got[0] is rec:
         return got[1]
@@ -243,21 +243,20 @@ def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
 
 def _names(sigs: Sequence[Signature], bits: Mapping[str, float]) -> Names:
     owners: dict[str, list[tuple[int, str]]] = {}
+    told: dict[str, bool] = {}  # whether a name tells something (CODE_BITS), by name
     for idx, sig in enumerate(sigs):
         for name, kind in _spelt_names(sig):
             key = name.lower().lstrip("_")
             if _DUNDER.fullmatch(name) or len(key) < 4:
                 continue
-            if kind != "quoted" and sum(bits.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) < CODE_BITS:
+            if key not in told:
+                told[key] = sum(bits.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS
+            if kind != "quoted" and not told[key]:
                 continue
             got = owners.setdefault(key, [])
             if (idx, kind) not in got:
                 got.append((idx, kind))
-    if not owners:
-        return None, owners
-    alts = "|".join(re.escape(n) for n in sorted(owners, key=len, reverse=True))
-    pattern = re.compile(r"(?i)(?P<q>['`\"])?(?<![A-Za-z0-9])_*(?P<name>" + alts + r")(?![A-Za-z0-9_])['`\"]?")
-    return pattern, owners
+    return owners
 
 
 def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
@@ -266,9 +265,9 @@ def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
     only where the line quotes it too). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
     raised = [re.split(r"\.|::", where.partition(" ")[2])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
     yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
-    for text in _messages(sig):
-        yield from ((part, "named") for m in _NAME.finditer(text) for part in m.group(0).split(".") if _CODE_SHAPE.search(part) and not part.isupper())
-        yield from ((m.group(1), "quoted") for m in _QUOTED.finditer(text))
+    text = "\n".join(_messages(sig))
+    yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())
+    yield from ((name, "quoted") for name in _QUOTED.findall(text))
 
 
 def _messages(sig: Signature) -> list[str]:
