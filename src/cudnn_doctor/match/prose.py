@@ -43,7 +43,7 @@ LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
 PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
 MAX_LINES = 200  # prose lines read per paste, at most
 MAX_SHOWN = 4  # near misses for a description several messages share
-# a name in code in a message or a line: snake_case, camelCase or CamelCase with a capital inside, dotted
+# a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
 _CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
 _IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of _CODE_SHAPE are code names)
 _CODE_TOKEN = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z])[A-Za-z0-9_]*")
