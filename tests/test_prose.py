@@ -178,6 +178,7 @@ def test_prose_lines_are_sentences_not_log_code_or_traceback_lines() -> None:
         "Why does pack_padded_sequence require the lengths on the CPU?",
         "INFO: [Some-Tool] - the lengths of pack_padded_sequence cannot be compiled for the CPU",
         "[ERROR] the lengths of pack_padded_sequence cannot be on the GPU",
+        "# LSTM training: ERROR - converting the 'pack_padded_sequence' op failed: after upgrading",
         "pack_padded_sequence requires",
     ):
         assert not prose_line(line), line

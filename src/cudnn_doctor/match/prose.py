@@ -14,8 +14,9 @@ signature when it
 2. holds, in any order, words of one of the signature's templates that tell something (RARE_BITS each, not a
    framework's name, not a link's nor a name in code's), PROSE_BITS in all and MIN_RARE of them besides the code name's (a name its messages spell
    counts only with a template that spells it: not 'set_detect_anomaly' of a hint after the message), and
-3. quotes no message of the base as much as the tolerant reading reads (MIN_BITS in order): such a line is a
-   message printed (a lookalike's, another's), which that reading read or not.
+3. quotes no message of the base as much as the tolerant reading reads (MIN_BITS in order), and is not made
+   mostly (MESSAGE_SHARE) of the template's words: such a line is a message printed (a lookalike's, another's,
+   its head cut), which that reading read or not.
 
 It tells the signature apart where no other signature's template holds those words too (the code name's with
 them, where it counts): then a finding marked ``described`` (its ``cut`` record: the lowest confidence, and a
@@ -39,6 +40,7 @@ PROSE_BITS = 11.0  # the information a description holds of its message at least
 MIN_RARE = 2  # ... in this many words at least, the code name's apart
 CODE_BITS = 8.0  # what a code name tells at least (its words' information; a word the base lacks: UNKNOWN_BITS)
 UNKNOWN_BITS = 12.0
+MESSAGE_SHARE = 0.6  # of a line's words its template's: the message itself (a head cut's rest), not a description
 LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
 PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
 MAX_LINES = 200  # prose lines read per paste, at most
@@ -64,11 +66,11 @@ _CUE = LazyRe(
 # a question: its answer is asked for, not an error described ('how do I use pack_padded_sequence on GPU?')
 _QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|does|do|where|which|when|any|anyone)\b|\?\s*$")
 # what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
-# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...'), code (an assignment, a prompt, a statement, an indented block), a code comment
+# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...', '... ERROR - converting ...'), code (an assignment, a prompt, a statement, an indented block), a code comment
 _NOT_PROSE = LazyRe(
     r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
     r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
-    r"|^\s*\[?(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?\s*[:\]|-]"
+    r"|\b(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?(?:\s*[:\]|]|\s+-\s)"
     r"|[^=!<>]=(?!=)|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
 )
 _PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
@@ -152,12 +154,13 @@ class Prose:
         """(information, words) of the signature's template of which the line holds the most that tells it
         (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
         words); else None."""
-        have = frozenset(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line))) - self._frameworks()  # the line's own words
+        fw = self._frameworks()  # the line's own words, not its names in code, numbers or frameworks' names
+        have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates()[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
         best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
         return best
 
-    def _read(self, tpl: frozenset[str], code: str, kind: str, have: frozenset[str]) -> tuple[float, frozenset[str]] | None:
+    def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
         (``_spelt_names``), where they are enough."""
         code_words = frozenset(w for w, _a, _b in words(code))
@@ -165,7 +168,9 @@ class Prose:
         if not spelt and kind != "raised":
             return None  # a name its messages spell outside this template ('set_detect_anomaly' of a hint after it)
         weight = self.rec.weight
-        rare = {w for w in (tpl & have) - code_words if weight.get(w, 0.0) >= RARE_BITS}
+        if sum(w in tpl for w in have) >= MESSAGE_SHARE * len(have):
+            return None  # mostly the message's own words: the message (its head cut), not the user's words for it
+        rare = {w for w in tpl.intersection(have) - code_words if weight.get(w, 0.0) >= RARE_BITS}
         bits = sum(weight[w] for w in rare)
         if len(rare) < MIN_RARE or bits < PROSE_BITS:
             return None
