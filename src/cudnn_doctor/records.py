@@ -11,7 +11,7 @@ This module imports nothing from the package: the model, rank and every renderer
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 
 class ReferenceRecord(TypedDict):
@@ -94,6 +94,7 @@ class CutRecord(TypedDict):
     expected_next: str | None
     could_also_be: list[str]
     ask_full_line: bool
+    described: NotRequired[bool]  # read from a user's description of the error, not its message (match/prose.py)
 
 
 class VersionRecord(TypedDict):

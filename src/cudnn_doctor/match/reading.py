@@ -8,7 +8,8 @@ path (one process, the parallel scan of a big file, the library) reads a log the
   (read/linemap.py).
 * After each block, where no regex matched, the text is read tolerantly (tolerant.py: message templates and
   raising frames): all of a pasted-size input; in a big log, the lines around its near misses and its last
-  lines.
+  lines. A paste's block where nothing at all was found is then read for the errors its prose describes
+  (prose.py, the weakest tier).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..read.present import present
 from ..read.sources import Block
 from .lines import Lines, merged
 from .matcher import Matcher, Yielded
+from .prose import Prose
 from .results import Miss, RawMatch
 from .skim import Skim
 from .tolerant import MAX_FRAME_GAP, Tolerant
@@ -61,6 +63,7 @@ class Reader:
         self.matcher = matcher
         self.tail = tail  # read the source's last lines tolerantly (False: a parallel worker whose range ends before the file's end)
         self.tolerant = matcher.tolerant()
+        self.prose = Prose(self.tolerant)  # the weakest tier: an error a paste's prose describes (prose.py)
 
     def scan(self, blocks: Iterable[Block], source: str) -> Yielded:
         lmap = LineMap()
@@ -109,7 +112,7 @@ class Reader:
                 block = next((s for s in seen if s.index == index), None)
                 if block is not None:
                     last = self.tail and state["done"] and block is seen[-1]
-                    for got in self._tolerant(block, exact, missed, last):
+                    for got in self._described(block, self._tolerant(block, exact, missed, last), bool(exact)):
                         yield _placed(got, source, block.first, lmap)
                 index += 1
                 # a match the block's window found on the next block's lines (its head: a message a regex reached
@@ -140,6 +143,16 @@ class Reader:
                 if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
                     yield got
             yield from self.tolerant.raised(lines, lo, hi, taken)
+
+    def _described(self, block: _Seen, found: Iterable[RawMatch | Miss], exact: bool) -> Iterator[RawMatch | Miss]:
+        """What the tolerant reading ``found`` in a block, then, in a paste's block where nothing at all was
+        found (no regex, ``exact``, no tolerant reading), the errors its prose describes (prose.py)."""
+        for got in found:
+            exact = exact or isinstance(got, RawMatch)
+            yield got
+        if block.small and not exact:
+            lines = block.lines()
+            yield from self.prose.read(lines, 0, len(lines) - 1)
 
 
 def _taking(taken: dict[int, set[str]], matches: Iterable[RawMatch]) -> list[RawMatch]:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # annotations only: the report and the renderers import rank 
 CLUSTER_GAP = 4
 CONFIDENCE_THRESHOLD = 0.5
 CUT_PENALTY = 0.15
+DESCRIBED_PENALTY = 0.05  # more for a message read from a user's description of it (match/prose.py): the least sure
 
 
 def confidence_of(match: RawMatch) -> float:
@@ -53,7 +54,7 @@ def confidence_of(match: RawMatch) -> float:
     if match.captures and None not in match.captures.values():  # every group took part (values: str or None)
         score += 0.04
     if match.cut is not None:  # a message cut off: read up to its distinctive part, not whole
-        score -= CUT_PENALTY
+        score -= CUT_PENALTY + (DESCRIBED_PENALTY if match.cut.get("described") else 0.0)
     return round(min(score, 0.99), 2)
 
 

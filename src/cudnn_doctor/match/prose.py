@@ -1,0 +1,284 @@
+"""The weakest tier of the tolerant reading: an error a user describes in a sentence or a title, its message
+paraphrased or only partly quoted in the user's own words ('pack_padded_sequence requires the lengths to be on
+the cpu', 'I got the "must be equal to input_size" error').
+
+Read only in a paste where nothing else was found (no regex, no tolerant reading), and only on its prose
+lines: a sentence or a title (``prose_line``: not a traceback, log or code line, not a question) that says an
+error happened (``_CUE``: 'error', 'fails', 'requires', 'expected', 'not supported', 'cannot'). Such a line is read for a
+signature when it
+
+1. names one of the signature's *code names*: a function it is raised in (``raised_at``: '_pack_padded_sequence'
+   read as 'pack_padded_sequence' too), or a name in code its message spells ('input_size', 'cudnnRNNForward',
+   a name it quotes, 'lengths', where the line quotes it too), one that tells something (CODE_BITS over the base's
+   words; a word the base does not know counts as rare), and
+2. holds, in any order, words of one of the signature's templates that tell something (RARE_BITS each, not a
+   framework's name, not a link's nor a name in code's), PROSE_BITS in all and MIN_RARE of them besides the code name's (a name its messages spell
+   counts only with a template that spells it: not 'set_detect_anomaly' of a hint after the message), and
+3. quotes no message of the base as much as the tolerant reading reads (MIN_BITS in order), and is not made
+   mostly (MESSAGE_SHARE) of the template's words: such a line is a message printed (a lookalike's, another's,
+   its head cut), which that reading read or not.
+
+It tells the signature apart where no other signature's template holds those words too (the code name's with
+them, where it counts): then a finding marked ``described`` (its ``cut`` record: the lowest confidence, and a
+request for the full message); else near misses naming the signatures it could be.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from ..kb.patterns import LazyRe
+from ..model import Signature
+from .chains import Recognizer, word_ends, words
+from .context import context_items, direct_rnn
+from .results import Miss, RawMatch
+from .tolerant import MIN_BITS, Tolerant, one_message
+
+RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
+PROSE_BITS = 11.0  # the information a description holds of its message at least, besides its code name
+MIN_RARE = 2  # ... in this many words at least, the code name's apart
+CODE_BITS = 8.0  # what a code name tells at least (its words' information; a word the base lacks: UNKNOWN_BITS)
+UNKNOWN_BITS = 12.0
+MESSAGE_SHARE = 0.6  # of a line's words its template's: the message itself (a head cut's rest), not a description
+LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
+PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
+MAX_LINES = 200  # prose lines read per paste, at most
+MAX_SHOWN = 4  # near misses for a description several messages share
+# a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
+_CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
+_IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of _CODE_SHAPE are code names)
+_CODE_TOKEN = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z])[A-Za-z0-9_]*")
+# a name in a line (a code name is one: looked up whole), with the quotes around it
+_IDENT = LazyRe(r"""(?P<q>['`"])?(?<![A-Za-z0-9_])(?P<name>[A-Za-z0-9_]{4,})(?![A-Za-z0-9_])(?P<c>['`"])?""")
+# what a line that names a code name holds: a name in code's shape, or a quote
+_NAMING = LazyRe(r"""[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]|['`"]""")
+_URL = LazyRe(r"\b(?:https?://|www\.)\S+")
+_QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
+_DUNDER = LazyRe(r"__\w+__")
+# what says an error happened: an error, a failure, a crash, a requirement or expectation, something unsupported or
+# that cannot be done
+_CUE = LazyRe(
+    r"(?i)\b(?:errors?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|rais(?:es|ed|ing)|throws?|exceptions?|complains?"
+    r"|requires?|required|expects?|expected|must|mismatch(?:ed|es)?|unsupported|not\s+supported|invalid|wrong"
+    r"|cannot|can't|can\s+not|unable|(?:does\s*n[o']?t|do\s*n[o']?t)\s+support)\b"
+)
+# a question: its answer is asked for, not an error described ('how do I use pack_padded_sequence on GPU?')
+_QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|does|do|where|which|when|any|anyone)\b|\?\s*$")
+# what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
+# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...', '... ERROR - converting ...'), code (an assignment, a prompt, a statement, an indented block), a code comment
+_NOT_PROSE = LazyRe(
+    r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
+    r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
+    r"|\b(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?(?:\s*[:\]|]|\s+-\s)"
+    r"|[^=!<>]=(?!=)|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
+)
+_PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
+
+
+def prose_line(line: str) -> bool:
+    """Whether a line is prose that says an error happened: a sentence or a title, not a question."""
+    text = line.strip()
+    if not LINE_MIN <= len(text) <= LINE_MAX or _NOT_PROSE.search(line) or _QUESTION.search(text):
+        return False
+    return _CUE.search(text) is not None and len(_PLAIN.findall(text)) >= PLAIN_WORDS
+
+
+class Prose:
+    """Reads a paste's prose lines for the errors they describe (see the module's docstring)."""
+
+    def __init__(self, tolerant: Tolerant) -> None:
+        self.tolerant = tolerant
+        self.rec = tolerant.rec
+        self._names: Names | None = None
+        self._sets: list[frozenset[str]] | None = None  # each template's words
+        self._by_word: dict[str, set[int]] = {}  # the templates holding each word
+        self._fw: frozenset[str] | None = None
+
+    def read(self, lines: Sequence[str], lo: int, hi: int) -> Iterator[RawMatch | Miss]:
+        """The findings (or near misses) the prose lines of ``lines[lo:hi+1]`` describe; one line's at most
+        per signature."""
+        seen: set[str] = set()
+        shown = 0
+        for li in range(lo, hi + 1):
+            if shown >= MAX_LINES:
+                return
+            if not prose_line(lines[li]):
+                continue
+            shown += 1
+            for got in self._line(lines, li):
+                if got.sig.id not in seen:
+                    seen.add(got.sig.id)
+                    yield got
+
+    def _line(self, lines: Sequence[str], li: int) -> list[RawMatch | Miss]:
+        line = _URL.sub(" ", lines[li])  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
+        named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
+        if not named:
+            return []
+        sigs = [s for s in self._candidates(named, line) if self._verdict(s, lines, li) is not None]
+        if not sigs:
+            return []
+        text = lines[li].strip()
+        if not one_message(sigs):
+            reason = f"read from a description, {text[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
+            return [Miss(s, "", li, reason) for s in sigs[:MAX_SHOWN]]
+        return [self._match(s, lines, li) for s in sigs]
+
+    def _candidates(self, named: dict[int, set[tuple[str, str]]], line: str) -> list[Signature]:
+        """The signatures a line describes (of those it ``named``) and those it could as well describe: another
+        whose template holds the same words, named in the line too or of the same framework (the code name
+        tells it)."""
+        if self._quoting(line):
+            return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
+        got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
+        most = max((read[0] for _i, read in got), default=0.0)
+        told = [(idx, read[1]) for idx, read in got if read[0] >= most]  # the strongest: a weaker one reads less of the line
+        sigs = self.tolerant.sigs
+        frameworks = {sigs[i].framework for i, _r in told}
+        rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or sigs[idx].framework in frameworks}
+        return [sigs[i] for i in sorted(rivals | {i for i, _r in told})]
+
+    def _quoting(self, line: str) -> bool:
+        """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
+        (MIN_BITS): a message printed, which that reading read or not ('..., which is output 0 of
+        CudnnBatchNormBackward, is at version 1; expected version 0 instead': not the RNN's grad_fn its regex
+        wants; 'Detected unsupported operations ... StringToNumber': another op than the RNN's), not a user's
+        description of one."""
+        text = _CODE_TOKEN.sub(" ", line)  # (not a code name's own words: 'thnn_fused_lstm_cell_cuda')
+        tw = words(text)
+        chains = (self.rec.grow_back(c, tw) for c in self.rec.chains(tw, word_ends(text, tw)))
+        return any(c.bits >= MIN_BITS for c in chains)
+
+    def _told(self, idx: int, codes: set[tuple[str, str]], line: str) -> tuple[float, frozenset[str]] | None:
+        """(information, words) of the signature's template of which the line holds the most that tells it
+        (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
+        words); else None."""
+        fw = self._frameworks()  # the line's own words, not its names in code, numbers or frameworks' names
+        have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
+        got = [self._read(self._templates()[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
+        best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
+        return best
+
+    def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
+        """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
+        (``_spelt_names``), where they are enough."""
+        code_words = frozenset(w for w, _a, _b in words(code))
+        spelt = code_words <= tpl
+        if not spelt and kind != "raised":
+            return None  # a name its messages spell outside this template ('set_detect_anomaly' of a hint after it)
+        weight = self.rec.weight
+        if sum(w in tpl for w in have) >= MESSAGE_SHARE * len(have):
+            return None  # mostly the message's own words: the message (its head cut), not the user's words for it
+        rare = {w for w in tpl.intersection(have) - code_words if weight.get(w, 0.0) >= RARE_BITS}
+        bits = sum(weight[w] for w in rare)
+        if len(rare) < MIN_RARE or bits < PROSE_BITS:
+            return None
+        return bits, frozenset(rare | (code_words if spelt else set()))
+
+    def _frameworks(self) -> frozenset[str]:
+        """The base's frameworks' names (stems): a description names one, it says nothing of the message
+        ('pytorch' of a message's 'https://pytorch.org/docs/...')."""
+        if self._fw is None:
+            self._fw = frozenset(w for sig in self.tolerant.sigs for w, _a, _b in words(sig.framework))
+        return self._fw
+
+    def _holding(self, read: frozenset[str]) -> set[int]:
+        """The signatures one of whose templates holds all the words ``read``."""
+        self._templates()
+        tids: set[int] | None = None
+        for w in read:
+            tids = set(self._by_word.get(w, ())) if tids is None else tids & self._by_word.get(w, set())
+        return {o for t in tids or () for o in self.rec.owners[t]}
+
+    def _templates(self) -> list[frozenset[str]]:
+        if self._sets is None:
+            self._sets = [frozenset(w for w in tpl[1:] if w) for tpl in self.rec.tpls]
+            for tid, got in enumerate(self._sets):
+                for w in got:
+                    self._by_word.setdefault(w, set()).add(tid)
+        return self._sets
+
+    def _named(self, line: str) -> dict[int, set[tuple[str, str]]]:
+        """The signatures whose code names the line names: their index, with each name and its kind
+        (``_spelt_names``)."""
+        if self._names is None:
+            self._names = code_names(self.tolerant.sigs, self.rec)
+        out: dict[int, set[tuple[str, str]]] = {}
+        for m in _IDENT.finditer(line):
+            name = m.group("name").lower().lstrip("_")
+            quoted = m.group("q") is not None and m.group("q") == m.group("c")
+            for idx, kind in self._names.get(name, ()):
+                if quoted or kind != "quoted":
+                    out.setdefault(idx, set()).add((name, kind))
+        return out
+
+    def _verdict(self, sig: Signature, lines: Sequence[str], li: int) -> tuple[list[str], bool] | None:
+        """The context's verdict on the signature at line ``li`` (None: it rules the signature out there)."""
+        if not context_items(sig):
+            return [], False
+        ctx = sig.context
+        window = "\n".join(lines[max(0, li - ctx.lines_before) : li + ctx.lines_after + 1])
+        got = self.tolerant.evidence.verdict(sig, direct_rnn(sig, lines[li]), window)
+        return None if isinstance(got, str) else got
+
+    def _match(self, sig: Signature, lines: Sequence[str], li: int) -> RawMatch:
+        evidence, supported = self._verdict(sig, lines, li) or ([], False)
+        text = lines[li].strip()
+        cut = {"read": text[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True, "described": True}
+        return RawMatch(sig, "", li, li, text, {}, "", list(evidence), supported, list(lines[max(0, li - 60) : li + 1]), cut)
+
+
+Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
+_NAMES: dict[int, tuple[Recognizer, Names]] = {}  # by id(the base's recognizer: one per base), with it
+
+
+def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
+    """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
+    its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
+    got = _NAMES.get(id(rec))
+    if got is not None and got[0] is rec:
+        return got[1]
+    if len(_NAMES) >= 4:
+        _NAMES.clear()
+    names = _names(sigs, rec.weight)
+    _NAMES[id(rec)] = (rec, names)
+    return names
+
+
+def _names(sigs: Sequence[Signature], bits: Mapping[str, float]) -> Names:
+    owners: dict[str, list[tuple[int, str]]] = {}
+    told: dict[str, bool] = {}  # whether a name tells something (CODE_BITS), by name
+    for idx, sig in enumerate(sigs):
+        for name, kind in _spelt_names(sig):
+            key = name.lower().lstrip("_")
+            if _DUNDER.fullmatch(name) or len(key) < 4:
+                continue
+            if key not in told:
+                told[key] = sum(bits.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS
+            if kind != "quoted" and not told[key]:
+                continue
+            got = owners.setdefault(key, [])
+            if (idx, kind) not in got:
+                got.append((idx, kind))
+    return owners
+
+
+def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
+    """A signature's code names as it spells them, each with its kind: "raised", a function it is raised in;
+    "named", a name in code of its messages (snake_case or camelCase); "quoted", a word they quote (a name
+    only where the line quotes it too). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
+    raised = [re.split(r"\.|::", where.partition(" ")[2])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
+    yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
+    text = "\n".join(_messages(sig))
+    yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())
+    yield from ((name, "quoted") for name in _QUOTED.findall(text))
+
+
+def _messages(sig: Signature) -> list[str]:
+    """A signature's messages as it spells them: its canonical one, its templates, its other wordings."""
+    raw = sig.raw or {}
+    return [sig.signature, *(raw.get("templates") or ()), *(w.get("text", "") for w in raw.get("wordings") or ())]
+
+
+__all__ = ["Prose", "code_names", "prose_line"]
