@@ -100,3 +100,15 @@ def test_another_escape_than_a_colour_code_inside_a_literal_hides_it() -> None:
         data = b"\x1b[31mred\x1b[0m\nthe cuD" + other + b"NN call\nplain"
         assert pf.behind_escapes(data) == _line_by_line(pf, data), other
     assert pf.behind_escapes(b"\x1b[31mred\x1b[0m\nthe cuD\x1b[2KNN call") == {len(b"\x1b[31mred\x1b[0m\n"): ["cudnn"]}
+
+
+def test_the_coloured_gate_scans_with_the_engine_its_prefilter_scans_with() -> None:
+    """A skimmed notebook's regions are small: the gate's literals scanned by ``find`` there, one pass per
+    literal, doubled the notebook kind's CPU; they go through hyperscan wherever the prefilter does."""
+    pf = Prefilter(COLOUR_LITS)
+    region = b"\x1b[31mred\x1b[0m \x1b[1mLS\x1b[0mTM\n" * 4
+    pf.behind_escapes(region)
+    assert pf._lossy is not None and not pf._lossy._hs_tried
+    pf._load_hyperscan()
+    pf.behind_escapes(region)
+    assert (pf._lossy._hs is not None) == (pf._hs is not None)  # (not .engine: asking it loads hyperscan)
