@@ -11,7 +11,7 @@ This module imports nothing from the package: the model, rank and every renderer
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import TypedDict
 
 
 class ReferenceRecord(TypedDict):
@@ -86,15 +86,19 @@ class FrameRecord(TypedDict):
     node: str | None
 
 
-class CutRecord(TypedDict):
-    """The matched message was cut off (cut.cut_record)."""
-
+class _CutFields(TypedDict):
     read: str
     unread: list[str]
     expected_next: str | None
     could_also_be: list[str]
     ask_full_line: bool
-    described: NotRequired[bool]  # read from a user's description of the error, not its message (match/prose.py)
+
+
+class CutRecord(_CutFields, total=False):
+    """The matched message was cut off (cut.cut_record), or read from a description of it (``described``; the
+    key only there). Its optional key by ``total=False``: typing.NotRequired is Python 3.11's."""
+
+    described: bool  # read from a user's description of the error, not its message (match/prose.py)
 
 
 class VersionRecord(TypedDict):
