@@ -31,8 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from ..kb.patterns import LazyRe
 from ..model import Signature
 from .chains import Recognizer, word_ends, words
-from .context import context_items, direct_rnn
-from .results import Miss, RawMatch
+from .context import context_items, context_span, direct_rnn
+from .results import TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import MIN_BITS, Tolerant, one_message
 
 RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
@@ -116,14 +116,15 @@ class Prose:
         named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
         if not named:
             return []
-        sigs = [s for s in self._candidates(named, line) if self._verdict(s, lines, li) is not None]
-        if not sigs:
+        verdicts = [(s, v) for s in self._candidates(named, line) if (v := self._verdict(s, lines, li)) is not None]
+        if not verdicts:
             return []
+        sigs = [s for s, _v in verdicts]
         text = lines[li].strip()
         if not one_message(sigs):
             reason = f"read from a description, {text[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
             return [Miss(s, "", li, reason) for s in sigs[:MAX_SHOWN]]
-        return [self._match(s, lines, li) for s in sigs]
+        return [self._match(s, lines, li, v) for s, v in verdicts]
 
     def _candidates(self, named: dict[int, set[tuple[str, str]]], line: str) -> list[Signature]:
         """The signatures a line describes (of those it ``named``) and those it could as well describe: another
@@ -217,16 +218,15 @@ class Prose:
         """The context's verdict on the signature at line ``li`` (None: it rules the signature out there)."""
         if not context_items(sig):
             return [], False
-        ctx = sig.context
-        window = "\n".join(lines[max(0, li - ctx.lines_before) : li + ctx.lines_after + 1])
-        got = self.tolerant.evidence.verdict(sig, direct_rnn(sig, lines[li]), window)
+        lo, hi = context_span(sig, li, li, len(lines))
+        got = self.tolerant.evidence.verdict(sig, direct_rnn(sig, lines[li]), "\n".join(lines[lo : hi + 1]))
         return None if isinstance(got, str) else got
 
-    def _match(self, sig: Signature, lines: Sequence[str], li: int) -> RawMatch:
-        evidence, supported = self._verdict(sig, lines, li) or ([], False)
+    def _match(self, sig: Signature, lines: Sequence[str], li: int, verdict: tuple[list[str], bool]) -> RawMatch:
+        evidence, supported = verdict
         text = lines[li].strip()
         cut = {"read": text[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True, "described": True}
-        return RawMatch(sig, "", li, li, text, {}, "", list(evidence), supported, list(lines[max(0, li - 60) : li + 1]), cut)
+        return RawMatch(sig, "", li, li, text, {}, "", list(evidence), supported, list(lines[max(0, li - TRACEBACK_LINES) : li + 1]), cut)
 
 
 Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
