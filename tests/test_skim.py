@@ -13,6 +13,7 @@ import pytest
 from clirunner import invoke
 from cudnn_doctor.match import skim as skim_module
 from cudnn_doctor.match.matcher import Matcher
+from cudnn_doctor.match.prefilter import Prefilter
 from cudnn_doctor.match.reading import SKIM_MARGIN, TAIL_LINES
 from cudnn_doctor.read.present import HEAD_CHARS, present
 
@@ -92,3 +93,14 @@ def test_a_notebook_diagnosed_with_and_without_the_skim_reads_the_same(tmp_path:
     whole = invoke(["diagnose", "--format", "json", str(path)], env={"CUDNN_DOCTOR_JOBS": "1"})
     assert skimmed.stdout == whole.stdout
     assert json.loads(whole.stdout)["findings"]
+
+
+def test_hyperscan_turned_off_for_a_while_comes_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prefilter reads CUDNN_DOCTOR_NO_HYPERSCAN once: the shared ones are kept per setting, so a process that
+    turned it off for a while (a test did, and the skim then never ran in the rest of that test process) gets
+    hyperscan, and the skim, back when it turns it on again."""
+    literals = ["cudnn_status_bad_param", "thenrnnforward"]
+    with monkeypatch.context() as m:
+        m.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", "1")
+        assert Prefilter.shared(literals).engine == "find"
+    assert Prefilter.shared(literals).engine == "hyperscan"

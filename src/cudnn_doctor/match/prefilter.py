@@ -62,7 +62,8 @@ class Prefilter:
     def shared(literals: Iterable[str]) -> Prefilter:
         """One Prefilter per set of literals in a process (it keeps no state of a scan): the Matchers of
         many small logs (triage) share its compiled hyperscan database."""
-        return _shared_prefilter(tuple(sorted({lit.lower() for lit in literals if lit})), _thread.get_ident())
+        key = tuple(sorted({lit.lower() for lit in literals if lit}))
+        return _shared_prefilter(key, _thread.get_ident(), hyperscan_off())
 
     @classmethod
     def of_bytes(cls, patterns: Iterable[bytes]) -> Prefilter:
@@ -285,16 +286,23 @@ class Presence:
 
 
 @lru_cache(maxsize=64)
-def _shared_prefilter(literals: tuple[str, ...], _thread_id: int) -> Prefilter:
-    # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads)
+def _shared_prefilter(literals: tuple[str, ...], _thread_id: int, _off: bool) -> Prefilter:
+    # one per thread too: a hyperscan database's scratch space serves one scan at a time (Dask threads); and one
+    # per setting of CUDNN_DOCTOR_NO_HYPERSCAN, which a prefilter reads once: a process that turns it off for a
+    # while (a test, an embedding program) must not keep the pure-Python prefilter after it turns it on again
     return Prefilter(literals)
+
+
+def hyperscan_off() -> bool:
+    """Whether ``CUDNN_DOCTOR_NO_HYPERSCAN`` turns hyperscan off now (a key of every cached prefilter)."""
+    return bool(os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"))
 
 
 def hyperscan_db(literals: tuple[bytes, ...], single: bool = False) -> Any:
     """The hyperscan database of ``literals`` (caseless; each reported at every match, or once per scan where
     ``single``), through the cache (cache.hyperscan_database): compiling a thousand literals costs 20-30 ms per
     process. None where hyperscan is not installed, cannot be used, or ``CUDNN_DOCTOR_NO_HYPERSCAN`` is set."""
-    if not literals or os.environ.get("CUDNN_DOCTOR_NO_HYPERSCAN"):
+    if not literals or hyperscan_off():
         return None
     try:
         import hyperscan  # type: ignore[import-not-found]

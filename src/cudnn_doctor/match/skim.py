@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ..read.jsonlines import decoded_lines
 from ..read.present import HEAD_CHARS
 from .lines import line_end, merged, nth, nth_back
-from .prefilter import Prefilter
+from .prefilter import Prefilter, hyperscan_off
 
 if TYPE_CHECKING:
     from .matcher import Matcher
@@ -48,7 +48,7 @@ MAX_HITS = 64  # lines holding a literal, each decoded with the lines around it;
 
 
 @lru_cache(maxsize=8)
-def _flags(_thread_id: int) -> Prefilter:
+def _flags(_thread_id: int, _off: bool) -> Prefilter:
     return Prefilter.of_bytes(FLAGS)  # one per thread: a hyperscan scratch serves one scan at a time
 
 
@@ -65,7 +65,7 @@ class Skim:
 
     def __call__(self, data: bytes, lines: int) -> bytes | None:
         """The block's lines (``lines`` of them) as decoded_lines decodes them, those no reading reaches empty."""
-        pf, flags = self.matcher.prefilter, _flags(_thread.get_ident())
+        pf, flags = self.matcher.prefilter, _flags(_thread.get_ident(), hyperscan_off())
         if not self.usable or lines < 4 * (self.first + self.last) or not _fits(tuple(pf.literals)) or "find" in (pf.engine, flags.engine):
             return None
         end = nth_back(data, self.last, len(data))  # the tail: the lines after it
