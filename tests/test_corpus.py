@@ -28,8 +28,11 @@ NOTHING_AT_ALL = {"neg_clean_training_log", "neg_nccl_timeout"}
 # never raise it). Before this branch (main dfb3f4d): lower 28, upper 28, title 55, cut 60 misses. On 019d11e title 43,
 # cut 47; then (a cut counts from what tells its message apart, a one-letter cut word, a message's first clause
 # with prose after it) title 42, cut 30. Branch quality10 (a name's index kept in its word, a cut message read from
-# the frame or the C++ log line that raised it): cut 27 (008, 010, 140 now read).
-MAX_MISSES = {"lower": 9, "upper": 9, "title": 42, "cut": 27}
+# the frame or the C++ log line that raised it): cut 27 (008, 010, 140 now read). The twelfth session raised title
+# to 43, on purpose: PyTorch 0.4's bare 'RuntimeError: CUDNN_STATUS_EXECUTION_FAILED' alone no longer names a build
+# without kernels for the GPU (a guess from the message's shape: 0.4 raised every cuDNN failure so), so 031 (the
+# line alone, now a strict xfail as posted) is missed in its title form too.
+MAX_MISSES = {"lower": 9, "upper": 9, "title": 43, "cut": 27}
 
 
 def _expect(path: Path) -> tuple[dict[str, str], str]:
