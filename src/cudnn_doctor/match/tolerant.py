@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import islice, pairwise
 from typing import Any
@@ -119,6 +120,7 @@ class Tolerant:
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
+        self._places: dict[tuple[int, int], list[str]] = {}  # and of a template's words at their places (_placed)
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
@@ -265,7 +267,10 @@ class Tolerant:
         confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
-        if cut and not confirmed and not exact:
+        retyped = [] if confirmed or exact else [(i, got) for i in held if (got := self._retyped(i, c, where)) is not None]
+        for i, (m, li_s, li_e) in retyped:  # a message typed from memory: read, not as printed (marked cut)
+            yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), _typed(where))
+        if cut and not confirmed and not retyped and not exact:
             sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
@@ -345,12 +350,12 @@ class Tolerant:
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
 
-    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "") -> tuple[Any, int, int] | None:
+    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", respelt: str | None = None) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
         that covers the reading, in each variant of ``_attempts`` (``mode`` "exact": the text alone; "recased",
-        a reading without a chain: the text, then its line breaks read as spaces). Returns (match, first line,
-        last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None)
+        a reading without a chain: the text, then its line breaks read as spaces; ``respelt``: the reading as
+        ``_retyped`` spells it). Returns (match, first line, last line)."""
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None, respelt)
         for pattern, variant, shift in self._tries(idx, c, where, mode, (text, start, end)):
             timeout = self._timeout()
             if timeout <= 0:
@@ -436,18 +441,59 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int, part: str | None = "") -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: _Where, after: int, part: str | None = "", respelt: str | None = None) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
         signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
         is: it begins the template's word there, not another word of the same stem; None: as they are, where no
-        chain read them, ``recased``). Returns (its first line, the text, the reading's start and end in it)."""
+        chain read them, ``recased``; ``respelt``: as given). Returns (its first line, the text, the reading's start
+        and end in it)."""
         sig = self.sigs[idx]
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
+        read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+
+    def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
+        """The signature's regex confirming a message typed from memory (``_confirm``), its words spelt as the
+        signature spells each at its place in the template ('hidden tensors are' where the text says 'hidden
+        tensor are', 'found input tensor at' as it is) and the articles the chain read past put back ('not at
+        the same device'), where that is not what ``_confirm`` tried. None where the chain is not of one of the
+        signature's own templates or the text's words are not the chain's (a word a hard wrap split)."""
+        if idx not in self.rec.owners[c.tid]:
+            return None
+        tw = words(where.read)
+        pairs = self.rec.aligned(c, tw)
+        if len(tw) != c.end - c.start + 1 or any(j >= 0 and tw[j][0] != self.rec.tpls[c.tid][k] and not (c.part and j == len(tw) - 1) for k, j in pairs):
+            return None
+        places, out, at, put = self._placed(idx, c.tid), [], 0, ""
+        for k, j in pairs:
+            if j < 0:
+                put += places[k] + " "
+                continue
+            _w, a, b = tw[j]
+            raw = where.read[a:b]
+            out += [where.read[at:a], put, raw if (c.part and j == len(tw) - 1) else _cased(raw, places[k])]
+            at, put = b, ""
+        read = "".join(out) + where.read[at:]
+        return None if read == _respelt(where.read, self._spelling(idx), bool(c.part)) else self._confirm(idx, c, where, "", read)
+
+    def _placed(self, idx: int, tid: int) -> list[str]:
+        """The signature's spelling of each word of its template ``tid`` at its place (lower case): the word its
+        message, templates or wordings have there, matched to the template's words in order ('tensors' in 'hidden
+        tensors are', 'tensor' in 'found input tensor at'), else its first spelling of the word's stem."""
+        got = self._places.get((idx, tid))
+        if got is None:
+            tpl, sig, spelt = self.rec.tpls[tid], self.sigs[idx], self._spelling(idx)
+            found: list[str | None] = [None] * len(tpl)
+            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                tw = words(msg)
+                for a, b, n in SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks():
+                    for d in range(n):
+                        found[a + d] = found[a + d] or (msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None)
+            got = self._places[(idx, tid)] = [f or (spelt.get(w, [w])[0] if w else "") for f, w in zip(found, tpl, strict=True)]
+        return got
 
     def _patterns(self, idx: int) -> Iterator[Any]:
         """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
@@ -720,6 +766,19 @@ def _unwrapped(text: str, known: Container[str]) -> str:
         end = len(text) if end < 0 else end
         text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
+
+
+def _cased(raw: str, spelt: str) -> str:
+    """``spelt`` (lower case) in the case of the word ``raw`` it stands for (``raw`` where it is that word)."""
+    if raw.lower() == spelt:
+        return raw
+    return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
+
+
+def _typed(where: _Where) -> dict[str, object]:
+    """The cut record of a message typed from memory (``_retyped``): read, every value too, not as printed (a
+    tolerant finding, with the lower confidence of one)."""
+    return {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True}
 
 
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
