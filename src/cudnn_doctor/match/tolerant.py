@@ -42,6 +42,7 @@ from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
 from .chains import (
+    ARTICLES,
     FLOOR,
     FORMAT,
     HEAD,
@@ -103,6 +104,7 @@ SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall
 # times gives as many chains (48 s for 8 KB of a repeated warning, issue 30's fuzz run); over the base's
 # examples and the corpus a reading came after 29 vain ones at most
 MAX_TRIES, TRY_CHARS = 64, 16384
+PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
 # the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
@@ -120,7 +122,7 @@ class Tolerant:
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
-        self._places: dict[tuple[int, int], list[str]] = {}  # and of a template's words at their places (_placed)
+        self._places: dict[tuple[int, int], list[str | None]] = {}  # and of a template's words at their places (_placed)
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
@@ -267,9 +269,8 @@ class Tolerant:
         confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
         for i, (m, li_s, li_e) in confirmed:
             yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
-        retyped = [] if confirmed or exact else [(i, got) for i in held if (got := self._retyped(i, c, where)) is not None]
-        for i, (m, li_s, li_e) in retyped:  # a message typed from memory: read, not as printed (marked cut)
-            yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), _typed(where))
+        retyped = [] if confirmed or exact else list(self._typed(held, c, where))
+        yield from retyped
         if cut and not confirmed and not retyped and not exact:
             sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
@@ -455,44 +456,62 @@ class Tolerant:
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
+    def _typed(self, held: Iterable[int], c: Chain, where: _Where) -> Iterator[RawMatch]:
+        """The signatures of ``held`` whose regex confirms the chain as a message typed from memory (``_retyped``):
+        read, its values too, not as printed: matches marked cut (a tolerant finding's lower confidence)."""
+        for i in held:
+            got = self._retyped(i, c, where)
+            if got is not None:
+                m, li_s, li_e = got
+                cut = {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True}
+                yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut)
+
     def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
         """The signature's regex confirming a message typed from memory (``_confirm``), its words spelt as the
         signature spells each at its place in the template ('hidden tensors are' where the text says 'hidden
         tensor are', 'found input tensor at' as it is) and the articles the chain read past put back ('not at
-        the same device'), where that is not what ``_confirm`` tried. None where the chain is not of one of the
-        signature's own templates or the text's words are not the chain's (a word a hard wrap split)."""
-        if idx not in self.rec.owners[c.tid]:
+        the same device'), where that is not what ``_confirm`` tried. None where no template of the signature has
+        the chain's words at its places or the text's words are not the chain's (a word a hard wrap split)."""
+        span = slice(c.first, c.last + 1)
+        tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
+        if tid is None:
             return None
-        tw = words(where.read)
+        tw, line = words(where.read), where.lines[where.li_s][: where.col]
         pairs = self.rec.aligned(c, tw)
+        if c.first == 2 and self.rec.tpls[tid][1] in ARTICLES and not re.search(r"(?i:\b(?:the|an?))\W*$", line):
+            pairs.insert(0, (1, -1))  # its first word an article the text dropped: '(The) NVIDIA driver ...'
         if len(tw) != c.end - c.start + 1 or any(j >= 0 and tw[j][0] != self.rec.tpls[c.tid][k] and not (c.part and j == len(tw) - 1) for k, j in pairs):
             return None
-        places, out, at, put = self._placed(idx, c.tid), [], 0, ""
+        places, out, at, put = self._placed(idx, tid), [], 0, ""
         for k, j in pairs:
             if j < 0:
-                put += places[k] + " "
+                put += (places[k] or self._spelling(idx).get(self.rec.tpls[tid][k], ["the"])[0]) + " "
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
-            out += [where.read[at:a], put, raw if (c.part and j == len(tw) - 1) else _cased(raw, places[k])]
+            spelt = places[k] or next(iter(_spelt_as(raw, self._spelling(idx))), raw.lower())  # (unplaced: by its stem)
+            out += [where.read[at:a], put, raw if c.part and j == len(tw) - 1 else _cased(raw, spelt)]
             at, put = b, ""
         read = "".join(out) + where.read[at:]
         return None if read == _respelt(where.read, self._spelling(idx), bool(c.part)) else self._confirm(idx, c, where, "", read)
 
-    def _placed(self, idx: int, tid: int) -> list[str]:
-        """The signature's spelling of each word of its template ``tid`` at its place (lower case): the word its
-        message, templates or wordings have there, matched to the template's words in order ('tensors' in 'hidden
-        tensors are', 'tensor' in 'found input tensor at'), else its first spelling of the word's stem."""
+    def _placed(self, idx: int, tid: int) -> list[str | None]:
+        """The signature's spelling of each word of its template ``tid`` at its place (lower case; None: unknown):
+        the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
+        in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
         got = self._places.get((idx, tid))
         if got is None:
-            tpl, sig, spelt = self.rec.tpls[tid], self.sigs[idx], self._spelling(idx)
-            found: list[str | None] = [None] * len(tpl)
+            tpl, sig = self.rec.tpls[tid], self.sigs[idx]
+            got = [None] * len(tpl)
             for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
                 tw = words(msg)
-                for a, b, n in SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks():
+                blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
+                if sum(1 for a, _b, n in blocks for k in range(a, a + n) if tpl[k]) < PLACED * sum(1 for w in tpl if w):
+                    continue  # another message's words (a signature's message and templates may be other messages)
+                for a, b, n in blocks:
                     for d in range(n):
-                        found[a + d] = found[a + d] or (msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None)
-            got = self._places[(idx, tid)] = [f or (spelt.get(w, [w])[0] if w else "") for f, w in zip(found, tpl, strict=True)]
+                        got[a + d] = got[a + d] or (msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None)
+            self._places[(idx, tid)] = got
         return got
 
     def _patterns(self, idx: int) -> Iterator[Any]:
@@ -775,10 +794,11 @@ def _cased(raw: str, spelt: str) -> str:
     return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
 
 
-def _typed(where: _Where) -> dict[str, object]:
-    """The cut record of a message typed from memory (``_retyped``): read, every value too, not as printed (a
-    tolerant finding, with the lower confidence of one)."""
-    return {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True}
+def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
+    """How the signature spells the word ``raw`` (its stem's spellings; none where it spells it so)."""
+    low = raw.lower()
+    known = spelling.get(stem(low))
+    return [] if not known or low in known else known
 
 
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
@@ -790,12 +810,8 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
     (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
 
     def one(m: re.Match[str]) -> str:
-        raw = m.group(0)
-        low = raw.lower()
-        known = spelling.get(stem(low))
-        if not known or low in known:
-            return raw
-        return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
+        known = _spelt_as(m.group(0), spelling)
+        return _cased(m.group(0), known[0]) if known else m.group(0)
 
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
