@@ -18,8 +18,10 @@ from test_forms import _cases, _ids, _top
 CATALOG = catalogs.builtin()
 SAMPLE = 15  # the default run: one example (and one counter-example) in SAMPLE, by a hash of its name
 # examples whose retyped message does not give their top finding: a ratchet at what the mechanism gives (whole
-# base on retype22: MISSED of the retyped examples)
-MISS_RATE = 0.0
+# base on retype22: 50 of the 671 examples and census entries a retyping changes; 331 on main 9b9b3b1). Most left
+# are a cause or a wrapper losing to its generic (the retyped reading is marked cut: a whole message of another
+# signature outranks it) or a message whose other words differ too (a tense, 'checking argument for')
+MISS_RATE = 0.075
 
 
 def test_a_retyped_message_is_read_with_its_values_marked_cut() -> None:

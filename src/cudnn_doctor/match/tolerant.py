@@ -266,12 +266,9 @@ class Tolerant:
         lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
         held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
-        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
-        for i, (m, li_s, li_e) in confirmed:
-            yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
-        retyped = [] if confirmed or exact else list(self._typed(held, c, where))
-        yield from retyped
-        if cut and not confirmed and not retyped and not exact:
+        confirmed = self._confirmed(held, c, where, exact)
+        yield from confirmed
+        if cut and not confirmed and not exact:
             sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
@@ -456,6 +453,13 @@ class Tolerant:
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
+    def _confirmed(self, held: Sequence[int], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
+        """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
+        matched, the text as it is); where none does, of those whose regex confirms it typed from memory."""
+        mode = "exact" if exact else ""
+        got = [self._match(self.sigs[i], where, m[1], m[2], m[0].group(0), dict(m[0].groupdict()), None) for i in held if (m := self._confirm(i, c, where, mode))]
+        return got if got or exact else list(self._typed(held, c, where))
+
     def _typed(self, held: Iterable[int], c: Chain, where: _Where) -> Iterator[RawMatch]:
         """The signatures of ``held`` whose regex confirms the chain as a message typed from memory (``_retyped``):
         read, its values too, not as printed: matches marked cut (a tolerant finding's lower confidence)."""
@@ -467,33 +471,41 @@ class Tolerant:
                 yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut)
 
     def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
-        """The signature's regex confirming a message typed from memory (``_confirm``), its words spelt as the
-        signature spells each at its place in the template ('hidden tensors are' where the text says 'hidden
-        tensor are', 'found input tensor at' as it is) and the articles the chain read past put back ('not at
-        the same device'), where that is not what ``_confirm`` tried. None where no template of the signature has
-        the chain's words at its places or the text's words are not the chain's (a word a hard wrap split)."""
+        """The signature's regex confirming a message typed from memory (``_confirm``), the reading spelt as
+        ``_typed_read`` spells it, where that is not what ``_confirm`` tried. None where no template of the
+        signature has the chain's words at its places."""
         span = slice(c.first, c.last + 1)
         tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
-        if tid is None:
+        read = None if tid is None else self._typed_read(idx, tid, c, where)
+        if read is None or read == _respelt(where.read, self._spelling(idx), bool(c.part)):
             return None
-        tw, line = words(where.read), where.lines[where.li_s][: where.col]
+        return self._confirm(idx, c, where, "", read)
+
+    def _typed_read(self, idx: int, tid: int, c: Chain, where: _Where) -> str | None:
+        """The reading with its words spelt as the signature spells each at its place in its template ``tid``
+        ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
+        last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
+        first, where nothing says it before the reading: '(The) NVIDIA driver'). None where the text's words are
+        not the chain's (a word a hard wrap split)."""
+        tpl, tw = self.rec.tpls[tid], words(where.read)
+        if len(tw) != c.end - c.start + 1:
+            return None
         pairs = self.rec.aligned(c, tw)
-        if c.first == 2 and self.rec.tpls[tid][1] in ARTICLES and not re.search(r"(?i:\b(?:the|an?))\W*$", line):
-            pairs.insert(0, (1, -1))  # its first word an article the text dropped: '(The) NVIDIA driver ...'
-        if len(tw) != c.end - c.start + 1 or any(j >= 0 and tw[j][0] != self.rec.tpls[c.tid][k] and not (c.part and j == len(tw) - 1) for k, j in pairs):
+        if c.first == 2 and tpl[1] in ARTICLES and not _ARTICLE_BEFORE.search(where.lines[where.li_s], 0, where.col):
+            pairs.insert(0, (1, -1))
+        cut = len(tw) - 1 if c.part else -1
+        if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
             return None
-        places, out, at, put = self._placed(idx, tid), [], 0, ""
+        places, spelling, out, at, put = self._placed(idx, tid), self._spelling(idx), [], 0, ""
         for k, j in pairs:
             if j < 0:
-                put += (places[k] or self._spelling(idx).get(self.rec.tpls[tid][k], ["the"])[0]) + " "
+                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + " "
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
-            spelt = places[k] or next(iter(_spelt_as(raw, self._spelling(idx))), raw.lower())  # (unplaced: by its stem)
-            out += [where.read[at:a], put, raw if c.part and j == len(tw) - 1 else _cased(raw, spelt)]
+            out += [where.read[at:a], put, raw if j == cut else _cased(raw, places[k] or next(iter(_spelt_as(raw, spelling)), raw.lower()))]
             at, put = b, ""
-        read = "".join(out) + where.read[at:]
-        return None if read == _respelt(where.read, self._spelling(idx), bool(c.part)) else self._confirm(idx, c, where, "", read)
+        return "".join(out) + where.read[at:]
 
     def _placed(self, idx: int, tid: int) -> list[str | None]:
         """The signature's spelling of each word of its template ``tid`` at its place (lower case; None: unknown):
@@ -504,13 +516,7 @@ class Tolerant:
             tpl, sig = self.rec.tpls[tid], self.sigs[idx]
             got = [None] * len(tpl)
             for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
-                tw = words(msg)
-                blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
-                if sum(1 for a, _b, n in blocks for k in range(a, a + n) if tpl[k]) < PLACED * sum(1 for w in tpl if w):
-                    continue  # another message's words (a signature's message and templates may be other messages)
-                for a, b, n in blocks:
-                    for d in range(n):
-                        got[a + d] = got[a + d] or (msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None)
+                got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
             self._places[(idx, tid)] = got
         return got
 
@@ -794,6 +800,19 @@ def _cased(raw: str, spelt: str) -> str:
     return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
 
 
+def _placed_in(tpl: Sequence[str], msg: str) -> list[str | None]:
+    """The words of ``msg`` (lower case) at the places of the template's words they are, in order (None elsewhere);
+    none where they are fewer than PLACED of the template's: another message's (a signature's message and its
+    templates may be other messages)."""
+    tw = words(msg)
+    blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
+    got: list[str | None] = [None] * len(tpl)
+    for a, b, n in blocks:
+        for d in range(n):
+            got[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
+    return got if sum(1 for g in got if g) >= PLACED * sum(1 for w in tpl if w) else [None] * len(tpl)
+
+
 def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
     """How the signature spells the word ``raw`` (its stem's spellings; none where it spells it so)."""
     low = raw.lower()
@@ -851,6 +870,7 @@ _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
 # what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
 # ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
 _HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
+_ARTICLE_BEFORE = LazyRe(r"(?i:\b(?:the|an?))\W*$")  # an article right before a reading on its line
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
