@@ -118,3 +118,20 @@ def heads(text: str, start: int, end: int, enough: Callable[[list[str]], bool]) 
             break
         out.append(text[:start] + text[body + got[k][1] :])
     return out
+
+
+# a message typed from memory (issue 27): its articles dropped, a plural made singular (a lower-case word of prose,
+# not a name in code: 'tensors', not 'weights_ih' or 'x.sizes')
+_ARTICLE = re.compile(r"(?<![\w.'\"/-])(?:the|a|an)[ \t]+(?=[A-Za-z])", re.I)
+_PLURAL = re.compile(r"(?<![\w.'\"/-])([a-z]{3,}[^siu\W_])s(?![\w.(\[/'\"-])")
+_NOT_PLURAL = frozenset({"always", "towards", "perhaps", "whereas", "sometimes", "besides", "does", "this", "thus"})
+
+
+def retyped(text: str, start: int, end: int) -> str | None:
+    """The message as a user types it from memory: without its articles ('the', 'a', 'an'), its first plural
+    made singular ('hidden tensor are not at same device'); None where it has neither."""
+    msg = _ARTICLE.sub("", text[start:end])
+    plural = next((m for m in _PLURAL.finditer(msg) if m.group(0) not in _NOT_PLURAL), None)
+    if plural is not None:
+        msg = msg[: plural.start()] + plural.group(1) + msg[plural.end() :]
+    return None if msg == text[start:end] else text[:start] + msg + text[end:]

@@ -7,6 +7,9 @@ A chain is a run of a template's words met in order in the text's words, whateve
 breaks, quoting or punctuation between them; a placeholder absorbs a value of up to MAX_VALUE words. A chain
 starts at an informative word (``starts``) and may stop early (a cut message) or start late (its prefix
 dropped); its last word may be cut where a line or the text ends. It weighs the information of its words.
+A message typed from memory drops an article its template has ('not at same device' for 'not at the same
+device'): a chain reads past such a word (ARTICLES) where the text goes on with the word after it, and says
+which it skipped (``Chain.skipped``: the tolerant reading puts them back before its regex confirms it).
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ MIN_PART = 3  # characters of a cut last word that count (a shorter one: only th
 # chains, a sentence repeated 80 times in each of 30 long lines 1,200,000 (a speed bound; its equivalence
 # test: tests/test_chains_bound.py)
 SAME_WORDS, SAME_STARTS = 32, 80
+# the stems of the articles a message typed from memory drops ('the', 'a', 'an': about one bit each)
+ARTICLES = frozenset({"th", "a", "an"})
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -89,6 +94,7 @@ class Chain:
     end: int
     bits: float
     part: str = ""  # the cut word that ends it, read as the start of the template's next word
+    skipped: tuple[int, ...] = ()  # the positions of the template's articles it read past, the text lacking them
 
 
 class Recognizer:
@@ -177,11 +183,18 @@ class Recognizer:
         return nxt is not None and (i - c.end == 1 or (nxt[1] and 1 <= i - c.end <= MAX_VALUE + 1))
 
     def _wait(self, c: Chain, waiting: dict[str, list[Chain]], done: list[Chain]) -> None:
+        """The chain waiting for its template's next word (and, where that is an article between two words, a
+        copy of it that read past it waiting for the word after it); done where its template ends."""
         nxt = self.next_word(c.tid, c.last)
         if nxt is None:
             done.append(c)
-        else:
-            waiting.setdefault(self.tpls[c.tid][nxt[0]], []).append(c)
+            return
+        word = self.tpls[c.tid][nxt[0]]
+        waiting.setdefault(word, []).append(c)
+        after = self.next_word(c.tid, nxt[0]) if word in ARTICLES and not nxt[1] else None
+        if after is not None and not after[1]:
+            skip = Chain(c.tid, c.first, nxt[0], c.start, c.end, c.bits, "", (*c.skipped, nxt[0]))
+            waiting.setdefault(self.tpls[c.tid][after[0]], []).append(skip)
 
     def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain], last: bool) -> None:
         """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there. A word shorter
@@ -200,10 +213,31 @@ class Recognizer:
         """The chain grown backwards over the template's words before it that the text has right before it
         (a chain starts only at an informative word: 'cudnn rnn' before 'backward')."""
         tpl = self.tpls[c.tid]
-        while c.start > 0 and c.first > 1 and tpl[c.first - 1] and text_words[c.start - 1][0] == tpl[c.first - 1]:
+        while c.start > 0 and c.first > 1 and tpl[c.first - 1]:
+            before = text_words[c.start - 1][0]
+            if before != tpl[c.first - 1] and tpl[c.first - 1] in ARTICLES and c.first > 2 and tpl[c.first - 2] == before:
+                c.skipped = (c.first - 1, *c.skipped)  # an article the text dropped: 'at same device'
+                c.first -= 1
+            elif before != tpl[c.first - 1]:
+                break
             c.first, c.start = c.first - 1, c.start - 1
             c.bits += self.weight.get(tpl[c.first], 0.0)
         return c
+
+    def aligned(self, c: Chain, text_words: Words) -> list[tuple[int, int]]:
+        """(template position, text word) of each word the chain read, in order, its text words counted from its
+        first (``text_words``: the reading's; -1: an article it read past, the text lacking it); a value's words
+        apart. A value's next word is the first such text word, as the chain grew over it."""
+        tpl, out, i, n = self.tpls[c.tid], [], 0, c.end - c.start
+        for k in range(c.first, c.last + 1):
+            if not tpl[k] or k in c.skipped:
+                out += [(k, -1)] if tpl[k] else []
+                continue
+            if k > c.first and not tpl[k - 1]:  # after a value: its first text word from i on
+                i = next((j for j in range(i, n) if text_words[j][0] == tpl[k]), n)
+            out.append((k, i))
+            i += 1
+        return out
 
     def goes_on(self, c: Chain, after: Sequence[str], to_end: bool) -> bool:
         """Whether the text words ``after`` a whole message's chain go on with another signature's template that

@@ -14,7 +14,11 @@ steps:
    then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
    the text dropped it, the prose before or after a whole message on its line taken off: confirmed
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
-   among exact matches). On lines a regex matched, only another signature that its case kept off is read;
+   among exact matches). On lines a regex matched, only another signature that its case kept off is read. Where
+   none confirms it, a message typed from memory (its articles dropped, another number: 'hidden tensor are not at
+   same device') is tried once more, its words spelt as the signature spells each at its place in the template
+   and the articles its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
+   cut (lower confidence: read, not as printed);
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
    the end, its head perhaps cut (the start its text lost put back from the signature's own message, where
    nothing else stands before it on its line and it names something specific), is a finding marked ``cut``
@@ -33,6 +37,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import islice, pairwise
 from typing import Any
@@ -41,6 +46,7 @@ from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
 from .chains import (
+    ARTICLES,
     FLOOR,
     FORMAT,
     HEAD,
@@ -102,6 +108,7 @@ SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall
 # times gives as many chains (48 s for 8 KB of a repeated warning, issue 30's fuzz run); over the base's
 # examples and the corpus a reading came after 29 vain ones at most
 MAX_TRIES, TRY_CHARS = 64, 16384
+PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
 MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
 # the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
@@ -119,6 +126,7 @@ class Tolerant:
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
         self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
+        self._places: dict[tuple[int, int], list[str | None]] = {}  # and of a template's words at their places (_placed)
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
@@ -262,9 +270,8 @@ class Tolerant:
         lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
         held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
-        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
-        for i, (m, li_s, li_e) in confirmed:
-            yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
+        confirmed = self._confirmed(held, c, where, exact)
+        yield from confirmed
         if cut and not confirmed and not exact:
             sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
@@ -345,12 +352,12 @@ class Tolerant:
     def _context(self, sig: Signature, where: _Where) -> bool:
         return not isinstance(self._verdict(sig, where), str)
 
-    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "") -> tuple[Any, int, int] | None:
+    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", respelt: str | None = None) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
         that covers the reading, in each variant of ``_attempts`` (``mode`` "exact": the text alone; "recased",
-        a reading without a chain: the text, then its line breaks read as spaces). Returns (match, first line,
-        last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None)
+        a reading without a chain: the text, then its line breaks read as spaces; ``respelt``: the reading as
+        ``_retyped`` spells it). Returns (match, first line, last line)."""
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None, respelt)
         for pattern, variant, shift in self._tries(idx, c, where, mode, (text, start, end)):
             timeout = self._timeout()
             if timeout <= 0:
@@ -436,18 +443,86 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int, part: str | None = "") -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: _Where, after: int, part: str | None = "", respelt: str | None = None) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
         signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
         is: it begins the template's word there, not another word of the same stem; None: as they are, where no
-        chain read them, ``recased``). Returns (its first line, the text, the reading's start and end in it)."""
+        chain read them, ``recased``; ``respelt``: as given). Returns (its first line, the text, the reading's start
+        and end in it)."""
         sig = self.sigs[idx]
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
+        read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+
+    def _confirmed(self, held: Sequence[int], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
+        """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
+        matched, the text as it is); where none does, of those whose regex confirms it typed from memory."""
+        mode = "exact" if exact else ""
+        got = [self._match(self.sigs[i], where, m[1], m[2], m[0].group(0), dict(m[0].groupdict()), None) for i in held if (m := self._confirm(i, c, where, mode))]
+        return got if got or exact else list(self._typed(held, c, where))
+
+    def _typed(self, held: Iterable[int], c: Chain, where: _Where) -> Iterator[RawMatch]:
+        """The signatures of ``held`` whose regex confirms the chain as a message typed from memory (``_retyped``):
+        read, its values too, not as printed: matches marked cut (a tolerant finding's lower confidence)."""
+        for i in held:
+            got = self._retyped(i, c, where)
+            if got is not None:
+                m, li_s, li_e = got
+                cut = {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True}
+                yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut)
+
+    def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
+        """The signature's regex confirming a message typed from memory (``_confirm``), the reading spelt as
+        ``_typed_read`` spells it, where that is not what ``_confirm`` tried. None where no template of the
+        signature has the chain's words at its places."""
+        span = slice(c.first, c.last + 1)
+        tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
+        read = None if tid is None else self._typed_read(idx, tid, c, where)
+        if read is None or read == _respelt(where.read, self._spelling(idx), bool(c.part)):
+            return None
+        return self._confirm(idx, c, where, "", read)
+
+    def _typed_read(self, idx: int, tid: int, c: Chain, where: _Where) -> str | None:
+        """The reading with its words spelt as the signature spells each at its place in its template ``tid``
+        ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
+        last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
+        first, where nothing says it before the reading: '(The) NVIDIA driver'). None where the text's words are
+        not the chain's (a word a hard wrap split)."""
+        tpl, tw = self.rec.tpls[tid], words(where.read)
+        if len(tw) != c.end - c.start + 1:
+            return None
+        pairs = self.rec.aligned(c, tw)
+        if c.first == 2 and tpl[1] in ARTICLES and not _ARTICLE_BEFORE.search(where.lines[where.li_s], 0, where.col):
+            pairs.insert(0, (1, -1))
+        cut = len(tw) - 1 if c.part else -1
+        if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
+            return None
+        places, spelling, out, at, put = self._placed(idx, tid), self._spelling(idx), [], 0, ""
+        for k, j in pairs:
+            if j < 0:
+                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + " "
+                continue
+            _w, a, b = tw[j]
+            raw = where.read[a:b]
+            out += [where.read[at:a], put, raw if j == cut else _cased(raw, places[k] or next(iter(_spelt_as(raw, spelling)), raw.lower()))]
+            at, put = b, ""
+        return "".join(out) + where.read[at:]
+
+    def _placed(self, idx: int, tid: int) -> list[str | None]:
+        """The signature's spelling of each word of its template ``tid`` at its place (lower case; None: unknown):
+        the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
+        in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
+        got = self._places.get((idx, tid))
+        if got is None:
+            tpl, sig = self.rec.tpls[tid], self.sigs[idx]
+            got = [None] * len(tpl)
+            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+                got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
+            self._places[(idx, tid)] = got
+        return got
 
     def _patterns(self, idx: int) -> Iterator[Any]:
         """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
@@ -722,6 +797,33 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
+def _cased(raw: str, spelt: str) -> str:
+    """``spelt`` (lower case) in the case of the word ``raw`` it stands for (``raw`` where it is that word)."""
+    if raw.lower() == spelt:
+        return raw
+    return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
+
+
+def _placed_in(tpl: Sequence[str], msg: str) -> list[str | None]:
+    """The words of ``msg`` (lower case) at the places of the template's words they are, in order (None elsewhere);
+    none where they are fewer than PLACED of the template's: another message's (a signature's message and its
+    templates may be other messages)."""
+    tw = words(msg)
+    blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
+    got: list[str | None] = [None] * len(tpl)
+    for a, b, n in blocks:
+        for d in range(n):
+            got[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
+    return got if sum(1 for g in got if g) >= PLACED * sum(1 for w in tpl if w) else [None] * len(tpl)
+
+
+def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
+    """How the signature spells the word ``raw`` (its stem's spellings; none where it spells it so)."""
+    low = raw.lower()
+    known = spelling.get(stem(low))
+    return [] if not known or low in known else known
+
+
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
     as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
@@ -731,12 +833,8 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
     (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
 
     def one(m: re.Match[str]) -> str:
-        raw = m.group(0)
-        low = raw.lower()
-        known = spelling.get(stem(low))
-        if not known or low in known:
-            return raw
-        return known[0].upper() if raw.isupper() and len(raw) > 1 else known[0].capitalize() if raw[0].isupper() else known[0]
+        known = _spelt_as(m.group(0), spelling)
+        return _cased(m.group(0), known[0]) if known else m.group(0)
 
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
@@ -776,6 +874,7 @@ _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
 # what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
 # ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
 _HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
+_ARTICLE_BEFORE = LazyRe(r"(?i:\b(?:the|an?))\W*$")  # an article right before a reading on its line
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
