@@ -239,3 +239,50 @@ def test_every_counter_example_stays_unmatched_in_every_form() -> None:
         (ex,) = [e for e in by_id[sid].counter_examples if e.name == name]
         texts = list(_counter_forms(ex.text, frozenset(w for t in by_id[sid].templates for w in t[1:] if w)))
         assert all(any(sid in _ids(t, f == "head") for g, t in texts if g == f) for f in forms), f"{sid} [{name}]: no longer read in {forms}: remove it"
+
+
+def _clause_end(msg: str) -> int:
+    """Where a message's first clause ends: its first comma or semicolon outside brackets and quotes; -1."""
+    depth, quoted = 0, ""
+    for i, ch in enumerate(msg):
+        if quoted:
+            quoted = "" if ch == quoted else quoted
+        elif ch in "'\"`" and (i == 0 or not msg[i - 1].isalnum()):
+            quoted = ch
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth = max(0, depth - 1)
+        elif ch in ",;" and depth == 0 and msg[i + 1 : i + 2] == " ":
+            return i
+    return -1
+
+
+def _first_clauses(every: int) -> Iterator[tuple[str, str, str, str]]:
+    """(signature id, example name, the message's first clause with prose after it on its line, the same clause
+    ending its line with a line of prose after it) of every ``every``-th example whose message has a first clause
+    of four words or more ending in a word."""
+    for sig, name, clean, start, end in _cases(every):
+        before, msg = clean[:start], " ".join(clean[start:end].split())
+        cut = _clause_end(msg)
+        clause = msg[:cut] if cut > 0 else ""
+        # ending in a word of its template, not in a value (a number, after a colon, inside brackets it opened)
+        line = (before + clause).rsplit("\n", 1)[-1]
+        unclosed = any(line.count(a) > line.count(b) for a, b in ("()", "[]", "{}"))
+        if len(clause.split()) >= 4 and clause.split()[-1].isalpha() and ": " not in clause[-len(clause.split()[-1]) - 2 :] and not unclosed:
+            yield sig.id, name, f"{before}{clause} after upgrading\n", f"{before}{clause}\nThis is what I got after upgrading.\n"
+
+
+@pytest.mark.parametrize("every", [pytest.param(SAMPLE, id="sample"), pytest.param(1, id="all", marks=pytest.mark.exhaustive)])
+def test_a_first_clause_ending_its_line_reads_as_with_prose_after_it_on_the_line(every: int) -> None:
+    """A page or an issue body quotes a message's first clause on a line of its own and explains it on the next
+    ('RuntimeError: Input and hidden tensors are not at the same device' / 'This error means ...'): where the clause
+    with prose after it on its line gives a finding, so does it, the same, over the whole base (it may give one
+    where the other does not: a first clause that is a whole message of its own, a dlopen line before its
+    '; dlerror: ...', is that message on a line of its own, not with prose glued to it)."""
+    differ = []
+    for sid, name, same, nxt in _first_clauses(every):
+        want = _top(same)
+        if want is not None and _top(nxt) != want:
+            differ.append(f"{sid} [{name}]: {_top(nxt)} instead of {want}")
+    assert differ == []

@@ -870,7 +870,9 @@ _CARETS = LazyRe(r"[ \t]*[~^]+[ \t]*")
 _STATEMENT = LazyRe(r"[ \t]{4,}\S")
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
-_PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])")
+# prose after a first clause: on its line, or the line ends there and other text follows (a page or an issue body
+# quotes 'RuntimeError: Input and hidden tensors are not at the same device' on a line of its own, then explains it)
+_PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \t]*\n")
 # what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
 # ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
 _HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
