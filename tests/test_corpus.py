@@ -33,8 +33,8 @@ NOTHING_AT_ALL = {"neg_clean_training_log", "neg_nccl_timeout"}
 # without kernels for the GPU (a guess from the message's shape: 0.4 raised every cuDNN failure so), so 031 (the
 # line alone, now a strict xfail as posted) is missed in its title form too.
 # Branch retype22 adds "retyped" (every article of the log dropped, its first plural made singular: a message typed
-# from memory; a log with neither as written): 10 misses (28 on main 9b9b3b1), no negative read.
-MAX_MISSES = {"lower": 9, "upper": 9, "title": 43, "cut": 27, "retyped": 10}
+# from memory; a log with neither as written): 10 misses (28 on main 9b9b3b1), no negative read; 11 with 031 (above).
+MAX_MISSES = {"lower": 9, "upper": 9, "title": 43, "cut": 27, "retyped": 11}
 
 
 def _expect(path: Path) -> tuple[dict[str, str], str]:
