@@ -6,12 +6,17 @@ match. Generated over the whole base (every example, every counter-example; a sa
 
 from __future__ import annotations
 
+import json
 import zlib
+from importlib import resources
 
+import jsonschema
 import pytest
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
+from cudnn_doctor.render import Format, render
+from cudnn_doctor.report import build_report
 from forms import retyped
 from test_forms import _cases, _ids, _top
 
@@ -24,11 +29,19 @@ SAMPLE = 15  # the default run: one example (and one counter-example) in SAMPLE,
 MISS_RATE = 0.075
 
 
-def test_a_retyped_message_is_read_with_its_values_marked_cut() -> None:
-    text = "Input and hidden tensor are not at same device, found input tensor at cuda:1 and hidden tensor at cuda:0.\n"
+def test_a_retyped_message_is_read_with_its_values_marked_retyped() -> None:
+    text = "Input and parameter tensor are not at same device, found input tensor at cuda:0 and parameter tensor at cpu\n"
     (f,) = diagnose(text, catalog=CATALOG).findings
     assert f.id == "pytorch/rnn-input-hidden-device-mismatch"
-    assert f.cut is not None and f.captures == {"name": "hidden", "input_device": "cuda:1", "other_device": "cuda:0"}
+    assert f.cut is not None and f.cut.get("retyped") is True and not f.cut.get("described")
+    assert f.captures == {"name": "parameter", "input_device": "cuda:0", "other_device": "cpu"}
+    report = build_report(diagnose(text, catalog=CATALOG))
+    record = json.loads(render(Format.json, report))
+    assert record["findings"][0]["cut"]["retyped"] is True
+    schema = json.loads(resources.files("cudnn_doctor").joinpath("data/output.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(record, schema)
+    for fmt in (Format.terminal, Format.markdown, Format.github, Format.sarif, Format.junit):
+        assert "in other words" in render(fmt, report, color=False, width=200), fmt
 
 
 def test_the_message_as_printed_stays_an_exact_match() -> None:

@@ -95,10 +95,11 @@ class _CutFields(TypedDict):
 
 
 class CutRecord(_CutFields, total=False):
-    """The matched message was cut off (cut.cut_record), or read from a description of it (``described``; the
-    key only there). Its optional key by ``total=False``: typing.NotRequired is Python 3.11's."""
+    """The matched message was cut off (cut.cut_record), read from a description of it (``described``) or as
+    retyped from memory (``retyped``; each key only there). Its optional key by ``total=False``: typing.NotRequired is Python 3.11's."""
 
     described: bool  # read from a user's description of the error, not its message (match/prose.py)
+    retyped: bool  # read as a message typed from memory, in other words than printed (match/tolerant.py _typed)
 
 
 class VersionRecord(TypedDict):

@@ -471,7 +471,7 @@ class Tolerant:
             got = self._retyped(i, c, where)
             if got is not None:
                 m, li_s, li_e = got
-                cut = {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True}
+                cut = {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True, "retyped": True}
                 yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut)
 
     def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
