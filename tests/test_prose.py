@@ -7,20 +7,16 @@ words, or a paste where anything else was found gives nothing from it."""
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 from typing import Any
 
-import jsonschema
 import pytest
 
 from cudnn_doctor import diagnose
 from cudnn_doctor.match.chains import words
 from cudnn_doctor.match.matcher import Matcher
 from cudnn_doctor.match.prose import PROSE_BITS, RARE_BITS, code_names, prose_line
-from cudnn_doctor.render import Format, render
-from cudnn_doctor.report import build_report
+from rendered import says_in_every_format  # tests/ is on sys.path (rootdir-based imports)
 from sampling import sample
 
 LENGTHS = "pytorch/pack-padded-lengths-on-cuda"
@@ -164,13 +160,7 @@ def test_a_described_finding_is_the_least_sure_and_says_so_in_every_format(catal
     cut = diagnose("RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cu", catalog=catalog)
     assert cut.findings[0].id == LENGTHS and cut.findings[0].cut
     assert f.confidence < cut.findings[0].confidence
-    report = build_report(d)
-    record = json.loads(render(Format.json, report))
-    assert record["findings"][0]["cut"]["described"] is True
-    schema = json.loads(resources.files("cudnn_doctor").joinpath("data/output.schema.json").read_text(encoding="utf-8"))
-    jsonschema.validate(record, schema)
-    for fmt in (Format.terminal, Format.markdown, Format.github, Format.sarif, Format.junit):
-        assert "description of the error" in render(fmt, report, color=False, width=200), fmt
+    says_in_every_format(d, "described", "description of the error")
 
 
 def test_prose_lines_are_sentences_not_log_code_or_traceback_lines() -> None:

@@ -6,18 +6,14 @@ match. Generated over the whole base (every example, every counter-example; a sa
 
 from __future__ import annotations
 
-import json
 import zlib
-from importlib import resources
 
-import jsonschema
 import pytest
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
-from cudnn_doctor.render import Format, render
-from cudnn_doctor.report import build_report
 from forms import retyped
+from rendered import says_in_every_format  # tests/ is on sys.path (rootdir-based imports)
 from test_forms import _cases, _ids, _top
 
 CATALOG = catalogs.builtin()
@@ -35,13 +31,7 @@ def test_a_retyped_message_is_read_with_its_values_marked_retyped() -> None:
     assert f.id == "pytorch/rnn-input-hidden-device-mismatch"
     assert f.cut is not None and f.cut.get("retyped") is True and not f.cut.get("described")
     assert f.captures == {"name": "parameter", "input_device": "cuda:0", "other_device": "cpu"}
-    report = build_report(diagnose(text, catalog=CATALOG))
-    record = json.loads(render(Format.json, report))
-    assert record["findings"][0]["cut"]["retyped"] is True
-    schema = json.loads(resources.files("cudnn_doctor").joinpath("data/output.schema.json").read_text(encoding="utf-8"))
-    jsonschema.validate(record, schema)
-    for fmt in (Format.terminal, Format.markdown, Format.github, Format.sarif, Format.junit):
-        assert "in other words" in render(fmt, report, color=False, width=200), fmt
+    says_in_every_format(diagnose(text, catalog=CATALOG), "retyped", "in other words")
 
 
 def test_the_message_as_printed_stays_an_exact_match() -> None:
