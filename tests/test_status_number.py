@@ -26,6 +26,9 @@ def test_a_status_number_in_a_cudnn_status_context_is_read_as_its_status() -> No
         ("java.lang.RuntimeException: cuDNN status = 7 on the second epoch", "cudnn/status-mapping-error", "7"),
         ("cudnn status 5003 after upgrading to cuDNN 9", "cudnn/status-execution-failed", "5003"),
         ("CUDNN error(1001) at startup", "cudnn/status-not-initialized", "1001"),
+        # PyTorch 0.1-0.3's ctypes binding's CuDNNError, its status name cut off (a title): PyTorch's own signature
+        ("[PyTorch] my GRU crashes with CuDNNError: 8 once dropout is set", "pytorch/cudnn-rnn-execution-failed", "8"),
+        ("nn.LSTM raises CuDNNError: 3 on a batch of one", "pytorch/cudnn-rnn-bad-param", "3"),
     ):
         got, captures = _top(text)
         assert got == sig_id and captures.get("code") == code, (text, got, captures)
@@ -39,10 +42,12 @@ def test_a_number_outside_a_status_context_is_not_a_status() -> None:
         "error 8 in my LSTM",
         "cudnn error 99 in my LSTM",
         "cudnn status 0 for the LSTM call",
+        "CuDNNError: 8.0.5 installed next to the LSTM",
     ):
         assert _top(text)[0] is None, text
     # the status name after the number is what is read (not the number alone)
     assert _top("CUDNN error(8), CUDNN_STATUS_EXECUTION_FAILED.")[1].get("status") == "CUDNN_STATUS_EXECUTION_FAILED"
+    assert _top("lstm forward\ntorch.backends.cudnn.CuDNNError: 8: b'CUDNN_STATUS_EXECUTION_FAILED'")[1].get("status") == "CUDNN_STATUS_EXECUTION_FAILED"
 
 
 
