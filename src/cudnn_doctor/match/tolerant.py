@@ -60,6 +60,7 @@ from .chains import (
 )
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
+from .prose import MAX_LINES, Prose, messages, prose_line
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
@@ -109,6 +110,7 @@ ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apa
 AFTER_WORDS, AFTER_LINES = 48, 2
 
 Found = RawMatch | Miss
+Verdict = tuple[list[str], bool]  # a reading's context: its evidence, and whether it supports it
 
 
 class Tolerant:
@@ -123,6 +125,7 @@ class Tolerant:
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
+        self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.frames: dict[tuple[str, str], list[int]] = {}
@@ -165,6 +168,18 @@ class Tolerant:
                 tries += 1 + where.around() // TRY_CHARS
             elif stop != "near":  # (near misses keep no span)
                 spans.append((c.start, c.end))
+
+    def described(self, lines: Sequence[str]) -> Iterator[Found]:
+        """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
+        signature."""
+        seen: set[str] = set()
+        for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
+            where = _Where.line(lines, li)
+            held = self._passing(self.prose.candidates(lines[li]), where)
+            for got in self._told(held, where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
+                if got.sig.id not in seen:
+                    seen.add(got.sig.id)
+                    yield got
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
@@ -248,7 +263,7 @@ class Tolerant:
         if got is None:
             tpl, sig = self.rec.tpls[c.tid], self.sigs[self.rec.owner[c.tid]]
             pairs = set()
-            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+            for msg in messages(sig):
                 tw = words(msg)
                 pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
             got = self._clauses[c.tid] = frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
@@ -261,13 +276,13 @@ class Tolerant:
         ``matched``): only another signature's regex as it reads them, in another case (a wrapper's message
         lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
-        held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
-        confirmed = [(i, got) for i in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
-        for i, (m, li_s, li_e) in confirmed:
-            yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None)
+        held = self._passing((i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ())), where)
+        confirmed = [(i, v, got) for i, v in held if (got := self._confirm(i, c, where, "exact" if exact else "")) is not None]
+        for i, v, (m, li_s, li_e) in confirmed:
+            yield self._match(self.sigs[i], where, li_s, li_e, m.group(0), dict(m.groupdict()), None, v)
         if cut and not confirmed and not exact:
-            sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
-            yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
+            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
+            yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
     def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
@@ -283,13 +298,13 @@ class Tolerant:
             got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
             if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue
-            if self._context(self.sigs[idx], where):  # (after its regex: over a big log's long lines, the costlier)
-                yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
+            verdict = self._context(self.sigs[idx], where)  # (after its regex: over a big log's long lines, the costlier)
+            if verdict is not None:
+                yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None, verdict)
 
     def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
-        held = [self.sigs[i] for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
-        return self._told(held, where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
+        return self._told(self._passing(self.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
     def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
@@ -306,19 +321,20 @@ class Tolerant:
             got = self._plain[tid] = PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
         return got
 
-    def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True) -> Iterator[Found]:
-        """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
-        marked cut for each signature where they read one message (and the reading tells it ``alone``), else
-        near misses naming them."""
+    def _told(self, held: list[tuple[int, Verdict]], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
+        """What a reading no regex confirms gives (a cut message, a traceback without its message, a description):
+        a match marked cut for each signature (``held``: with its context's verdict) where they read one message
+        (and the reading tells it ``alone``), else near misses naming them."""
+        sigs = [self.sigs[i] for i, _v in held]
         if not alone or not one_message(sigs):
             reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
             yield from (Miss(sig, "", where.li_s, reason) for sig in sigs[:4])
             return
-        for sig in sigs:
+        for sig, (_i, verdict) in zip(sigs, held, strict=True):
             shown = " ".join(x.text for x in (*sig.explain, *sig.checks))  # the named values it could not read
-            unread = [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
+            unread = [] if described else [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
             cut = {"read": where.read[-200:], "unread": unread, "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
-            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut)
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut | ({"described": True} if described else {}), verdict)
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
@@ -331,19 +347,21 @@ class Tolerant:
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
-    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
-        evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
+    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
         before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])
-        return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(evidence), supported, before, cut)
+        return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(verdict[0]), verdict[1], before, cut)
 
-    def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
+    def _context(self, sig: Signature, where: _Where) -> Verdict | None:
+        """The context's verdict on a reading of the signature: (evidence, supported), None where it rules it out."""
         if not context_items(sig):
             return [], False
         lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))
-        return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+        got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+        return None if isinstance(got, str) else got
 
-    def _context(self, sig: Signature, where: _Where) -> bool:
-        return not isinstance(self._verdict(sig, where), str)
+    def _passing(self, idxs: Iterable[int], where: _Where) -> list[tuple[int, Verdict]]:
+        """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
+        return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
     def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "") -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
@@ -529,11 +547,10 @@ class Tolerant:
             if got is None:
                 continue
             idxs, why, telling = got
-            line = lines[li]
-            where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
-            sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
-            if sigs:  # a frame where other errors are raised too names them, it does not tell one
-                yield from self._told(sigs, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
+            where = _Where.line(lines, li)
+            held = self._passing(idxs, where)  # not ruled out there
+            if held:  # a frame where other errors are raised too names them, it does not tell one
+                yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
@@ -642,6 +659,12 @@ class _Where:
         self.li_e = self.li_s + text.count("\n", start, end)
         self.col = start - line_start(text, start)
         self.read = text[start:end]
+
+    @classmethod
+    def line(cls, lines: Sequence[str], li: int) -> _Where:
+        """Line ``li`` read whole, but the spaces around it."""
+        line = lines[li]
+        return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
 
     def around(self) -> int:
         """The characters of the lines around the reading (a regex search's window)."""
