@@ -23,9 +23,8 @@ steps:
    Otherwise, a near miss naming them.
 
 Where the exact scan found a signature's literal on a line but not its regex (a near miss), its regex is also
-tried there ignoring case, then with the line breaks read as spaces (``recased``): a message in another casing
-or broken over lines whose template's chain is too short to be read (a status name, 'cudnn_status_bad_param';
-a message made mostly of values, 'miopen error: <path>:<line>: <detail>'). The matcher is exact only.
+tried there ignoring case (``recased``). The matcher is exact only. A paste's prose lines are read last, for the
+errors they describe (``described``, prose.py).
 """
 
 from __future__ import annotations
@@ -288,7 +287,8 @@ class Tolerant:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
         scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
         then with their line breaks read as spaces (the message in another casing, or broken over lines, where
-        a chain of its template may be too short to be read), where no case-sensitive regex matched
+        a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
+        made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
         for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
             idx = self.index[sig_id]
@@ -532,12 +532,9 @@ class Tolerant:
     # ------------------------------------------------------------------ raising frames
 
     def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
-        """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose message does not follow (it
-        is empty, cut, or missing) and that says where it was raised: its innermost frame is where signatures
-        raise their error, or the input cuts it after a frame whose shown call is to such a place (the same
-        file's function: ``self.check_input(input, batch_sizes)`` in torch/nn/modules/rnn.py); and for each log
-        line of a C++ error cut at the input's end whose prefix says where it was raised (``_site``). Several
-        signatures raised there and telling no one message apart give near misses naming them."""
+        """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
+        raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
+        the signatures raised there where they tell no one message apart."""
         if not self.frames:
             return
         for li in range(lo, hi + 1):
@@ -572,7 +569,7 @@ class Tolerant:
             return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
         telling = RNN_CODE.search(" ".join(frame)) is not None
         called, msg = _cut_call(lines, li) or (None, None)
-        idxs = (self._raising(frame[0], called) or self._native(called)) if called else []
+        idxs = (self._raising(frame[0], called) or self._raising(None, called)) if called else []
         how = "is cut" if msg is None else "ends without its message"
         why = f"the traceback {how} where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
@@ -583,15 +580,13 @@ class Tolerant:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
         return idxs, why, telling
 
-    def _raising(self, path: str, function: str | None) -> list[int]:
-        """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
-        prefix names no function)."""
+    def _raising(self, path: str | None, function: str | None) -> list[int]:
+        """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
+        file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
+        raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
+        if path is None:
+            return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
-
-    def _native(self, function: str) -> list[int]:
-        """The signatures raised in native code's ``function`` (of a C/C++ file): what a Python frame's call into
-        it raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
-        return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
         """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
