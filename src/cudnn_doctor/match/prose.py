@@ -26,14 +26,12 @@ request for the full message); else near misses naming the signatures it could b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from ..kb.patterns import LazyRe
 from ..model import Signature
 from .chains import Recognizer, word_ends, words
-from .context import context_items, context_span, direct_rnn
-from .results import TRACEBACK_LINES, Miss, RawMatch
-from .tolerant import MIN_BITS, Tolerant, one_message
 
 RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
 PROSE_BITS = 11.0  # the information a description holds of its message at least, besides its code name
@@ -44,7 +42,6 @@ MESSAGE_SHARE = 0.6  # of a line's words its template's: the message itself (a h
 LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
 PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
 MAX_LINES = 200  # prose lines read per paste, at most
-MAX_SHOWN = 4  # near misses for a description several messages share
 # a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
 _CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
 _IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of _CODE_SHAPE are code names)
@@ -85,71 +82,41 @@ def prose_line(line: str) -> bool:
 
 
 class Prose:
-    """Reads a paste's prose lines for the errors they describe (see the module's docstring)."""
+    """A base's code names and templates' words, for the prose lines of a paste (see the module's docstring;
+    tolerant.Tolerant.described reads them)."""
 
-    def __init__(self, tolerant: Tolerant) -> None:
-        self.tolerant = tolerant
-        self.rec = tolerant.rec
+    def __init__(self, sigs: Sequence[Signature], rec: Recognizer, min_bits: float) -> None:
+        self.sigs, self.rec, self.min_bits = sigs, rec, min_bits  # ``min_bits``: what the tolerant reading reads
         self._names: Names | None = None
         self._sets: list[frozenset[str]] | None = None  # each template's words
         self._by_word: dict[str, set[int]] = {}  # the templates holding each word
         self._fw: frozenset[str] | None = None
 
-    def read(self, lines: Sequence[str], lo: int, hi: int) -> Iterator[RawMatch | Miss]:
-        """The findings (or near misses) the prose lines of ``lines[lo:hi+1]`` describe; one line's at most
-        per signature."""
-        seen: set[str] = set()
-        shown = 0
-        for li in range(lo, hi + 1):
-            if shown >= MAX_LINES:
-                return
-            if not prose_line(lines[li]):
-                continue
-            shown += 1
-            for got in self._line(lines, li):
-                if got.sig.id not in seen:
-                    seen.add(got.sig.id)
-                    yield got
-
-    def _line(self, lines: Sequence[str], li: int) -> list[RawMatch | Miss]:
-        line = _URL.sub(" ", lines[li])  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
+    def candidates(self, line: str) -> list[int]:
+        """The signatures a prose line describes (one of whose code names it names) and those it could as well
+        describe: another whose template holds the same words, named in the line too or of the same framework
+        (the code name tells it)."""
+        line = _URL.sub(" ", line)  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
         named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
-        if not named:
-            return []
-        verdicts = [(s, v) for s in self._candidates(named, line) if (v := self._verdict(s, lines, li)) is not None]
-        if not verdicts:
-            return []
-        sigs = [s for s, _v in verdicts]
-        text = lines[li].strip()
-        if not one_message(sigs):
-            reason = f"read from a description, {text[-60:]!r}: it could be any of {', '.join(s.id for s in sigs[:5])}; paste the full message"
-            return [Miss(s, "", li, reason) for s in sigs[:MAX_SHOWN]]
-        return [self._match(s, lines, li, v) for s, v in verdicts]
-
-    def _candidates(self, named: dict[int, set[tuple[str, str]]], line: str) -> list[Signature]:
-        """The signatures a line describes (of those it ``named``) and those it could as well describe: another
-        whose template holds the same words, named in the line too or of the same framework (the code name
-        tells it)."""
-        if self._quoting(line):
+        if not named or self._quoting(line):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
         got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
         most = max((read[0] for _i, read in got), default=0.0)
         told = [(idx, read[1]) for idx, read in got if read[0] >= most]  # the strongest: a weaker one reads less of the line
-        sigs = self.tolerant.sigs
-        frameworks = {sigs[i].framework for i, _r in told}
-        rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or sigs[idx].framework in frameworks}
-        return [sigs[i] for i in sorted(rivals | {i for i, _r in told})]
+        frameworks = {self.sigs[i].framework for i, _r in told}
+        rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or self.sigs[idx].framework in frameworks}
+        return sorted(rivals | {i for i, _r in told})
 
     def _quoting(self, line: str) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
-        (MIN_BITS): a message printed, which that reading read or not ('..., which is output 0 of
+        (``min_bits``): a message printed, which that reading read or not ('..., which is output 0 of
         CudnnBatchNormBackward, is at version 1; expected version 0 instead': not the RNN's grad_fn its regex
         wants; 'Detected unsupported operations ... StringToNumber': another op than the RNN's), not a user's
         description of one."""
         text = _CODE_TOKEN.sub(" ", line)  # (not a code name's own words: 'thnn_fused_lstm_cell_cuda')
         tw = words(text)
         chains = (self.rec.grow_back(c, tw) for c in self.rec.chains(tw, word_ends(text, tw)))
-        return any(c.bits >= MIN_BITS for c in chains)
+        return any(c.bits >= self.min_bits for c in chains)
 
     def _told(self, idx: int, codes: set[tuple[str, str]], line: str) -> tuple[float, frozenset[str]] | None:
         """(information, words) of the signature's template of which the line holds the most that tells it
@@ -158,8 +125,7 @@ class Prose:
         fw = self._frameworks()  # the line's own words, not its names in code, numbers or frameworks' names
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates()[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
-        best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
-        return best
+        return max((g for g in got if g is not None), key=lambda g: g[0], default=None)
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
@@ -181,7 +147,7 @@ class Prose:
         """The base's frameworks' names (stems): a description names one, it says nothing of the message
         ('pytorch' of a message's 'https://pytorch.org/docs/...')."""
         if self._fw is None:
-            self._fw = frozenset(w for sig in self.tolerant.sigs for w, _a, _b in words(sig.framework))
+            self._fw = frozenset(w for sig in self.sigs for w, _a, _b in words(sig.framework))
         return self._fw
 
     def _holding(self, read: frozenset[str]) -> set[int]:
@@ -204,7 +170,7 @@ class Prose:
         """The signatures whose code names the line names: their index, with each name and its kind
         (``_spelt_names``)."""
         if self._names is None:
-            self._names = code_names(self.tolerant.sigs, self.rec)
+            self._names = code_names(self.sigs, self.rec)
         out: dict[int, set[tuple[str, str]]] = {}
         for m in _IDENT.finditer(line):
             name = m.group("name").lower().lstrip("_")
@@ -214,39 +180,18 @@ class Prose:
                     out.setdefault(idx, set()).add((name, kind))
         return out
 
-    def _verdict(self, sig: Signature, lines: Sequence[str], li: int) -> tuple[list[str], bool] | None:
-        """The context's verdict on the signature at line ``li`` (None: it rules the signature out there)."""
-        if not context_items(sig):
-            return [], False
-        lo, hi = context_span(sig, li, li, len(lines))
-        got = self.tolerant.evidence.verdict(sig, direct_rnn(sig, lines[li]), "\n".join(lines[lo : hi + 1]))
-        return None if isinstance(got, str) else got
-
-    def _match(self, sig: Signature, lines: Sequence[str], li: int, verdict: tuple[list[str], bool]) -> RawMatch:
-        evidence, supported = verdict
-        text = lines[li].strip()
-        cut = {"read": text[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True, "described": True}
-        return RawMatch(sig, "", li, li, text, {}, "", list(evidence), supported, list(lines[max(0, li - TRACEBACK_LINES) : li + 1]), cut)
-
 
 Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
-_NAMES: dict[int, tuple[Recognizer, Names]] = {}  # by id(the base's recognizer: one per base), with it
 
 
 def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
     """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
     its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
-    got = _NAMES.get(id(rec))
-    if got is not None and got[0] is rec:
-        return got[1]
-    if len(_NAMES) >= 4:
-        _NAMES.clear()
-    names = _names(sigs, rec.weight)
-    _NAMES[id(rec)] = (rec, names)
-    return names
+    return _names(tuple(sigs), rec)
 
 
-def _names(sigs: Sequence[Signature], bits: Mapping[str, float]) -> Names:
+@lru_cache(maxsize=4)
+def _names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
     owners: dict[str, list[tuple[int, str]]] = {}
     told: dict[str, bool] = {}  # whether a name tells something (CODE_BITS), by name
     for idx, sig in enumerate(sigs):
@@ -255,7 +200,7 @@ def _names(sigs: Sequence[Signature], bits: Mapping[str, float]) -> Names:
             if _DUNDER.fullmatch(name) or len(key) < 4:
                 continue
             if key not in told:
-                told[key] = sum(bits.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS
+                told[key] = sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS
             if kind != "quoted" and not told[key]:
                 continue
             got = owners.setdefault(key, [])
@@ -270,15 +215,15 @@ def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
     only where the line quotes it too). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
     raised = [re.split(r"\.|::", where.partition(" ")[2])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
     yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
-    text = "\n".join(_messages(sig))
+    text = "\n".join(messages(sig))
     yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())
     yield from ((name, "quoted") for name in _QUOTED.findall(text))
 
 
-def _messages(sig: Signature) -> list[str]:
+def messages(sig: Signature) -> list[str]:
     """A signature's messages as it spells them: its canonical one, its templates, its other wordings."""
     raw = sig.raw or {}
     return [sig.signature, *(raw.get("templates") or ()), *(w.get("text", "") for w in raw.get("wordings") or ())]
 
 
-__all__ = ["Prose", "code_names", "prose_line"]
+__all__ = ["Prose", "code_names", "messages", "prose_line"]

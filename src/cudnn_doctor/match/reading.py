@@ -26,7 +26,6 @@ from ..read.present import present
 from ..read.sources import Block
 from .lines import Lines, merged
 from .matcher import Matcher, Yielded
-from .prose import Prose
 from .results import Miss, RawMatch
 from .skim import Skim
 from .tolerant import MAX_FRAME_GAP, Tolerant
@@ -63,7 +62,6 @@ class Reader:
         self.matcher = matcher
         self.tail = tail  # read the source's last lines tolerantly (False: a parallel worker whose range ends before the file's end)
         self.tolerant = matcher.tolerant()
-        self.prose = Prose(self.tolerant)  # the weakest tier: an error a paste's prose describes (prose.py)
 
     def scan(self, blocks: Iterable[Block], source: str) -> Yielded:
         lmap = LineMap()
@@ -151,8 +149,7 @@ class Reader:
             exact = exact or isinstance(got, RawMatch)
             yield got
         if block.small and not exact:
-            lines = block.lines()
-            yield from self.prose.read(lines, 0, len(lines) - 1)
+            yield from self.tolerant.described(block.lines())
 
 
 def _taking(taken: dict[int, set[str]], matches: Iterable[RawMatch]) -> list[RawMatch]:

@@ -27,9 +27,8 @@ steps:
    Otherwise, a near miss naming them.
 
 Where the exact scan found a signature's literal on a line but not its regex (a near miss), its regex is also
-tried there ignoring case, then with the line breaks read as spaces (``recased``): a message in another casing
-or broken over lines whose template's chain is too short to be read (a status name, 'cudnn_status_bad_param';
-a message made mostly of values, 'miopen error: <path>:<line>: <detail>'). The matcher is exact only.
+tried there ignoring case (``recased``). The matcher is exact only. A paste's prose lines are read last, for the
+errors they describe (``described``, prose.py).
 """
 
 from __future__ import annotations
@@ -66,6 +65,7 @@ from .chains import (
 )
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
+from .prose import MAX_LINES, Prose, messages, prose_line
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
@@ -116,6 +116,7 @@ ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apa
 AFTER_WORDS, AFTER_LINES = 48, 2
 
 Found = RawMatch | Miss
+Verdict = tuple[list[str], bool]  # a reading's context: its evidence, and whether it supports it
 
 
 class Tolerant:
@@ -131,6 +132,7 @@ class Tolerant:
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
+        self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.frames: dict[tuple[str, str], list[int]] = {}
@@ -173,6 +175,18 @@ class Tolerant:
                 tries += 1 + where.around() // TRY_CHARS
             elif stop != "near":  # (near misses keep no span)
                 spans.append((c.start, c.end))
+
+    def described(self, lines: Sequence[str]) -> Iterator[Found]:
+        """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
+        signature."""
+        seen: set[str] = set()
+        for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
+            where = _Where.line(lines, li)
+            held = self._passing(self.prose.candidates(lines[li]), where)
+            for got in self._told(held, where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
+                if got.sig.id not in seen:
+                    seen.add(got.sig.id)
+                    yield got
 
     def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
@@ -256,7 +270,7 @@ class Tolerant:
         if got is None:
             tpl, sig = self.rec.tpls[c.tid], self.sigs[self.rec.owner[c.tid]]
             pairs = set()
-            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+            for msg in messages(sig):
                 tw = words(msg)
                 pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
             got = self._clauses[c.tid] = frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
@@ -269,18 +283,19 @@ class Tolerant:
         ``matched``): only another signature's regex as it reads them, in another case (a wrapper's message
         lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
-        held = [i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ()) and self._context(self.sigs[i], where)]
+        held = self._passing((i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ())), where)
         confirmed = self._confirmed(held, c, where, exact)
         yield from confirmed
         if cut and not confirmed and not exact:
-            sigs = [self.sigs[i] for i in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
-            yield from self._told(sigs, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
+            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
+            yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
     def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
         scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
         then with their line breaks read as spaces (the message in another casing, or broken over lines, where
-        a chain of its template may be too short to be read), where no case-sensitive regex matched
+        a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
+        made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
         for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
             idx = self.index[sig_id]
@@ -290,13 +305,13 @@ class Tolerant:
             got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
             if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue
-            if self._context(self.sigs[idx], where):  # (after its regex: over a big log's long lines, the costlier)
-                yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None)
+            verdict = self._context(self.sigs[idx], where)  # (after its regex: over a big log's long lines, the costlier)
+            if verdict is not None:
+                yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None, verdict)
 
     def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
-        held = [self.sigs[i] for i in self.holding(self.rec.words_of(c)) if self._context(self.sigs[i], where)]
-        return self._told(held, where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
+        return self._told(self._passing(self.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
     def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
@@ -313,19 +328,20 @@ class Tolerant:
             got = self._plain[tid] = PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
         return got
 
-    def _told(self, sigs: list[Signature], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True) -> Iterator[Found]:
-        """What a reading no regex confirms gives (a cut message, a traceback without its message): a match
-        marked cut for each signature where they read one message (and the reading tells it ``alone``), else
-        near misses naming them."""
+    def _told(self, held: list[tuple[int, Verdict]], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
+        """What a reading no regex confirms gives (a cut message, a traceback without its message, a description):
+        a match marked cut for each signature (``held``: with its context's verdict) where they read one message
+        (and the reading tells it ``alone``), else near misses naming them."""
+        sigs = [self.sigs[i] for i, _v in held]
         if not alone or not one_message(sigs):
             reason = f"{why[0]}: it could be any of {', '.join(s.id for s in sigs[:5])}{why[1]}"
             yield from (Miss(sig, "", where.li_s, reason) for sig in sigs[:4])
             return
-        for sig in sigs:
+        for sig, (_i, verdict) in zip(sigs, held, strict=True):
             shown = " ".join(x.text for x in (*sig.explain, *sig.checks))  # the named values it could not read
-            unread = [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
+            unread = [] if described else [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
             cut = {"read": where.read[-200:], "unread": unread, "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
-            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut)
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut | ({"described": True} if described else {}), verdict)
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
@@ -338,19 +354,21 @@ class Tolerant:
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
-    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None) -> RawMatch:
-        evidence, supported = self._verdict(sig, where)  # type: ignore[misc]
+    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
         before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])
-        return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(evidence), supported, before, cut)
+        return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(verdict[0]), verdict[1], before, cut)
 
-    def _verdict(self, sig: Signature, where: _Where) -> tuple[list[str], bool] | str:
+    def _context(self, sig: Signature, where: _Where) -> Verdict | None:
+        """The context's verdict on a reading of the signature: (evidence, supported), None where it rules it out."""
         if not context_items(sig):
             return [], False
         lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))
-        return self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+        got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+        return None if isinstance(got, str) else got
 
-    def _context(self, sig: Signature, where: _Where) -> bool:
-        return not isinstance(self._verdict(sig, where), str)
+    def _passing(self, idxs: Iterable[int], where: _Where) -> list[tuple[int, Verdict]]:
+        """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
+        return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
     def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", respelt: str | None = None) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
@@ -457,22 +475,22 @@ class Tolerant:
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
         return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
 
-    def _confirmed(self, held: Sequence[int], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
+    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
         """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
         matched, the text as it is); where none does, of those whose regex confirms it typed from memory."""
         mode = "exact" if exact else ""
-        got = [self._match(self.sigs[i], where, m[1], m[2], m[0].group(0), dict(m[0].groupdict()), None) for i in held if (m := self._confirm(i, c, where, mode))]
+        got = [self._match(self.sigs[i], where, m[1], m[2], m[0].group(0), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, mode))]
         return got if got or exact else list(self._typed(held, c, where))
 
-    def _typed(self, held: Iterable[int], c: Chain, where: _Where) -> Iterator[RawMatch]:
+    def _typed(self, held: Iterable[tuple[int, Verdict]], c: Chain, where: _Where) -> Iterator[RawMatch]:
         """The signatures of ``held`` whose regex confirms the chain as a message typed from memory (``_retyped``):
-        read, its values too, not as printed: matches marked cut (a tolerant finding's lower confidence)."""
-        for i in held:
+        read, its values too, not as printed: matches marked retyped (a tolerant finding's lower confidence)."""
+        for i, v in held:
             got = self._retyped(i, c, where)
             if got is not None:
                 m, li_s, li_e = got
                 cut = {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True, "retyped": True}
-                yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut)
+                yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut, v)
 
     def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
         """The signature's regex confirming a message typed from memory (``_confirm``), the reading spelt as
@@ -589,12 +607,9 @@ class Tolerant:
     # ------------------------------------------------------------------ raising frames
 
     def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
-        """A finding (or near misses) for each traceback of ``lines[lo:hi+1]`` whose message does not follow (it
-        is empty, cut, or missing) and that says where it was raised: its innermost frame is where signatures
-        raise their error, or the input cuts it after a frame whose shown call is to such a place (the same
-        file's function: ``self.check_input(input, batch_sizes)`` in torch/nn/modules/rnn.py); and for each log
-        line of a C++ error cut at the input's end whose prefix says where it was raised (``_site``). Several
-        signatures raised there and telling no one message apart give near misses naming them."""
+        """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
+        raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
+        the signatures raised there where they tell no one message apart."""
         if not self.frames:
             return
         for li in range(lo, hi + 1):
@@ -604,11 +619,10 @@ class Tolerant:
             if got is None:
                 continue
             idxs, why, telling = got
-            line = lines[li]
-            where = _Where(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
-            sigs = [self.sigs[i] for i in idxs if self._context(self.sigs[i], where)]  # not ruled out there
-            if sigs:  # a frame where other errors are raised too names them, it does not tell one
-                yield from self._told(sigs, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
+            where = _Where.line(lines, li)
+            held = self._passing(idxs, where)  # not ruled out there
+            if held:  # a frame where other errors are raised too names them, it does not tell one
+                yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
@@ -630,7 +644,7 @@ class Tolerant:
             return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
         telling = RNN_CODE.search(" ".join(frame)) is not None
         called, msg = _cut_call(lines, li) or (None, None)
-        idxs = (self._raising(frame[0], called) or self._native(called)) if called else []
+        idxs = (self._raising(frame[0], called) or self._raising(None, called)) if called else []
         how = "is cut" if msg is None else "ends without its message"
         why = f"the traceback {how} where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
@@ -641,15 +655,13 @@ class Tolerant:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
         return idxs, why, telling
 
-    def _raising(self, path: str, function: str | None) -> list[int]:
-        """The signatures raised in ``function`` of the file at ``path`` (None: anywhere in it, a log line's
-        prefix names no function)."""
+    def _raising(self, path: str | None, function: str | None) -> list[int]:
+        """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
+        file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
+        raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
+        if path is None:
+            return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
-
-    def _native(self, function: str) -> list[int]:
-        """The signatures raised in native code's ``function`` (of a C/C++ file): what a Python frame's call into
-        it raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
-        return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
         """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
@@ -717,6 +729,12 @@ class _Where:
         self.li_e = self.li_s + text.count("\n", start, end)
         self.col = start - line_start(text, start)
         self.read = text[start:end]
+
+    @classmethod
+    def line(cls, lines: Sequence[str], li: int) -> _Where:
+        """Line ``li`` read whole, but the spaces around it."""
+        line = lines[li]
+        return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
 
     def around(self) -> int:
         """The characters of the lines around the reading (a regex search's window)."""
