@@ -286,3 +286,21 @@ def test_a_first_clause_ending_its_line_reads_as_with_prose_after_it_on_the_line
         if want is not None and _top(nxt) != want:
             differ.append(f"{sid} [{name}]: {_top(nxt)} instead of {want}")
     assert differ == []
+
+
+@pytest.mark.exhaustive
+def test_no_counter_example_s_first_clause_ending_its_line_reads_as_its_signature() -> None:
+    """The negative side: every counter-example's line that holds most of its signature's template words, cut
+    at its first clause (as above) with a line of prose after it, gives no finding of its own signature."""
+    alarms = []
+    for sig in CATALOG.signatures:
+        own = frozenset(w for t in sig.templates for w in t[1:] if w)
+        for ex in sig.counter_examples:
+            lines = ex.text.split("\n")
+            li = max(range(len(lines)), key=lambda i: len({w for w, _a, _b in words(lines[i])} & own))
+            cut = _clause_end(lines[li])
+            if cut > 0 and len(lines[li][:cut].split()) >= 4:
+                text = "\n".join([*lines[:li], lines[li][:cut], "This is what I got after upgrading."]) + "\n"
+                if sig.id in _ids(text):
+                    alarms.append(f"{sig.id} [{ex.name}]")
+    assert alarms == []

@@ -27,7 +27,7 @@ def test_a_status_number_in_a_cudnn_status_context_is_read_as_its_status() -> No
         ("cudnn status 5003 after upgrading to cuDNN 9", "cudnn/status-execution-failed", "5003"),
         ("CUDNN error(1001) at startup", "cudnn/status-not-initialized", "1001"),
         # PyTorch 0.1-0.3's ctypes binding's CuDNNError, its status name cut off (a title): PyTorch's own signature
-        ("[PyTorch] my GRU crashes with CuDNNError: 8 once dropout is set", "pytorch/cudnn-rnn-execution-failed", "8"),
+        ("GRU forward in torch 0.3 raises CuDNNError: 8 on the second batch", "pytorch/cudnn-rnn-execution-failed", "8"),
         ("nn.LSTM raises CuDNNError: 3 on a batch of one", "pytorch/cudnn-rnn-bad-param", "3"),
     ):
         got, captures = _top(text)

@@ -15,7 +15,7 @@ steps:
    the text dropped it, the prose before or after a whole message on its line taken off: confirmed
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
    among exact matches). On lines a regex matched, only another signature that its case kept off is read. Where
-   none confirms it, a message typed from memory (its articles dropped, another number: 'hidden tensor are not at
+   none confirms it, a message typed from memory (its articles dropped, a plural made singular: 'hidden tensor are not at
    same device') is tried once more, its words spelt as the signature spells each at its place in the template
    and the articles its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
    cut (lower confidence: read, not as printed);
@@ -535,9 +535,9 @@ class Tolerant:
         in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
         got = self._places.get((idx, tid))
         if got is None:
-            tpl, sig = self.rec.tpls[tid], self.sigs[idx]
+            tpl = self.rec.tpls[tid]
             got = [None] * len(tpl)
-            for msg in (sig.signature, *(sig.raw.get("templates") or ()), *(w.get("text", "") for w in sig.raw.get("wordings") or ())):
+            for msg in messages(self.sigs[idx]):
                 got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
             self._places[(idx, tid)] = got
         return got
