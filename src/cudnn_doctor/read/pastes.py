@@ -159,6 +159,8 @@ def _frame_groups(lines: Lines, start: int) -> tuple[list[Lines], int]:
 # poster's words ('i got RuntimeError: CUDNN_STATUS_INTERNAL_ERROR,')
 _TITLE_MESSAGE = LazyRe(r"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b|(?i:cudnn error)\b|CUDNN_STATUS_[A-Z]")
 _TITLE_BYTES = re.compile(rb"(?:Error|Exception)\b|(?i:cudnn error)|CUDNN_STATUS_[A-Z]")
+_TITLE_TAIL = LazyRe(r"(?:[ \t,;:]+[^\x00-\x7f]+)*[ \t,;:]*$")  # the poster's East Asian words after it ('... FAILED 求解'), a comma
+_TITLE_MAX = 500  # a title's length at most (a first line longer is a log's)
 _HEADING = LazyRe(r"^#{1,6}[ \t]+(?=\S)")
 _TRACEBACK_HEAD = LazyRe(r"^\s*Traceback \(most recent call last\):\s*$")
 _ANY_FRAME = LazyRe(r"""^[ \t]+File ["']""")  # a frame's header ('File '...'': a page's retyped quotes too)
@@ -190,13 +192,15 @@ def titled(lines: Lines) -> Lines | None:
 
 def _title_message(texts: list[str], first: int) -> str | None:
     title = texts[first].strip()
+    if len(title) > _TITLE_MAX:
+        return None
     heading = _HEADING.match(title)
     if heading is None and (first + 2 >= len(texts) or texts[first + 1].strip()):
         return None
     m = _TITLE_MESSAGE.search(title.replace("`", ""))
     if m is None:
         return None
-    return m.string[m.start() :].rstrip(" \t,;:") or None
+    return _TITLE_TAIL.sub("", m.string[m.start() :]) or None
 
 
 def _cut_traceback(texts: list[str], first: int) -> int | None:
