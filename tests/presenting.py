@@ -320,6 +320,17 @@ def cjk_glued(text: str) -> str:
     return "\n".join(out)
 
 
+def titled(text: str) -> str:
+    """A GitHub issue whose title is the error line and whose body's traceback stops before it (the poster cut
+    the message off the pasted traceback): where the text ends with an exception line right under a
+    traceback's frames, that line goes to a Markdown heading above the text, a blank line after it."""
+    lines = text.rstrip("\n").split("\n")
+    last = lines[-1]
+    if len(lines) < 3 or not _RAISED.match(last) or not lines[-2][:1].isspace() or not any(x.startswith("Traceback (") for x in lines):
+        return text
+    return "\n".join(["# " + last, "", *lines[:-1]])
+
+
 def cut(text: str, at: int) -> str:
     """The input stops at character ``at`` (a title cut mid-word, a truncated paste)."""
     return text[:at]
@@ -365,4 +376,5 @@ PRESENTATIONS = {
     "powershell": powershell,
     "sentry": sentry,
     "cjk-glued": cjk_glued,
+    "titled": titled,
 }

@@ -745,3 +745,26 @@ def test_east_asian_prose_glued_to_a_traceback_is_a_line_apart() -> None:
     glued = TRACE.replace("Traceback", "运行报错：Traceback", 1)
     assert _undone(glued)[0] == "运行报错\n" + TRACE
     assert _top(glued)[0] == HIDDEN
+
+
+def test_an_issue_title_message_ends_the_traceback_its_body_cut() -> None:
+    frames = TRACE.rsplit("\n", 1)[0]
+    message = TRACE.rsplit("\n", 1)[1]
+    titled = "# " + message + "\n\nI get this when training:\n\n" + frames + "\n\n"
+    assert _undone(titled) == ("\n".join(["# " + message, "", "I get this when training:", "", frames, message, "", ""]), ("titled",))
+    assert _top(titled) == (HIDDEN, 1)  # at the title's line
+    # a title line apart from its body by a blank line, the poster's words before the message: the message alone
+    assert _undone("i got " + message + ", any idea?\n\n" + frames)[0].endswith(frames + "\n" + message + ", any idea?")
+    # the status a flatten_parameters frame raised: the cause read from the pair
+    flatten = (
+        "# RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n\nTraceback (most recent call last):\n"
+        '  File "train.py", line 12, in <module>\n    model.cuda()\n'
+        '  File "/usr/lib/python3.8/site-packages/torch/nn/modules/rnn.py", line 167, in flatten_parameters\n'
+        "    self.batch_first, bool(self.bidirectional))\n"
+    )
+    assert _top(flatten)[0] == "pytorch/cudnn-gpu-arch-build-mismatch"
+    # a traceback with its message, a title without one or not apart from its body, text after the frames: as it is
+    assert _undone("# " + message + "\n\n" + TRACE)[1] == ()
+    assert _undone("# training crashes\n\n" + frames)[1] == ()
+    assert _undone(message + "\n" + frames)[1] == ()
+    assert _undone("# " + message + "\n\n" + frames + "\nany idea?")[1] == ()

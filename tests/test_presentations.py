@@ -239,6 +239,13 @@ KNOWN: dict[str, str] = {
     "paddle/cause-fluid-lstm-init-state-shape [paddle20beta-dygraph-layers-lstm] sentry": _MULTILINE_PANEL,
     "paddle/cause-sequence-length-exceeds-input [paddle22-aistudio-caption] sentry": _MULTILINE_PANEL,
     "tensorflow/cause-cpu-only-tensorflow-package [tf14-params-size] sentry": _MULTILINE_PANEL,
+    # branch titled22: an issue's title holds the traceback's message (tests/presenting.py's titled); the title
+    # line is read too, and MXNet's check line alone, without the 'rnn.cc' line above it, is read as the cause
+    "mxnet/rnn-operator-check [reproduced-mxnet-nd-rnn-float16-state] titled": (
+        "the title is MXNet's check line without the C++ frame line above it: read alone (as the corpus' title "
+        "form reads it) it is the fp16-state cause, where the whole example reads the operator check; the undo "
+        "puts the line back where it was, and the title stays a line of the text"
+    ),
     # branch kb9: a missing attribute of TensorFlow's nn module is the TF 1.x RNN API only by the attribute's name
     "tensorflow/tf1-rnn-api-moved-or-removed [reproduced-tensorflow-tf1-rnn-cell-on-tf2] cut": (
         "cut inside 'has no attr', before the attribute: \"module 'tensorflow._api.v2.nn' has no attr\" names no "

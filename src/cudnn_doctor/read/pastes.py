@@ -12,6 +12,12 @@
 * An error tracker's event (Sentry's issue page): the exception line first as the event's title, then the
   frames most recent first. Seen where frames follow an exception line (Python prints them before it, never
   right after it). Undone: a traceback's head, the frames in the order Python prints them, the exception line.
+* An issue posted as it is: its title (the first text line, a Markdown heading or a line a blank line parts from
+  the body) holds the error line (``RuntimeError: CUDNN_STATUS_EXECUTION_FAILED``, after the poster's words),
+  and the body's last traceback stops before its message line (its frames run to the end of the text: the
+  poster cut it). Undone: the title's message, from the exception's name or cuDNN's words on, put after those
+  frames as their message line, at the title's line; the title stays. A traceback with its message, or a
+  title without one, is left as it is.
 
 Each only drops what the presentation added, breaks a line where it joined two, or puts lines back in the
 order Python printed them; a message's words stay as they are.
@@ -145,3 +151,67 @@ def _frame_groups(lines: Lines, start: int) -> tuple[list[Lines], int]:
             groups[-1].append(lines[j])
         j += 1
     return groups, j
+
+
+# ---------------------------------------------------------------- an issue's title over a traceback cut short
+
+# where an issue title's message begins: an exception's name, a cuDNN error's wrapper or status, after the
+# poster's words ('i got RuntimeError: CUDNN_STATUS_INTERNAL_ERROR,')
+_TITLE_MESSAGE = LazyRe(r"(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)\b|(?i:cudnn error)\b|CUDNN_STATUS_[A-Z]")
+_TITLE_BYTES = re.compile(rb"(?:Error|Exception)\b|(?i:cudnn error)|CUDNN_STATUS_[A-Z]")
+_TITLE_TAIL = LazyRe(r"(?:[ \t,;:]+[^\x00-\x7f]+)*[ \t,;:]*$")  # the poster's East Asian words after it ('... FAILED 求解'), a comma
+_TITLE_MAX = 500  # a title's length at most (a first line longer is a log's)
+_HEADING = LazyRe(r"^#{1,6}[ \t]+(?=\S)")
+_TRACEBACK_HEAD = LazyRe(r"^\s*Traceback \(most recent call last\):\s*$")
+_ANY_FRAME = LazyRe(r"""^[ \t]+File ["']""")  # a frame's header ('File '...'': a page's retyped quotes too)
+_FIRST_TEXT = re.compile(rb"\s*")
+
+
+def titled_seen(sample: bytes) -> bool:
+    """The first text line holds a message (a title's) and the paste a frame (looked at on the first line only)."""
+    start = _FIRST_TEXT.match(sample).end()  # type: ignore[union-attr]
+    end = sample.find(b"\n", start)
+    first = sample[start : len(sample) if end < 0 else end]
+    return _TITLE_BYTES.search(first) is not None and (b'File "' in sample or b"File '" in sample)
+
+
+def titled(lines: Lines) -> Lines | None:
+    """An issue's title (its first text line: a Markdown heading, or a line a blank line parts from the body)
+    holding a message, over a body whose last traceback ends without its message line (its frames run to the
+    end of the text): the title's message put after those frames, at the title's line. None: not such a paste."""
+    texts = [t for t, _ in lines]
+    first = next((i for i, t in enumerate(texts) if t.strip()), None)
+    if first is None:
+        return None
+    message = _title_message(texts, first)
+    end = _cut_traceback(texts, first) if message is not None else None
+    if end is None:
+        return None
+    return [*lines[:end], (message, lines[first][1]), *lines[end:]]  # type: ignore[list-item]
+
+
+def _title_message(texts: list[str], first: int) -> str | None:
+    title = texts[first].strip()
+    if len(title) > _TITLE_MAX:
+        return None
+    heading = _HEADING.match(title)
+    if heading is None and (first + 2 >= len(texts) or texts[first + 1].strip()):
+        return None
+    m = _TITLE_MESSAGE.search(title.replace("`", ""))
+    if m is None:
+        return None
+    return _TITLE_TAIL.sub("", m.string[m.start() :]) or None
+
+
+def _cut_traceback(texts: list[str], first: int) -> int | None:
+    """Where the last traceback's frames end (an index), when that traceback has no message line: only blank
+    lines after its frames (indented lines, a frame among them). None otherwise."""
+    head = next((i for i in range(len(texts) - 1, first, -1) if _TRACEBACK_HEAD.match(texts[i])), None)
+    if head is None:
+        return None
+    end = head + 1
+    while end < len(texts) and texts[end][:1] in (" ", "\t") and texts[end].strip():
+        end += 1
+    if any(t.strip() for t in texts[end:]) or not any(_ANY_FRAME.match(t) for t in texts[head + 1 : end]):
+        return None
+    return end

@@ -31,7 +31,7 @@ Undone here:
   name line and the message line under it joined (paste only);
 * a chat's code spans and code blocks glued to the log's lines, a PowerShell error record around a native
   command's first stderr line, an error tracker's event (its frames most recent first, after its exception
-  line): pastes.py;
+  line), an issue's title holding the message its body's traceback was cut before: pastes.py;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``), an East Asian input method's full-width
   forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``), its prose a
@@ -55,7 +55,7 @@ from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 from .pages import collapsed, collapsed_seen, rendered, rendered_seen
-from .pastes import chat, event, event_seen, powershell
+from .pastes import chat, event, event_seen, powershell, titled, titled_seen
 
 if TYPE_CHECKING:
     from typing import Any
@@ -954,6 +954,7 @@ PRESENTATIONS = (
     Presentation("characters", _characters_seen, _step("characters", _characters), paste_only=True),
     _WRAP,
     Presentation("bullets", _marked(_BULLET_MARK, (b"- ", b"* ")), _step("bullets", _bullets), paste_only=True),
+    Presentation("titled", _page(titled_seen), _step("titled", lambda block: titled(block.lines())), paste_only=True),
 )
 
 
