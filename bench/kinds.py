@@ -197,7 +197,10 @@ KINDS: dict[str, Callable[[random.Random, int], list[str]]] = {
     "cjk": _cjk, "colour": _colour, "gradle": _gradle,
 }
 PLANTS = {"keras": [(0.5, KERAS_ERROR), (1.0, KERAS_ERROR)]}
-DEFAULT_PLANTS = [(0.3, "001"), (0.7, "038"), (1.0, "031")]
+# the last plant ends the log (the tail reading): corpus 010, a message whose finding is its own wherever it stands;
+# not 031 (PyTorch 0.4's bare status line) since 2a0b154: its finding follows the RNN words around it, which the
+# noise of some kinds has (an 'LSTM' config dump), so the planted text alone names another signature than the log
+DEFAULT_PLANTS = [(0.3, "001"), (0.7, "038"), (1.0, "010")]
 
 
 def _plants(kind: str) -> list[tuple[float, str]]:
