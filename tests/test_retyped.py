@@ -22,7 +22,9 @@ SAMPLE = 15  # the default run: one example (and one counter-example) in SAMPLE,
 # base on retype22: 50 of the 671 examples and census entries a retyping changes; 331 on main 9b9b3b1). Most left
 # are a cause or a wrapper losing to its generic (the retyped reading is marked cut: a whole message of another
 # signature outranks it) or a message whose other words differ too (a tense, 'checking argument for')
-MISS_RATE = 0.075
+# On main after census22 (678): 52, the two more being census22's onnx2pytorch torch.gru fallback (its example and
+# census entry), whose TypeError retyped reads as the generic rnn-op-invalid-argument-types: 0.075 -> 0.078
+MISS_RATE = 0.078
 
 
 def test_a_retyped_message_is_read_with_its_values_marked_retyped() -> None:
