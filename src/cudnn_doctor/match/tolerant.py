@@ -340,8 +340,8 @@ class Tolerant:
         for sig, (_i, verdict) in zip(sigs, held, strict=True):
             shown = " ".join(x.text for x in (*sig.explain, *sig.checks))  # the named values it could not read
             unread = [] if described else [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
-            cut = {"read": where.read[-200:], "unread": unread, "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
-            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut | ({"described": True} if described else {}), verdict)
+            cut = _cut_record(where.read, unread, nxt, "described" if described else "")
+            yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut, verdict)
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
@@ -489,7 +489,7 @@ class Tolerant:
             got = self._retyped(i, c, where)
             if got is not None:
                 m, li_s, li_e = got
-                cut = {"read": where.read[-200:], "unread": [], "expected_next": None, "could_also_be": [], "ask_full_line": True, "retyped": True}
+                cut = _cut_record(where.read, mark="retyped")
                 yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut, v)
 
     def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
@@ -813,6 +813,13 @@ def _unwrapped(text: str, known: Container[str]) -> str:
         end = len(text) if end < 0 else end
         text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
+
+
+def _cut_record(read: str, unread: Sequence[str] = (), nxt: str | None = None, mark: str = "") -> dict[str, object]:
+    """The cut record of a finding no regex confirmed as printed (records.CutRecord): what was read, the named
+    values left unread, what was expected next; ``mark``: "described" or "retyped" where it was read so."""
+    cut: dict[str, object] = {"read": read[-200:], "unread": list(unread), "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
+    return cut | ({mark: True} if mark else {})
 
 
 def _cased(raw: str, spelt: str) -> str:
