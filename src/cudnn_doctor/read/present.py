@@ -1187,7 +1187,7 @@ def _folded(n: int, cur: str, nxt: str, width: int) -> bool:
     log prefix)."""
     if not cur.strip() or not nxt or nxt[0].isspace() or n > width or _ATTRIBUTION.match(cur):
         return False
-    if _LINE_START.match(nxt) or _QUALIFIED_HEAD.match(nxt):
+    if (_LINE_START.match(nxt) and not nxt.startswith("at ")) or _QUALIFIED_HEAD.match(nxt):  # a frame's 'at' is indented
         return False
     return n + 1 + len(_first_word(nxt)) > width
 
