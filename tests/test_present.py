@@ -768,3 +768,45 @@ def test_an_issue_title_message_ends_the_traceback_its_body_cut() -> None:
     assert _undone("# training crashes\n\n" + frames)[1] == ()
     assert _undone(message + "\n" + frames)[1] == ()
     assert _undone("# " + message + "\n\n" + frames + "\nany idea?")[1] == ()
+
+
+_ATTRIBUTED = "On Tue, May 14, 2024 at 9:00 AM Alice <alice@example.org> wrote:\n"
+
+
+def test_a_mail_clients_folds_below_its_attribution_line_are_read_as_one_line() -> None:
+    """A reply quotes the log re-flowed at 72 columns: each long line folded at its last space that fits, a path
+    longer than the width left whole (so a fold before it leaves a short line, and a piece may begin with a
+    capital). The folds are joined with the space they took; a traceback's own lines stay apart."""
+    quoted = (
+        "> 2019-08-01 11:11:11.111111: E\n"
+        "> tensorflow/stream_executor/cuda/cuda_dnn.cc:1440] failed to set stream\n"
+        "> for cudnn handle: CUDNN_STATUS_MAPPING_ERROR\n"
+        ">   File\n"
+        '> "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line\n'
+        "> 1103, in forward\n"
+        ">     if hx is not None and hx.dim() != 3:"
+    )
+    got = present((_ATTRIBUTED + quoted).encode())
+    assert got is not None
+    lines = got.data.decode().split("\n")
+    assert "2019-08-01 11:11:11.111111: E tensorflow/stream_executor/cuda/cuda_dnn.cc:1440] failed to set stream for cudnn handle: CUDNN_STATUS_MAPPING_ERROR" in lines
+    assert '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line 1103, in forward' in lines
+    assert "    if hx is not None and hx.dim() != 3:" in lines
+    assert lines[0] == _ATTRIBUTED.strip()  # the attribution line is not a piece of the quote
+
+
+def test_lines_below_an_attribution_line_that_were_not_folded_stay_apart() -> None:
+    """Without the attribution line a short line is never a fold; with it, a line is one only where the next
+    line's first word would not have fit: a reply's short lines, an exception's qualified name heading its line
+    and an indented line are lines of their own."""
+    body = (
+        "> Epoch 3/10\n"
+        "> 1875/1875 [==============================] - 5s 3ms/step - loss: 0.2134\n"
+        ">     outputs = sess.run(None, feeds)\n"
+        "> onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL\n"
+        ">     more = call(x)"
+    )
+    for text in (body, _ATTRIBUTED + body):
+        got = present(text.encode())
+        assert got is not None
+        assert [t for t in got.data.decode().split("\n") if t.strip()][-5:] == [x[2:] for x in body.split("\n")]

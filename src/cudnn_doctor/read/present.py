@@ -39,7 +39,9 @@ Undone here:
 * hard wraps at a width of 40-200 columns, mid-word or at spaces, including pieces that each carry a CI
   prefix (a timestamp, ``[rank0]:``): see ``unwrap``. Only in a paste: a big log's lines of equal length
   (``pytest -v``, Keras summaries, fixed-format step lines) or alternating lengths (logging lines between
-  tqdm bars) are records, never pieces of one line.
+  tqdm bars) are records, never pieces of one line;
+* a mail client's re-flow of a quoted reply (below its ``On ... wrote:`` line): lines folded at their last space
+  before the width, a word longer than the width left whole (``_fold_width``).
 """
 
 from __future__ import annotations
@@ -981,16 +983,20 @@ def _measures(texts: Sequence[str]) -> tuple[list[str], list[int], list[int], li
     return clean, [len(c) for c in clean], physical, prefixes
 
 
-def wrap_width(texts: Sequence[str], literals: Collection[str] = ()) -> tuple[int, bool] | None:
-    """(width, measured with the CI prefix) of a hard wrap, or None. See ``_width_of``."""
+def wrap_width(texts: Sequence[str], literals: Collection[str] = ()) -> tuple[int, bool, bool] | None:
+    """(width, measured with the CI prefix, folded by a mail client) of a hard wrap, or None. See ``_width_of``
+    and ``_fold_width``."""
+    folded = _fold_width([t.rstrip("\r") for t in texts])
+    if folded is not None:
+        return folded, True, True
     clean, lengths, physical, _ = _measures(texts)
     got = _width_of(clean, lengths, literals)
     if got is not None:
-        return got, False
+        return got, False, False
     if physical != lengths:
         got = _width_of(clean, physical, literals)
         if got is not None:
-            return got, True
+            return got, True, False
     return None
 
 
@@ -1131,15 +1137,74 @@ def _word_wrapped(n: int, cur: str, nxt: str, width: int) -> bool:
     return n + 1 + len(nxt.split(" ", 1)[0]) > width
 
 
-def unwrap(lines: Lines, width: int, physical: bool = False) -> Lines:
+# a mail client's attribution line above the reply that quotes a message ('On Tue, May 14, 2024 at 9:00 AM Alice
+# <alice@example.org> wrote:'): the quoted text below was re-flowed by the client at spaces
+_ATTRIBUTION = LazyRe(r"^On [^\n]{6,200}\bwrote:\s*$")
+
+
+# an exception's qualified name heading its line ('onnxruntime.capi.onnxruntime_pybind11_state.Fail: ...')
+_QUALIFIED_HEAD = LazyRe(r"(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*:(?:\s|$)")
+
+
+def _fold_width(texts: Sequence[str]) -> int | None:
+    """The width a mail client folded a quoted message at (below its attribution line), or None.
+
+    A mail client folds each long line at its last space before the width W and leaves a word longer than W
+    whole, so its folded lines end anywhere short of W (a fold before a long path leaves a short line) and a
+    line over W is one word (or, for some clients, begins with a word over W): W is the least of the lines'
+    lengths that every longer line is so. One fold (``_folded``) is evidence enough below an attribution line. The
+    lines are measured whole (the client folded them with their log prefixes)."""
+    if not any(_ATTRIBUTION.match(t) for t in texts[:8]):
+        return None
+    lengths = [0 if _ATTRIBUTION.match(t) else len(t) for t in texts]  # the attribution line was not folded
+    first = [_first_space(t) for t in texts]
+    folds = {w: _folds(texts, lengths, w) for w in _fold_widths(lengths, first) if w}
+    best = max(folds, key=folds.__getitem__, default=None)  # the width that finds more folds
+    return best if best is not None and folds[best] else None
+
+
+def _fold_widths(lengths: Sequence[int], first: Sequence[int]) -> tuple[int | None, int | None]:
+    """The least widths every longer line is one word over (or, for a client that left a line whole after a long
+    word, begins with a word over)."""
+    widths = sorted(w for w in set(lengths) if MIN_WIDTH <= w <= MAX_WIDTH)
+    one_word = next((w for w in widths if all(first[i] == n for i, n in enumerate(lengths) if n > w)), None)
+    return next((w for w in widths if all(first[i] > w for i, n in enumerate(lengths) if n > w)), None), one_word
+
+
+def _folds(texts: Sequence[str], lengths: Sequence[int], width: int) -> int:
+    return sum(1 for i in range(len(texts) - 1) if _folded(lengths[i], texts[i], texts[i + 1], width))
+
+
+def _first_space(text: str) -> int:
+    """Where the first space after a line's indentation is (its length where there is none)."""
+    at = text.find(" ", len(text) - len(text.lstrip()))
+    return len(text) if at < 0 else at
+
+
+def _folded(n: int, cur: str, nxt: str, width: int) -> bool:
+    """A mail client's fold: ``cur`` (``n`` columns) ended at a space because ``nxt``'s first word would not fit
+    in ``width``, and ``nxt`` is not indented or a line start of its own (a traceback line, an exception name, a
+    log prefix)."""
+    if not cur.strip() or not nxt or nxt[0].isspace() or n > width or _ATTRIBUTION.match(cur):
+        return False
+    if (_LINE_START.match(nxt) and not nxt.startswith("at ")) or _QUALIFIED_HEAD.match(nxt):  # a frame's 'at' is indented
+        return False
+    return n + 1 + len(_first_word(nxt)) > width
+
+
+def unwrap(lines: Lines, width: int, physical: bool = False, folded: bool = False) -> Lines:
     """Join the pieces of lines hard-wrapped at ``width``.
 
     A piece is glued to the one before when that one filled the width (exactly W columns: cut anywhere, joined
     as is; at spaces: the piece's first word would not have fit, joined with a space) and the piece does not
     start a line of its own (a traceback line, a log prefix, an exception name, indentation). A CI prefix
     (timestamp, ``[rank0]:``) repeated on every piece is dropped from the continuations. ``physical``: the
-    width counts the prefix (a terminal wrapped the whole line, continuations have no prefix)."""
+    width counts the prefix (a terminal wrapped the whole line, continuations have no prefix). ``folded``: a
+    mail client's folds (``_folded``, on the lines as they are) are the pieces instead."""
     texts = [t for t, _ in lines]
+    if folded:
+        raw = [t.rstrip("\r") for t in texts]
+        return _joined(lines, {i for i in range(1, len(raw)) if _folded(len(raw[i - 1]), raw[i - 1], raw[i], width)}, " ")
     clean, lengths, phys, prefixes = _measures(texts)
     measure = phys if physical else lengths
     out: Lines = []
@@ -1153,4 +1218,15 @@ def unwrap(lines: Lines, width: int, physical: bool = False) -> Lines:
                 out[-1] = (out[-1][0] + " " + t[prefixes[i] :].rstrip("\r"), out[-1][1])
                 continue
         out.append((t, o))
+    return out
+
+
+def _joined(lines: Lines, pieces: Collection[int], sep: str) -> Lines:
+    """``lines`` with each line of ``pieces`` glued to the line before it with ``sep``."""
+    out: Lines = []
+    for i, (t, o) in enumerate(lines):
+        if out and i in pieces:
+            out[-1] = (out[-1][0].rstrip("\r") + sep + t.rstrip("\r"), out[-1][1])
+        else:
+            out.append((t, o))
     return out
