@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from ..kb.patterns import LazyRe
 from ..model import Signature
@@ -87,10 +87,6 @@ class Prose:
 
     def __init__(self, sigs: Sequence[Signature], rec: Recognizer, min_bits: float) -> None:
         self.sigs, self.rec, self.min_bits = sigs, rec, min_bits  # ``min_bits``: what the tolerant reading reads
-        self._names: Names | None = None
-        self._sets: list[frozenset[str]] | None = None  # each template's words
-        self._by_word: dict[str, set[int]] = {}  # the templates holding each word
-        self._fw: frozenset[str] | None = None
 
     def candidates(self, line: str) -> list[int]:
         """The signatures a prose line describes (one of whose code names it names) and those it could as well
@@ -122,9 +118,9 @@ class Prose:
         """(information, words) of the signature's template of which the line holds the most that tells it
         (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
         words); else None."""
-        fw = self._frameworks()  # the line's own words, not its names in code, numbers or frameworks' names
+        fw = self._frameworks  # the line's own words, not its names in code, numbers or frameworks' names
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
-        got = [self._read(self._templates()[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
+        got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
         return max((g for g in got if g is not None), key=lambda g: g[0], default=None)
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
@@ -143,39 +139,44 @@ class Prose:
             return None
         return bits, frozenset(rare | (code_words if spelt else set()))
 
+    @cached_property
     def _frameworks(self) -> frozenset[str]:
         """The base's frameworks' names (stems): a description names one, it says nothing of the message
         ('pytorch' of a message's 'https://pytorch.org/docs/...')."""
-        if self._fw is None:
-            self._fw = frozenset(w for sig in self.sigs for w, _a, _b in words(sig.framework))
-        return self._fw
+        return frozenset(w for sig in self.sigs for w, _a, _b in words(sig.framework))
 
     def _holding(self, read: frozenset[str]) -> set[int]:
         """The signatures one of whose templates holds all the words ``read``."""
-        self._templates()
-        tids: set[int] | None = None
-        for w in read:
-            tids = set(self._by_word.get(w, ())) if tids is None else tids & self._by_word.get(w, set())
-        return {o for t in tids or () for o in self.rec.owners[t]}
+        tids = set.intersection(*(self._by_word.get(w, set()) for w in read)) if read else set()
+        return {o for t in tids for o in self.rec.owners[t]}
 
+    @cached_property
+    def _code_names(self) -> Names:
+        """The base's code names (``code_names``), made for a line that names one."""
+        return code_names(self.sigs, self.rec)
+
+    @cached_property
     def _templates(self) -> list[frozenset[str]]:
-        if self._sets is None:
-            self._sets = [frozenset(w for w in tpl[1:] if w) for tpl in self.rec.tpls]
-            for tid, got in enumerate(self._sets):
-                for w in got:
-                    self._by_word.setdefault(w, set()).add(tid)
-        return self._sets
+        """Each template's words."""
+        return [frozenset(w for w in tpl[1:] if w) for tpl in self.rec.tpls]
+
+    @cached_property
+    def _by_word(self) -> dict[str, set[int]]:
+        """The templates holding each word."""
+        out: dict[str, set[int]] = {}
+        for tid, got in enumerate(self._templates):
+            for w in got:
+                out.setdefault(w, set()).add(tid)
+        return out
 
     def _named(self, line: str) -> dict[int, set[tuple[str, str]]]:
         """The signatures whose code names the line names: their index, with each name and its kind
         (``_spelt_names``)."""
-        if self._names is None:
-            self._names = code_names(self.sigs, self.rec)
         out: dict[int, set[tuple[str, str]]] = {}
         for m in _IDENT.finditer(line):
             name = m.group("name").lower().lstrip("_")
             quoted = m.group("q") is not None and m.group("q") == m.group("c")
-            for idx, kind in self._names.get(name, ()):
+            for idx, kind in self._code_names.get(name, ()):
                 if quoted or kind != "quoted":
                     out.setdefault(idx, set()).add((name, kind))
         return out

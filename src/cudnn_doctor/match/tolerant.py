@@ -477,20 +477,18 @@ class Tolerant:
 
     def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
         """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
-        matched, the text as it is); where none does, of those whose regex confirms it typed from memory."""
+        matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
+        memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
+        lower confidence)."""
         mode = "exact" if exact else ""
         got = [self._match(self.sigs[i], where, m[1], m[2], m[0].group(0), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, mode))]
-        return got if got or exact else list(self._typed(held, c, where))
-
-    def _typed(self, held: Iterable[tuple[int, Verdict]], c: Chain, where: _Where) -> Iterator[RawMatch]:
-        """The signatures of ``held`` whose regex confirms the chain as a message typed from memory (``_retyped``):
-        read, its values too, not as printed: matches marked retyped (a tolerant finding's lower confidence)."""
-        for i, v in held:
-            got = self._retyped(i, c, where)
-            if got is not None:
-                m, li_s, li_e = got
-                cut = _cut_record(where.read, mark="retyped")
-                yield self._match(self.sigs[i], where, li_s, li_e, "\n".join(where.lines[li_s : li_e + 1]).strip(), dict(m.groupdict()), cut, v)
+        if got or exact:
+            return got
+        return [
+            self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
+            for i, v in held
+            if (m := self._retyped(i, c, where))
+        ]
 
     def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
         """The signature's regex confirming a message typed from memory (``_confirm``), the reading spelt as
@@ -1113,9 +1111,5 @@ def _closes(line: str) -> bool:
 def one_message(sigs: Iterable[Signature]) -> bool:
     """Whether the signatures read one message: a signature's own, or for a cause, one of the generic ones it
     refines, that all of them read."""
-    common: set[str] | None = None
-    for sig in sigs:
-        own = set(sig.cause.of) if sig.cause is not None and sig.cause.of else {sig.id}
-        common = own if common is None else common & own
-    return common is None or bool(common)
-
+    owns = [set(sig.cause.of) if sig.cause is not None and sig.cause.of else {sig.id} for sig in sigs]
+    return not owns or bool(set.intersection(*owns))
