@@ -80,3 +80,64 @@ def test_a_sample_of_the_examples_retyped() -> None:
 @pytest.mark.exhaustive
 def test_every_example_retyped() -> None:
     _check(1)
+
+
+# A cuDNN status name typed from memory: its STATUS dropped ('CUDNN_BAD_PARAM') or its 'cudnn' misspelt
+# ('CUDDN_STATUS_EXECUTION_FAILED'): chains.DROPPED and chains._cudnn. Measured over the whole base on lead23 (the
+# examples whose message holds a status name, in both forms): 331 of 770 do not give their top finding, 657 on main
+# 9ed8d0a; no counter-example matches. A ratchet. Most left are a status name alone on its line, or after a log
+# line's location: a bare status name is at most a near miss (issue 27), and one typed otherwise names none.
+STATUS_MISSES = 331
+STATUS_FORMS = {"dropped": lambda name: "CUDNN_" + name[len("CUDNN_STATUS_") :], "misspelt": lambda name: "CUDDN" + name[len("CUDNN") :]}
+
+
+def test_a_status_name_typed_from_memory_is_read_marked_retyped() -> None:
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    out, (h, c) = self.lstm(x, (h0, c0))\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line 812, in forward\n'
+        "    result = _VF.lstm(input, hx, self._flat_weights, self.bias, self.num_layers,\n"
+        "RuntimeError: cuDNN error: {}\n"
+    )
+    exact = diagnose(trace.format("CUDNN_STATUS_EXECUTION_FAILED"), catalog=CATALOG).findings[0]
+    assert exact.id == "pytorch/cudnn-rnn-execution-failed" and exact.cut is None
+    for name in ("CUDDN_STATUS_EXECUTION_FAILED", "cudn_status_execution_failed"):  # read, with less confidence
+        f = diagnose(trace.format(name), catalog=CATALOG).findings[0]
+        assert f.id == exact.id and f.confidence < exact.confidence, name
+    (f,) = diagnose(trace.format("CUDNN_BAD_PARAM"), catalog=CATALOG).findings  # STATUS put back, marked
+    assert f.id == "pytorch/cudnn-rnn-bad-param" and f.cut is not None and f.cut.get("retyped") is True
+    assert not diagnose("status bad param, cudn error", catalog=CATALOG).findings  # words, no status name
+
+
+def _status_forms(every: int) -> tuple[int, list[str], list[str]]:
+    import re
+
+    name = re.compile(r"CUDNN_STATUS_[A-Z_]+")
+    cases, misses, alarms = 0, [], []
+    for sig, ex_name, clean, start, end in _cases(every):
+        m = name.search(clean, start, end)
+        if m is None:
+            continue
+        for form, respell in STATUS_FORMS.items():
+            cases += 1
+            got = _top(clean[: m.start()] + respell(m.group(0)) + clean[m.end() :])
+            if got != _top(clean):
+                misses.append(f"{sig.id} [{ex_name}] {form}: {got}")
+    for sig in CATALOG.signatures:
+        for ex in sig.counter_examples:
+            m = name.search(ex.text)
+            if m is None or (every > 1 and zlib.crc32(f"{sig.id} {ex.name}".encode()) % every):
+                continue
+            for form, respell in STATUS_FORMS.items():
+                if sig.id in _ids(ex.text[: m.start()] + respell(m.group(0)) + ex.text[m.end() :]):
+                    alarms.append(f"{sig.id} [{ex.name}] {form}")
+    return cases, misses, alarms
+
+
+@pytest.mark.exhaustive
+def test_every_status_name_typed_from_memory() -> None:
+    cases, misses, alarms = _status_forms(1)
+    print(f"{len(misses)} of {cases}:\n" + "\n".join(misses))
+    assert alarms == []
+    assert len(misses) <= STATUS_MISSES, f"{len(misses)} of {cases}\n" + "\n".join(misses)

@@ -8,8 +8,11 @@ breaks, quoting or punctuation between them; a placeholder absorbs a value of up
 starts at an informative word (``starts``) and may stop early (a cut message) or start late (its prefix
 dropped); its last word may be cut where a line or the text ends. It weighs the information of its words.
 A message typed from memory drops an article its template has ('not at same device' for 'not at the same
-device'): a chain reads past such a word (ARTICLES) where the text goes on with the word after it, and says
-which it skipped (``Chain.skipped``: the tolerant reading puts them back before its regex confirms it).
+device') or a status name's STATUS ('CUDNN_BAD_PARAM'): a chain reads past such a word (DROPPED) where the text
+goes on with the word after it, and says which it skipped (``Chain.skipped``: the tolerant reading puts them back
+before its regex confirms it). It misspells the one word of the domain with no English letter pattern, cudnn
+('CUDDN_STATUS', 'cudn'): ``words`` reads such a word as cudnn (``_cudnn``), which no regex then confirms as
+printed (the tolerant reading respells it, and says it read the message typed in other words).
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ MIN_PART = 3  # characters of a cut last word that count (a shorter one: only th
 SAME_WORDS, SAME_STARTS = 32, 80
 # the stems of the articles a message typed from memory drops ('the', 'a', 'an': about one bit each)
 ARTICLES = frozenset({"th", "a", "an"})
+DROPPED = ARTICLES | {"status"}  # and a cuDNN status name's STATUS, dropped from memory ('CUDNN_BAD_PARAM')
+# a misspelt 'cudnn': its letters only, c first, then u or d, a d and an n (cuddn, cudn, cdnn, cudnnn)
+_CUDNN_TYPO = re.compile(r"c[ud][cudn]{2,4}")
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
@@ -59,7 +65,12 @@ Words = Sequence[tuple[str, int, int]]
 def words(text: str) -> list[tuple[str, int, int]]:
     """The words of ``text`` (runs of ASCII letters and digits, with the index that follows one: 'hidden[0]'),
     lower-cased and stemmed, with their spans."""
-    return [(stem(m.group(1).lower()) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
+    return [(_cudnn(stem(m.group(1).lower())) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
+
+
+def _cudnn(word: str) -> str:
+    """``word``, or cudnn where it is a misspelling of it (``_CUDNN_TYPO``)."""
+    return "cudnn" if word[:1] == "c" and _CUDNN_TYPO.fullmatch(word) and "d" in word and "n" in word else word
 
 
 def stem(word: str) -> str:
@@ -191,7 +202,7 @@ class Recognizer:
             return
         word = self.tpls[c.tid][nxt[0]]
         waiting.setdefault(word, []).append(c)
-        after = self.next_word(c.tid, nxt[0]) if word in ARTICLES and not nxt[1] else None
+        after = self.next_word(c.tid, nxt[0]) if word in DROPPED and not nxt[1] else None
         if after is not None and not after[1]:
             skip = Chain(c.tid, c.first, nxt[0], c.start, c.end, c.bits, "", (*c.skipped, nxt[0]))
             waiting.setdefault(self.tpls[c.tid][after[0]], []).append(skip)
@@ -215,8 +226,8 @@ class Recognizer:
         tpl = self.tpls[c.tid]
         while c.start > 0 and c.first > 1 and tpl[c.first - 1]:
             before = text_words[c.start - 1][0]
-            if before != tpl[c.first - 1] and tpl[c.first - 1] in ARTICLES and c.first > 2 and tpl[c.first - 2] == before:
-                c.skipped = (c.first - 1, *c.skipped)  # an article the text dropped: 'at same device'
+            if before != tpl[c.first - 1] and tpl[c.first - 1] in DROPPED and c.first > 2 and tpl[c.first - 2] == before:
+                c.skipped = (c.first - 1, *c.skipped)  # a word the text dropped: 'at same device'
                 c.first -= 1
             elif before != tpl[c.first - 1]:
                 break

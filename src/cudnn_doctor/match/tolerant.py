@@ -518,8 +518,8 @@ class Tolerant:
             return None
         places, spelling, out, at, put = self._placed(idx, tid), self._spelling(idx), [], 0, ""
         for k, j in pairs:
-            if j < 0:
-                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + " "
+            if j < 0:  # spaced as the text spaces its words there ('CUDNN_' + 'STATUS_' + 'BAD_PARAM')
+                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + ("_" if where.read[at - 1 : at + 1].endswith("_") else " ")
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
