@@ -68,6 +68,11 @@ def words(text: str) -> list[tuple[str, int, int]]:
     return [(_cudnn(stem(m.group(1).lower())) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
 
 
+def misspelt(text: str) -> bool:
+    """Whether ``text`` holds a word ``words`` reads as another (a misspelt cudnn)."""
+    return any(_cudnn(w) != w for w in map(str.lower, WORD.findall(text)))
+
+
 def _cudnn(word: str) -> str:
     """``word``, or cudnn where it is a misspelling of it (``_CUDNN_TYPO``)."""
     return "cudnn" if word[:1] == "c" and _CUDNN_TYPO.fullmatch(word) and "d" in word and "n" in word else word

@@ -16,7 +16,7 @@ steps:
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
    among exact matches). On lines a regex matched, only another signature that its case kept off is read. Where
    none confirms it, a message typed from memory (its articles dropped, a plural made singular: 'hidden tensor are not at
-   same device') is tried once more, its words spelt as the signature spells each at its place in the template
+   same device'; a status name's STATUS dropped or its cudnn misspelt: 'CUDNN_BAD_PARAM', 'CUDDN_STATUS_') is tried once more, its words spelt as the signature spells each at its place in the template
    and the articles its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
    cut (lower confidence: read, not as printed);
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
@@ -58,6 +58,7 @@ from .chains import (
     Recognizer,
     Words,
     holds,
+    misspelt,
     stem,
     walk,
     word_ends,
@@ -340,7 +341,7 @@ class Tolerant:
         for sig, (_i, verdict) in zip(sigs, held, strict=True):
             shown = " ".join(x.text for x in (*sig.explain, *sig.checks))  # the named values it could not read
             unread = [] if described else [n for n in compile_pattern(sig.regex, sig.flags).groupindex if "{" + n in shown]
-            cut = _cut_record(where.read, unread, nxt, "described" if described else "")
+            cut = _cut_record(where.read, unread, nxt, "described" if described else "retyped" if misspelt(where.read) else "")
             yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut, verdict)
 
     def _expected_next(self, c: Chain, read: str) -> str:
@@ -518,8 +519,8 @@ class Tolerant:
             return None
         places, spelling, out, at, put = self._placed(idx, tid), self._spelling(idx), [], 0, ""
         for k, j in pairs:
-            if j < 0:  # spaced as the text spaces its words there ('CUDNN_' + 'STATUS_' + 'BAD_PARAM')
-                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + ("_" if where.read[at - 1 : at + 1].endswith("_") else " ")
+            if j < 0:
+                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + _joiner(where.read, at)
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
@@ -818,6 +819,12 @@ def _cut_record(read: str, unread: Sequence[str] = (), nxt: str | None = None, m
     values left unread, what was expected next; ``mark``: "described" or "retyped" where it was read so."""
     cut: dict[str, object] = {"read": read[-200:], "unread": list(unread), "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
     return cut | ({mark: True} if mark else {})
+
+
+def _joiner(read: str, at: int) -> str:
+    """What a word put back at ``at`` is joined to the next with: the underscore of a name the text spells so
+    ('CUDNN_' + 'STATUS_' + 'BAD_PARAM'), else a space."""
+    return "_" if read[at : at + 1] == "_" and at > 0 else " "
 
 
 def _cased(raw: str, spelt: str) -> str:

@@ -48,7 +48,7 @@ def attribute(
         out.append(Finding(
             signature=wrapper, first=f.first, last=f.last, count=f.count, files=f.files,
             confidence=round(f.confidence - CONFIDENCE_DROP, 2), evidence=[mark, *f.evidence],
-            related=[f.id, *(r for r in f.related if r != wrapper.id)],
+            related=[f.id, *(r for r in f.related if r != wrapper.id)], cut=f.cut, user_frame=f.user_frame,
             demoted=[f"read as {wrapper.id} from {mark!r} on the error's line or in its traceback; that signature's own message is not in the log"],
         ))
     return out
