@@ -810,3 +810,7 @@ def test_lines_below_an_attribution_line_that_were_not_folded_stay_apart() -> No
         got = present(text.encode())
         assert got is not None
         assert [t for t in got.data.decode().split("\n") if t.strip()][-5:] == [x[2:] for x in body.split("\n")]
+    # a reply that was never re-flowed: its longest line is not a fold of the line after it
+    reply = "> I get this when I train my model:\n> RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n> only with the conv net, the LSTM one works fine."
+    got = present((_ATTRIBUTED + reply).encode())
+    assert got is not None and "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED" in got.data.decode().split("\n")

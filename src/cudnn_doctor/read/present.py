@@ -825,7 +825,7 @@ def _unwrapped(block: Text, literals: Collection[str]) -> tuple[Text, str] | Non
     if wrapped is None:
         return None
     joined = unwrap(lines, *wrapped)
-    return (Text.of(joined), f"wrap {wrapped[0]}") if len(joined) != len(lines) else None
+    return (Text.of(joined), f"{'fold' if wrapped[2] else 'wrap'} {wrapped[0]}") if len(joined) != len(lines) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1139,6 +1139,7 @@ def _word_wrapped(n: int, cur: str, nxt: str, width: int) -> bool:
 
 # a mail client's attribution line above the reply that quotes a message ('On Tue, May 14, 2024 at 9:00 AM Alice
 # <alice@example.org> wrote:'): the quoted text below was re-flowed by the client at spaces
+MAIL_WIDTH = 60  # a mail client folds at 72-80 columns; a quote whose longest line is shorter may be unfolded
 _ATTRIBUTION = LazyRe(r"^On [^\n]{6,200}\bwrote:\s*$")
 
 
@@ -1152,15 +1153,21 @@ def _fold_width(texts: Sequence[str]) -> int | None:
     A mail client folds each long line at its last space before the width W and leaves a word longer than W
     whole, so its folded lines end anywhere short of W (a fold before a long path leaves a short line) and a
     line over W is one word (or, for some clients, begins with a word over W): W is the least of the lines'
-    lengths that every longer line is so. One fold (``_folded``) is evidence enough below an attribution line. The
-    lines are measured whole (the client folded them with their log prefixes)."""
+    lengths that every longer line is so. Below an attribution line, two folds (``_folded``) are evidence, or one
+    at a mail client's width (MAIL_WIDTH on) or beside a line a word made longer than W; else one fold is a short
+    quote's longest line before a line of its own.
+    The lines are measured whole (the client folded them with their log prefixes)."""
     if not any(_ATTRIBUTION.match(t) for t in texts[:8]):
         return None
     lengths = [0 if _ATTRIBUTION.match(t) else len(t) for t in texts]  # the attribution line was not folded
     first = [_first_space(t) for t in texts]
     folds = {w: _folds(texts, lengths, w) for w in _fold_widths(lengths, first) if w}
     best = max(folds, key=folds.__getitem__, default=None)  # the width that finds more folds
-    return best if best is not None and folds[best] else None
+    if best is None or not folds[best]:
+        return None
+    # one fold, where no word was too long for a width under a mail client's (60 columns at least): a short quote's
+    # longest line before a line of its own
+    return best if folds[best] >= 2 or best >= MAIL_WIDTH or any(n > best for n in lengths) else None
 
 
 def _fold_widths(lengths: Sequence[int], first: Sequence[int]) -> tuple[int | None, int | None]:
