@@ -1,6 +1,6 @@
 """A message typed from memory instead of pasted (issue 27): its articles dropped, a plural made singular ('Input and
 hidden tensor are not at same device, ...'). The tolerant reading reads past a template's article the text lacks
-(chains.ARTICLES) and confirms the reading with the signature's regex, its words spelt as the signature spells each
+(chains.DROPPED: articles, a status name's STATUS) and confirms the reading with the signature's regex, its words spelt as the signature spells each
 at its place in the template: a finding with the regex's captures, marked cut (lower confidence), never an exact
 match. Generated over the whole base (every example, every counter-example; a sample in the default run)."""
 

@@ -52,7 +52,7 @@ def cut_note(cut: CutRecord | None) -> str:
     if cut.get("described"):  # (match/prose.py: a sentence or title that describes the error)
         return f"Read from a description of the error, not its message: {read!r}. Paste the full error message for a confident answer."
     if cut.get("retyped"):  # (match/tolerant.py: the words of the message, some of them not as printed)
-        return f"Read as the message typed in other words (articles, plurals), not as printed: {read!r}. Paste the error as printed for a confident answer."
+        return f"Read as the message typed in other words (articles, plurals, a status name's STATUS, a misspelt cudnn), not as printed: {read!r}. Paste the error as printed for a confident answer."
     note = f"Only part of the message could be read: {read!r}"  # (cut at its end, its start or both)
     unread = [str(u) for u in cut.get("unread") or []]
     if unread:
