@@ -105,6 +105,7 @@ def test_a_status_name_typed_from_memory_is_read_marked_retyped() -> None:
     for name in ("CUDDN_STATUS_EXECUTION_FAILED", "cudn_status_execution_failed"):  # read, with less confidence
         f = diagnose(trace.format(name), catalog=CATALOG).findings[0]
         assert f.id == exact.id and f.confidence < exact.confidence, name
+        assert f.cut is not None and f.cut.get("retyped") is True, name
     (f,) = diagnose(trace.format("CUDNN_BAD_PARAM"), catalog=CATALOG).findings  # STATUS put back, marked
     assert f.id == "pytorch/cudnn-rnn-bad-param" and f.cut is not None and f.cut.get("retyped") is True
     assert not diagnose("status bad param, cudn error", catalog=CATALOG).findings  # words, no status name
