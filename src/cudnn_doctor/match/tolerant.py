@@ -15,9 +15,10 @@ steps:
    the text dropped it, the prose before or after a whole message on its line taken off: confirmed
    signatures are matches as good as exact ones, with their captures (the ranking then chooses among them as
    among exact matches). On lines a regex matched, only another signature that its case kept off is read. Where
-   none confirms it, a message typed from memory (its articles dropped, a plural made singular: 'hidden tensor are not at
-   same device'; a status name's STATUS dropped or its cudnn misspelt: 'CUDNN_BAD_PARAM', 'CUDDN_STATUS_') is tried once more, its words spelt as the signature spells each at its place in the template
-   and the articles its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
+   none confirms it, a message typed from memory (its articles dropped, a plural made singular: 'hidden tensor
+   are not at same device'; a status name's STATUS dropped or its cudnn misspelt: 'CUDNN_BAD_PARAM',
+   'CUDDN_STATUS_') is tried once more, its words spelt as the signature spells each at its place in the template
+   and the words its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
    cut (lower confidence: read, not as printed);
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
    the end, its head perhaps cut (the start its text lost put back from the signature's own message, where

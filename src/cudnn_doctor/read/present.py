@@ -986,7 +986,7 @@ def _measures(texts: Sequence[str]) -> tuple[list[str], list[int], list[int], li
 def wrap_width(texts: Sequence[str], literals: Collection[str] = ()) -> tuple[int, bool, bool] | None:
     """(width, measured with the CI prefix, folded by a mail client) of a hard wrap, or None. See ``_width_of``
     and ``_fold_width``."""
-    folded = _fold_width([t.rstrip("\r") for t in texts])
+    folded = _fold_width(texts)
     if folded is not None:
         return folded, True, True
     clean, lengths, physical, _ = _measures(texts)
@@ -1155,10 +1155,11 @@ def _fold_width(texts: Sequence[str]) -> int | None:
     line over W is one word (or, for some clients, begins with a word over W): W is the least of the lines'
     lengths that every longer line is so. Below an attribution line, two folds (``_folded``) are evidence, or one
     at a mail client's width (MAIL_WIDTH on) or beside a line a word made longer than W; else one fold is a short
-    quote's longest line before a line of its own.
-    The lines are measured whole (the client folded them with their log prefixes)."""
-    if not any(_ATTRIBUTION.match(t) for t in texts[:8]):
+    quote's longest line before a line of its own. The lines are measured whole (the client folded them with
+    their log prefixes)."""
+    if not any(_ATTRIBUTION.match(t) for t in texts[:8]):  # (before any work on a text that is no reply)
         return None
+    texts = [t.rstrip("\r") for t in texts]
     lengths = [0 if _ATTRIBUTION.match(t) else len(t) for t in texts]  # the attribution line was not folded
     first = [_first_space(t) for t in texts]
     folds = {w: _folds(texts, lengths, w) for w in _fold_widths(lengths, first) if w}
@@ -1211,7 +1212,7 @@ def unwrap(lines: Lines, width: int, physical: bool = False, folded: bool = Fals
     texts = [t for t, _ in lines]
     if folded:
         raw = [t.rstrip("\r") for t in texts]
-        return _joined(lines, {i for i in range(1, len(raw)) if _folded(len(raw[i - 1]), raw[i - 1], raw[i], width)}, " ")
+        return _joined(lines, {i for i in range(1, len(raw)) if _folded(len(raw[i - 1]), raw[i - 1], raw[i], width)})
     clean, lengths, phys, prefixes = _measures(texts)
     measure = phys if physical else lengths
     out: Lines = []
@@ -1228,12 +1229,12 @@ def unwrap(lines: Lines, width: int, physical: bool = False, folded: bool = Fals
     return out
 
 
-def _joined(lines: Lines, pieces: Collection[int], sep: str) -> Lines:
-    """``lines`` with each line of ``pieces`` glued to the line before it with ``sep``."""
+def _joined(lines: Lines, pieces: Collection[int]) -> Lines:
+    """``lines`` with each line of ``pieces`` glued to the line before it with the space a fold took."""
     out: Lines = []
     for i, (t, o) in enumerate(lines):
         if out and i in pieces:
-            out[-1] = (out[-1][0].rstrip("\r") + sep + t.rstrip("\r"), out[-1][1])
+            out[-1] = (out[-1][0].rstrip("\r") + " " + t.rstrip("\r"), out[-1][1])
         else:
             out.append((t, o))
     return out
