@@ -465,14 +465,15 @@ class Tolerant:
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
         signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
         is: it begins the template's word there, not another word of the same stem; None: as they are, where no
-        chain read them, ``recased``; ``respelt``: as given). Returns (its first line, the text, the reading's start
-        and end in it)."""
+        chain read them, ``recased``; ``respelt``: as given), its values and what follows it as Python 3 prints
+        them (``_py3_values``). Returns (its first line, the text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
-        return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+        read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
+        return lo, text[:start] + read + rest, start, start + len(read)
 
     def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
         """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
@@ -924,6 +925,7 @@ _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
+_PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(2L, 8L)'
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
@@ -1018,6 +1020,13 @@ def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
     if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not _ends_input(lines, li):  # type: ignore[union-attr]
         return None
     return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
+
+
+def _py3_values(text: str) -> str:
+    """The text with Python 2's long integers in a tuple or list written as Python 3 writes them: a shape that
+    Python 2 formatted into a message ('Expecting (2, 2L, 100), got (2L, 8L, 100L)', 'torch.Size([64L, 3L])')
+    read by a regex that wants digits."""
+    return _PY2_LONG.sub(r"\1", text) if "L" in text else text
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
