@@ -180,7 +180,7 @@ class Tolerant:
 
     def described(self, lines: Sequence[str]) -> Iterator[Found]:
         """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
-        signature."""
+        signature (a description repeated is not the error seen twice)."""
         seen: set[str] = set()
         for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
             where = _Where.line(lines, li)
@@ -212,7 +212,7 @@ class Tolerant:
             c = self.rec.grow_back(c, tw)
             if c.bits >= FLOOR:
                 stop = self._stop(c, text, tw, ends, last)
-                enough = self._enough(c, tw, text, c.end == last) if stop != "other" else None
+                enough = self._enough(c, tw, text, c.end == last)
                 if enough is not None:
                     out.append((c, stop if enough else "near"))
         out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
@@ -242,9 +242,8 @@ class Tolerant:
         contiguous" while ...') or a sentence ends; "clause" after its message's first clause, other words
         after it ('... at the same device after upgrading'); "head" where it lacks its template's first words
         and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a fragment
-        cut at both ends reads only where the input's end cuts it); "other" where another word stands on its line
-        where its template's next word should be (another message that shares words with this one: '...
-        while checking arguments for addmm'); "" elsewhere (a line's end, a value)."""
+        cut at both ends reads only where the input's end cuts it); "" elsewhere (a line's end, a value, another
+        word where its template's next should be: its regex, which wants that word, does not confirm it)."""
         nxt = self.rec.next_word(c.tid, c.last)
         word_next = nxt is not None and not nxt[1]  # the template's next word, no value between
         end = tw[c.end][2]
@@ -256,8 +255,6 @@ class Tolerant:
             return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
         if word_next and c.end != last and self._clause(c, text, end):
             return "clause"
-        if word_next and c.end not in ends:
-            return "other"
         return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
@@ -266,7 +263,7 @@ class Tolerant:
         text ends a clause after (a comma, a semicolon, a full stop before a space; not a colon, which
         introduces what tells a message apart: 'Status Message: ...') where the same next word follows
         ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end."""
-        if c.first != 1 or c.bits < MIN_BITS or not _PROSE_AFTER.match(text, end):
+        if c.first != 1 or not _PROSE_AFTER.match(text, end):
             return False
         got = self._clauses.get(c.tid)
         if got is None:
@@ -468,14 +465,15 @@ class Tolerant:
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
         signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
         is: it begins the template's word there, not another word of the same stem; None: as they are, where no
-        chain read them, ``recased``; ``respelt``: as given). Returns (its first line, the text, the reading's start
-        and end in it)."""
+        chain read them, ``recased``; ``respelt``: as given), its values and what follows it as Python 3 prints
+        them (``_py3_values``). Returns (its first line, the text, the reading's start and end in it)."""
         sig = self.sigs[idx]
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
-        return lo, text[:start] + read + text[start + len(where.read) :], start, start + len(read)
+        read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
+        return lo, text[:start] + read + rest, start, start + len(read)
 
     def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
         """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
@@ -578,8 +576,6 @@ class Tolerant:
             read = [w for w in self.rec.words_of(c) if w][:2]
             texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and _HEAD_CUT.search(line_head) else ()
             return list(dict.fromkeys(m[line_start(m, a) : a] for m in texts for a in _at(m, read)))
-        if _ENDS_IN_HEAD.search(line_head):
-            return []
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
@@ -929,6 +925,7 @@ _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
+_PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(2L, 8L)'
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
@@ -1023,6 +1020,13 @@ def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
     if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not _ends_input(lines, li):  # type: ignore[union-attr]
         return None
     return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
+
+
+def _py3_values(text: str) -> str:
+    """The text with Python 2's long integers in a tuple or list written as Python 3 writes them: a shape that
+    Python 2 formatted into a message ('Expecting (2, 2L, 100), got (2L, 8L, 100L)', 'torch.Size([64L, 3L])')
+    read by a regex that wants digits."""
+    return _PY2_LONG.sub(r"\1", text) if "L" in text else text
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
