@@ -52,6 +52,17 @@ PRESENTATIONS = {
         f"--> 291 {CHECK_CALL}\n"
         "    292 \n"
     ),
+    "ipython 8 skipping lines": (
+        "File /home/me/train.py:52, in main(args)\n"
+        "     40 def main(args):\n"
+        "   (...)\n"
+        f"---> 52     {USER_CALL}\n\n"
+        f"File {TORCH}/rnn.py:291, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+        "    280 def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: Optional[Tensor]):\n"
+        "   (...)\n"
+        "    290     expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+        f"--> 291     {CHECK_CALL}\n"
+    ),
     "a notebook's links": (
         "File [/home/me/train.py:52](file:///home/me/train.py:52), in main(args)\n"
         "     [51](file:///home/me/train.py?line=50) hidden = model.init_hidden(4)\n"

@@ -45,9 +45,10 @@ _TF_DEFINED_AT = LazyRe(r".*?\(defined at (?P<file>\S+?):(?P<line>\d+)\)")
 _JULIA_LIBRARY_MODULES = frozenset({"Base", "Core", "Main.Base"})
 # a function's name as a frame spells it: qualified, its argument list after it at most (not prose: 'in _call after')
 _NAME = LazyRe(r"(?:\w+\.)*(?P<name>\w+)\s*(?:\(.*\))?")
-# IPython's listed source lines: numbered (a notebook's number a link), the frame's own marked by an arrow
-_NUMBERED = LazyRe(r"\s*(?P<arrow>-+>\s*)?(?:\[(?P<link>\d+)\]\([^)\n]*\)|(?P<number>\d+)(?=\s|$))[ \t]?")
-MAX_SHOWN = 12  # numbered source lines IPython lists around a frame's
+# IPython's listed source lines: numbered (a notebook's number a link), the frame's own marked by an arrow; IPython
+# 8's '(...)' where it skips lines
+_NUMBERED = LazyRe(r"\s*(?:\(\.\.\.\)\s*$|(?P<arrow>-+>\s*)?(?:\[(?P<link>\d+)\]\([^)\n]*\)|(?P<number>\d+)(?=\s|$))[ \t]?)")
+MAX_SHOWN = 40  # lines IPython lists around a frame's
 MAX_BOX = 15  # lines of rich's box between a frame and its arrow
 
 
