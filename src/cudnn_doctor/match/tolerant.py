@@ -45,6 +45,7 @@ from typing import Any
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
+from ..read.frames import header, listed, source
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -868,18 +869,6 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
     return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
 
 
-# a traceback frame: Python's (File "...", line N, in f), IPython's (File path:N, in C.f(...); its path a
-# notebook's link: File [path:N](file:///...), in C.f(...)) and older IPython's (path in f(...), at a line's start)
-_FRAME = LazyRe(
-    r"""File\s+"?\[?(?P<path>[^",\n\[\]]+?\.py)"?(?::\d+\]\([^)\n]*\)|,\s*line\s+\d+|:\d+)?,?\s+in\s+(?:\w+\.)*(?P<func>\w+)"""
-    r"""|^\s*(?P<path2>(?:[A-Za-z]:)?[~/\\][^\s"]*?\.py)\s+in\s+(?:\w+\.)*(?P<func2>\w+)(?=\()"""
-)
-_ARGS = LazyRe(r"\s*(?:\(.*\))?\s*")  # what follows a frame on its line: IPython's argument list at most
-# IPython's source lines: numbered (a notebook's number a link: [205](file:///...?line=204)), the frame's own marked
-# by an arrow
-_NUMBERED = LazyRe(r"\s*(?:-+>\s*)?(?:\[\d+\]\([^)\n]*\)|\d+(?=\s))[ \t]?")
-_ARROW = LazyRe(r"\s*-+>")
-MAX_SHOWN = 12  # numbered source lines IPython shows around a frame's
 # a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
 _NATIVE = (".c", ".cc", ".cpp", ".cu", ".h")  # a C/C++ file's, where a raise site is native code
 _CALL = LazyRe(
@@ -955,29 +944,10 @@ def _quoted(text: str, start: int, end: int) -> bool:
 
 
 def _frame(line: str) -> tuple[str, str] | None:
-    """The file and function of a traceback frame that is the line (not one quoted in prose: '... in _call
-    after upgrading')."""
-    frame = _FRAME.search(line)
-    if frame is None or not _ARGS.fullmatch(line, frame.end()):
-        return None
-    path = frame.group("path") or frame.group("path2")
-    return path.replace("\\", "/"), frame.group("func") or frame.group("func2")
-
-
-def _source(lines: Sequence[str], li: int) -> tuple[str | None, int]:
-    """The source line the frame at ``li`` shows (Python's next line; IPython's, of its numbered lines, the
-    one its arrow marks, without its number; None where it shows none) and the index of the line after it."""
-    k = li + 1
-    if k >= len(lines):
-        return None, k
-    if not _NUMBERED.match(lines[k]):
-        return lines[k], k + 1
-    shown = None
-    while k < min(len(lines), li + 1 + MAX_SHOWN) and _NUMBERED.match(lines[k]):
-        if shown is None and _ARROW.match(lines[k]):
-            shown = lines[k][_NUMBERED.match(lines[k]).end() :]  # type: ignore[union-attr]
-        k += 1
-    return shown, k
+    """The file and function of a traceback frame that is the line (read/frames.py; not one quoted in prose:
+    '... in _call after upgrading'), where it names its function."""
+    head = header((line,), 0)
+    return (head.file.replace("\\", "/"), head.name) if head is not None and head.name else None
 
 
 def _innermost(lines: Sequence[str], li: int) -> str | None:
@@ -986,9 +956,9 @@ def _innermost(lines: Sequence[str], li: int) -> str | None:
     native code, nor an assert, which is its own message): "" where no message line with text follows it, the
     message where its line ends the input (cut there, perhaps). None where the frame is not the last, does not
     raise, or a message line that does not end the input follows it."""
-    shown, k = _source(lines, li)
+    shown, _number, k = source(lines, li)
     for j, line in enumerate([*([shown] if shown is not None else []), *lines[k : k + MAX_FRAME_GAP - 1]]):
-        if _FRAME.search(line):
+        if header((line,), 0) is not None:
             return None
         m = _EXCEPTION.match(line)
         if m:
@@ -1051,7 +1021,7 @@ def _listed(lines: Sequence[str], li: int) -> bool:
     """Whether line ``li`` is a source line IPython lists around a frame's only as context (numbered, without
     the arrow that marks the frame's own), in a statement that raises nothing: a format string passed there
     ('Expected hidden[0] size {}, got {}' to check_hidden_size) is not the message raised."""
-    if not _NUMBERED.match(lines[li]) or _ARROW.match(lines[li]):
+    if listed(lines[li]) is not False:
         return False
     return not any("raise" in lines[j] for j in range(max(0, li - 2), li + 1))
 
@@ -1062,7 +1032,7 @@ def _cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
     what a cut leaves, ``_CUT_TAIL``; the next frame's header cut partway, ``_cut_header``); the message (""
     where it has no text) where the message line follows it, ending the input (after the carets or the
     further lines of a statement over several lines that Python shows under it)."""
-    shown, k = _source(lines, li)
+    shown, _number, k = source(lines, li)
     if shown is None or len(lines) - k > MAX_FRAME_GAP or _EXCEPTION.match(shown) or _frame(shown):
         return None  # (the length first: every frame of a long traceback is asked, its lines are read lazily)
     m = _CALL.match(shown.strip())

@@ -1,0 +1,123 @@
+"""One reader of a traceback's frames (read/frames.py), two users reading the same presentations: the user's own
+frame (rank/tracebacks.py: its file, line and the code it shows) and where an error was raised (the tolerant
+reading: a traceback cut right after a frame of torch/nn/modules/rnn.py whose shown source line calls the check
+that raises it). Each presentation is read by both, or the two would tell different stories of one traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
+from cudnn_doctor import diagnose
+from cudnn_doctor.rank.tracebacks import frames, user_frame
+
+CATALOG = catalogs.builtin()
+HIDDEN = "pytorch/rnn-hidden-size-mismatch"
+TORCH = "/usr/lib/python3/site-packages/torch/nn/modules"
+USER_CALL = "output, hidden = model(inputs, hidden)"
+CHECK_CALL = "self.check_hidden_size(hx, expected_hidden_size)"
+
+# each presentation: the user's frame (train.py, line 52, showing USER_CALL), then rnn.py's check_forward_args
+# (line 291, showing CHECK_CALL); the input cut right after it
+PRESENTATIONS = {
+    "python": (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 52, in <module>\n'
+        f"    {USER_CALL}\n"
+        f'  File "{TORCH}/rnn.py", line 291, in check_forward_args\n'
+        f"    {CHECK_CALL}\n"
+    ),
+    "retyped without its comma": (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 52 in <module>\n'
+        f"    {USER_CALL}\n"
+        f'  File "{TORCH}/rnn.py", line 291 in check_forward_args\n'
+        f"    {CHECK_CALL}\n"
+    ),
+    "loguru": (
+        "Traceback (most recent call last):\n"
+        '> File "/home/me/train.py", line 52, in <module>\n'
+        f"    {USER_CALL}\n"
+        f'  File "{TORCH}/rnn.py", line 291, in check_forward_args\n'
+        f"    {CHECK_CALL}\n"
+    ),
+    "ipython 8": (
+        "RuntimeError                              Traceback (most recent call last)\n"
+        "File /home/me/train.py:52, in main(args)\n"
+        "     51 hidden = model.init_hidden(4)\n"
+        f"---> 52 {USER_CALL}\n"
+        "     53 loss = criterion(output, target)\n\n"
+        f"File {TORCH}/rnn.py:291, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+        "    290 expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+        f"--> 291 {CHECK_CALL}\n"
+        "    292 \n"
+    ),
+    "ipython 8 skipping lines": (
+        "File /home/me/train.py:52, in main(args)\n"
+        "     40 def main(args):\n"
+        "   (...)\n"
+        f"---> 52     {USER_CALL}\n\n"
+        f"File {TORCH}/rnn.py:291, in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+        "    280 def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: Optional[Tensor]):\n"
+        "   (...)\n"
+        "    290     expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+        f"--> 291     {CHECK_CALL}\n"
+    ),
+    "a notebook's links": (
+        "File [/home/me/train.py:52](file:///home/me/train.py:52), in main(args)\n"
+        "     [51](file:///home/me/train.py?line=50) hidden = model.init_hidden(4)\n"
+        f"---> [52](file:///home/me/train.py?line=51) {USER_CALL}\n\n"
+        f"File [{TORCH}/rnn.py:291](file://{TORCH}/rnn.py:291), in RNNBase.check_forward_args(self, input, hidden, batch_sizes)\n"
+        f"    [290](file://{TORCH}/rnn.py?line=289) expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+        f"--> [291](file://{TORCH}/rnn.py?line=290) {CHECK_CALL}\n"
+    ),
+    "ipython 7": (
+        "/home/me/train.py in main(args)\n"
+        "     51 hidden = model.init_hidden(4)\n"
+        f"---> 52 {USER_CALL}\n\n"
+        f"{TORCH}/rnn.py in check_forward_args(self, input, hidden, batch_sizes)\n"
+        "    290         expected_hidden_size = self.get_expected_hidden_size(input, batch_sizes)\n"
+        f"--> 291         {CHECK_CALL}\n"
+    ),
+    "pytest's short form": (
+        "/home/me/train.py:52: in main\n"
+        f"    {USER_CALL}\n"
+        f"{TORCH}/rnn.py:291: in check_forward_args\n"
+        f"    {CHECK_CALL}\n"
+    ),
+    "rich": (
+        "╭──────────────────── Traceback (most recent call last) ────────────────────╮\n"
+        "│ /home/me/train.py:52 in main                                               │\n"
+        "│                                                                            │\n"
+        "│   51 │   hidden = model.init_hidden(4)                                     │\n"
+        f"│ ❱ 52 │   {USER_CALL}                            │\n"
+        "│                                                                            │\n"
+        f"│ {TORCH}/rnn.py:291 in check_forward_args │\n"
+        "│                                                                            │\n"
+        f"│ ❱ 291 │   {CHECK_CALL}                │\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(PRESENTATIONS))
+def test_both_readers_read_each_presentation_s_frames(shape: str) -> None:
+    text = PRESENTATIONS[shape]
+    user = user_frame(text.splitlines())
+    assert user is not None and (user.file, user.line, user.code) == ("/home/me/train.py", 52, USER_CALL), shape
+    innermost = frames(text.splitlines())[-1]
+    assert (innermost.file, innermost.line, innermost.code) == (f"{TORCH}/rnn.py", 291, CHECK_CALL), shape
+    d = diagnose(text, catalog=CATALOG)
+    assert [f.id for f in d.findings if f.signature.scope == "rnn"] == [HIDDEN], shape
+
+
+@pytest.mark.parametrize("after", ["", " (self, input, hidden, batch_sizes)"])
+def test_a_frame_s_function_may_have_its_arguments_after_it_not_prose(after: str) -> None:
+    """Where an error was raised is read from a frame that names its function, its argument list after it at
+    most: with prose after its function ('... in check_forward_args after upgrading torch') a line is a sentence
+    that names a frame (the user's frame shows its function as written: 'check_forward_args after ...')."""
+    header = f'  File "{TORCH}/rnn.py", line 291, in check_forward_args'
+    for tail, read in ((after, True), (" after upgrading torch", False)):
+        text = f"Traceback (most recent call last):\n{header}{tail}\n    {CHECK_CALL}\n"
+        assert frames(text.splitlines())[0].func == f"check_forward_args{tail}".strip()
+        d = diagnose(text, catalog=CATALOG)
+        assert [f.id for f in d.findings if f.signature.scope == "rnn"] == ([HIDDEN] if read else []), tail
