@@ -1,5 +1,5 @@
-"""A message whose values Python 2 formatted: its longs in a tuple or list end in L (MXNet's ``Expecting (2, 2L,
-100), got (2L, 8L, 100L)``, PyTorch 0.x's ``Expected hidden size (1L, 1L, 100L)``). The tolerant reading reads
+"""A message whose values Python 2 formatted: its longs in a tuple or list end in L (MXNet's ``Expecting (1, 16L,
+64), got (1L, 4L, 64L)``, PyTorch 0.x's ``Expected hidden size (1L, 1L, 100L)``). The tolerant reading reads
 them as Python 3 prints them (match/tolerant._py3_values), as a property of the whole base: every example whose
 message holds a tuple of integers gives the same top finding with them written as Python 2 writes them,
 and no counter-example gains its signature so."""
@@ -42,8 +42,8 @@ def _py2_forms(every: int) -> tuple[int, list[str], list[str]]:
 
 
 def test_python_2_longs_in_a_message_s_values_are_read() -> None:
-    text = 'File "/usr/lib/python2.7/dist-packages/mxnet/gluon/rnn/rnn_layer.py", line 162, in forward\n' \
-        "ValueError: Invalid recurrent state shape. Expecting (2, 2L, 100), got (2L, 8L, 100L).\n"
+    text = 'File "/opt/py27/lib/python2.7/site-packages/mxnet/gluon/rnn/rnn_layer.py", line 240, in forward\n' \
+        "ValueError: Invalid recurrent state shape. Expecting (1, 16L, 64), got (1L, 4L, 64L).\n"
     assert _top(text) == "mxnet/rnn-state-input-shape"
     assert _top("RuntimeError: Expected hidden[0] size (1L, 64L, 256L), got (64L, 256L)") == "pytorch/rnn-hidden-size-mismatch"
 

@@ -914,7 +914,7 @@ _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-_PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(2L, 8L)'
+_PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
@@ -994,7 +994,7 @@ def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
 
 def _py3_values(text: str) -> str:
     """The text with Python 2's long integers in a tuple or list written as Python 3 writes them: a shape that
-    Python 2 formatted into a message ('Expecting (2, 2L, 100), got (2L, 8L, 100L)', 'torch.Size([64L, 3L])')
+    Python 2 formatted into a message ('Expecting (1, 16L, 64), got (1L, 4L, 64L)', 'torch.Size([64L, 3L])')
     read by a regex that wants digits."""
     return _PY2_LONG.sub(r"\1", text) if "L" in text else text
 
