@@ -121,3 +121,33 @@ def test_a_frame_s_function_may_have_its_arguments_after_it_not_prose(after: str
         assert frames(text.splitlines())[0].func == f"check_forward_args{tail}".strip()
         d = diagnose(text, catalog=CATALOG)
         assert [f.id for f in d.findings if f.signature.scope == "rnn"] == ([HIDDEN] if read else []), tail
+
+
+def test_a_python_frame_s_source_line_that_begins_with_a_number_is_its_source_line() -> None:
+    """Only IPython lists numbered lines under a frame: Python's next line is its source line, whatever it begins
+    with ('2 * model(x)'); read as a listing without an arrow it would show no code."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 52, in <module>\n'
+        "    2 * model(inputs)\n"
+        "RuntimeError: boom\n"
+    )
+    frame = user_frame(log.splitlines())
+    assert frame is not None and (frame.line, frame.code) == (52, "2 * model(inputs)")
+
+
+def test_a_wrapped_line_in_an_ipython_listing_does_not_end_it() -> None:
+    """A long listed line wrapped by the terminal leaves a line without a number inside the listing: the arrow
+    after it still marks the frame's own line."""
+    log = (
+        "RuntimeError                              Traceback (most recent call last)\n"
+        "File /home/me/train.py:52, in main(args)\n"
+        "     50 loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True, num_workers=args.workers, pin_\n"
+        "memory=True)\n"
+        "     51 hidden = model.init_hidden(4)\n"
+        f"---> 52 {USER_CALL}\n"
+        "\n"
+        "RuntimeError: boom\n"
+    )
+    frame = user_frame(log.splitlines())
+    assert frame is not None and (frame.line, frame.code) == (52, USER_CALL)

@@ -134,14 +134,26 @@ def source(lines: Sequence[str], i: int, frame: Header | None = None) -> Shown:
         return _boxed(lines, i)
     if frame.shows == LISTING and not lines[k].strip() and k + 1 < len(lines) and _NUMBERED.match(lines[k + 1]):
         k += 1  # a blank line before the listing
-    return _listing(lines, k) if _NUMBERED.match(lines[k]) else (lines[k], None, k + 1)
+    m = _NUMBERED.match(lines[k])
+    if m is None or (frame.shows == NEXT and not m.group("arrow") and not _numbered(lines, k + 1)):
+        return (lines[k], None, k + 1)  # (a Python frame's source line that begins with a number: '    2 * x')
+    return _listing(lines, k)
+
+
+def _numbered(lines: Sequence[str], k: int) -> bool:
+    return k < len(lines) and _NUMBERED.match(lines[k]) is not None
 
 
 def _listing(lines: Sequence[str], k: int) -> Shown:
-    """The line the arrow marks of the numbered lines listed from line ``k`` on."""
+    """The line the arrow marks of the numbered lines listed from line ``k`` on; a line between two of them
+    that is not numbered is a long listed line wrapped (a terminal's width), not the listing's end."""
     text, number, end = None, None, min(len(lines), k + MAX_SHOWN)
-    while k < end and (m := _NUMBERED.match(lines[k])):
-        if text is None and m.group("arrow"):
+    while k < end:
+        m = _NUMBERED.match(lines[k])
+        if m is None:
+            if not lines[k].strip() or not _numbered(lines, k + 1) or header(lines, k) is not None:
+                break
+        elif text is None and m.group("arrow"):
             text, number = lines[k][m.end() :], int(m.group("link") or m.group("number"))
         k += 1
     return (text, number, k)
