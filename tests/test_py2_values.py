@@ -12,6 +12,7 @@ import zlib
 import pytest
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
+from cudnn_doctor import diagnose
 from test_forms import _cases, _ids, _top
 
 CATALOG = catalogs.builtin()
@@ -46,6 +47,9 @@ def test_python_2_longs_in_a_message_s_values_are_read() -> None:
         "ValueError: Invalid recurrent state shape. Expecting (1, 16L, 64), got (1L, 4L, 64L).\n"
     assert _top(text) == "mxnet/rnn-state-input-shape"
     assert _top("RuntimeError: Expected hidden[0] size (1L, 64L, 256L), got (64L, 256L)") == "pytorch/rnn-hidden-size-mismatch"
+    # the report quotes the log as printed, its values read as Python 3's
+    (found,) = diagnose(text, catalog=CATALOG).findings
+    assert "(1L, 4L, 64L)" in found.first.text and dict(found.first.captures)["got"] == "1, 4, 64"
 
 
 def test_a_sample_of_the_base_with_python_2_longs() -> None:

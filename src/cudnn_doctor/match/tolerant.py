@@ -307,7 +307,7 @@ class Tolerant:
                 continue
             verdict = self._context(self.sigs[idx], where)  # (after its regex: over a big log's long lines, the costlier)
             if verdict is not None:
-                yield self._match(self.sigs[idx], where, got[1], got[2], got[0].group(0), dict(got[0].groupdict()), None, verdict)
+                yield self._match(self.sigs[idx], where, got[1], got[2], _printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
 
     def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
@@ -482,7 +482,7 @@ class Tolerant:
         memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
         lower confidence)."""
         mode = "exact" if exact else ""
-        got = [self._match(self.sigs[i], where, m[1], m[2], m[0].group(0), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, mode))]
+        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, mode))]
         if got or exact:
             return got
         return [
@@ -997,6 +997,13 @@ def _py3_values(text: str) -> str:
     Python 2 formatted into a message ('Expecting (1, 16L, 64), got (1L, 4L, 64L)', 'torch.Size([64L, 3L])')
     read by a regex that wants digits."""
     return _PY2_LONG.sub(r"\1", text) if "L" in text else text
+
+
+def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
+    """What a regex matched as the log printed it: its lines, where they hold Python 2's longs (the regex read them
+    as Python 3 prints them, ``_py3_values``); else the match."""
+    text = "\n".join(lines[first : last + 1])
+    return text.strip() if "L" in text and _PY2_LONG.search(text) else matched
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
