@@ -583,9 +583,11 @@ class Tolerant:
         """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
         the signature from that other message), where the text does not say another word right before the
         reading on its line than the lookalike does (a source line's 'if "Failed to call ...' is not the
-        message of an 'InternalError: Failed to call ...')."""
+        message of an 'InternalError: Failed to call ...'); prose that introduces the reading ('... and got: ')
+        says no other word: it stands where the lookalike's exception does."""
         read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
-        before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) else None
+        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None
+        before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) and not prose else None
         return any(holds(read, look, before) for look in sig.lookalikes)
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
