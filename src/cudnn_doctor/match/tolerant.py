@@ -584,9 +584,10 @@ class Tolerant:
         the signature from that other message), where the text does not say another word right before the
         reading on its line than the lookalike does (a source line's 'if "Failed to call ...' is not the
         message of an 'InternalError: Failed to call ...'); prose that introduces the reading ('... and got: ')
-        says no other word: it stands where the lookalike's exception does."""
+        says no other word: it stands where the lookalike's exception does, but not where an exception's name
+        stands between them ('My LSTM fails: UnknownError: ...': that name is the word before)."""
         read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
-        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None
+        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None and not _ENDS_IN_HEAD.search(line)
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) and not prose else None
         return any(holds(read, look, before) for look in sig.lookalikes)
 
