@@ -1003,10 +1003,21 @@ def _py3_values(text: str) -> str:
 
 
 def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
-    """What a regex matched as the log printed it: its lines, where they hold Python 2's longs (the regex read them
-    as Python 3 prints them, ``_py3_values``); else the match."""
+    """What a regex matched as the log printed it, where its lines hold Python 2's longs (the regex read them as
+    Python 3 prints them, ``_py3_values``): the match found again in them with its longs' ``L`` (not the prose or
+    timestamp before it on its line); its lines where it is not found so; else the match."""
     text = "\n".join(lines[first : last + 1])
-    return text.strip() if "L" in text and _PY2_LONG.search(text) else matched
+    if "L" not in text or not _PY2_LONG.search(text):
+        return matched
+    got = re.search(r"\s+".join(_longs(part) for part in matched.split()), text)
+    return got.group(0) if got else text.strip()
+
+
+def _longs(part: str) -> str:
+    """A pattern for the text ``part`` of a match where each of its numbers before ',', ')' or ']' may carry Python
+    2's ``L`` as printed (``_PY2_LONG``)."""
+    bits = re.split(r"(\d+)(?=[,)\]])", part)
+    return "".join(re.escape(b) if k % 2 == 0 else re.escape(b) + "L?" for k, b in enumerate(bits))
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
