@@ -50,6 +50,9 @@ def test_python_2_longs_in_a_message_s_values_are_read() -> None:
     # the report quotes the log as printed, its values read as Python 3's
     (found,) = diagnose(text, catalog=CATALOG).findings
     assert "(1L, 4L, 64L)" in found.first.text and dict(found.first.captures)["got"] == "1, 4, 64"
+    # the match as printed, not the timestamp or prose before it on its line
+    (found,) = diagnose("2017-05-01 10:00:00 ERROR when I call net.forward I get: " + text.split("\n")[-2], catalog=CATALOG).findings
+    assert found.first.text.startswith("Invalid recurrent state shape") and "(1L, 4L, 64L)" in found.first.text
 
 
 def test_a_sample_of_the_base_with_python_2_longs() -> None:

@@ -99,3 +99,10 @@ def test_a_lookalike_s_words_introduced_by_prose_are_no_reading() -> None:
     prose = "I tried converting my GRU model with onnx-tf and got: The following operators are not implemented\n"
     assert _found(prose) == []
     assert _found("Converting my LSTM fails: The following operators are not implemented: ['aten::lstm']\n") == [("tvm/frontend-no-rnn-converter", False)]
+
+def test_an_exception_s_name_between_prose_and_a_reading_is_the_word_before_it() -> None:
+    """Prose stands where a lookalike's exception does only where it introduces the reading itself: an exception's
+    name between them ('UnknownError: ') is the word before the reading, which the lookalike rule compares (here
+    TensorFlow's dropout-descriptor message, cut, against DL4J's 'ManageDescriptor: Failed to set dropout ...')."""
+    text = "# My LSTM fails: UnknownError: Failed to set dropout descriptor with state memory size 1048576 b\n"
+    assert [f.id for f in diagnose(text, catalog=catalogs.builtin()).findings] == ["cudnn/cause-dropout-descriptor-out-of-memory"]

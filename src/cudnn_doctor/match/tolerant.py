@@ -584,9 +584,10 @@ class Tolerant:
         the signature from that other message), where the text does not say another word right before the
         reading on its line than the lookalike does (a source line's 'if "Failed to call ...' is not the
         message of an 'InternalError: Failed to call ...'); prose that introduces the reading ('... and got: ')
-        says no other word: it stands where the lookalike's exception does."""
+        says no other word: it stands where the lookalike's exception does, but not where an exception's name
+        stands between them ('My LSTM fails: UnknownError: ...': that name is the word before)."""
         read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
-        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None
+        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None and not _ENDS_IN_HEAD.search(line)
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) and not prose else None
         return any(holds(read, look, before) for look in sig.lookalikes)
 
@@ -1002,10 +1003,21 @@ def _py3_values(text: str) -> str:
 
 
 def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
-    """What a regex matched as the log printed it: its lines, where they hold Python 2's longs (the regex read them
-    as Python 3 prints them, ``_py3_values``); else the match."""
+    """What a regex matched as the log printed it, where its lines hold Python 2's longs (the regex read them as
+    Python 3 prints them, ``_py3_values``): the match found again in them with its longs' ``L`` (not the prose or
+    timestamp before it on its line); its lines where it is not found so; else the match."""
     text = "\n".join(lines[first : last + 1])
-    return text.strip() if "L" in text and _PY2_LONG.search(text) else matched
+    if "L" not in text or not _PY2_LONG.search(text):
+        return matched
+    got = re.search(r"\s+".join(_longs(part) for part in matched.split()), text)
+    return got.group(0) if got else text.strip()
+
+
+def _longs(part: str) -> str:
+    """A pattern for the text ``part`` of a match where each of its numbers before ',', ')' or ']' may carry Python
+    2's ``L`` as printed (``_PY2_LONG``)."""
+    bits = re.split(r"(\d+)(?=[,)\]])", part)
+    return "".join(re.escape(b) if k % 2 == 0 else re.escape(b) + "L?" for k, b in enumerate(bits))
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
