@@ -197,11 +197,6 @@ def _counter_forms(text: str, own: frozenset[str] = frozenset()) -> Iterator[tup
 # first line in the title form, past the half in the cut form), and what is left is the signature's message with
 # the RNN evidence they lacked (the title's own "LSTM training"). Each names the forms and why.
 FORM_UNDOES_COUNTER = {
-    # a known weakness, not a title's evidence (2026-12-05, census24's signature): the described reading (prose.py)
-    # reads '# LSTM training: KerasParser has not supported operator [Lambda].' by its code name and rare words with
-    # the title's LSTM, without asking the counter-examples, though the operator named is Lambda
-    ("mmdnn/converter-rnn-operator-unsupported", "keras-parser-lambda"): (("title",), "the described reading does not "
-    "consult counter-examples: a finding at 0.6 marked described, asking for the message; to fix in prose.py"),
     ("cudnn/cause-dropout-descriptor-out-of-memory", "dropout-layer-outside-tensorflow"): (("title",), "its dense "
     "layer's frames are gone: '# LSTM training: ... CUDNN_STATUS_EXECUTION_FAILED in cudnnSetDropoutDescriptor' is the "
     "dropout setup of an RNN by the title's own words"),

@@ -16,7 +16,8 @@ signature when it
    counts only with a template that spells it: not 'set_detect_anomaly' of a hint after the message), and
 3. quotes no message of the base as much as the tolerant reading reads (MIN_BITS in order), and is not made
    mostly (MESSAGE_SHARE) of the template's words: such a line is a message printed (a lookalike's, another's,
-   its head cut), which that reading read or not.
+   its head cut), which that reading read or not; nor one of the signature's counter-examples (its
+   ``lookalikes``) whole: the message of another error, the line's other words only around it.
 
 It tells the signature apart where no other signature's template holds those words too (the code name's with
 them, where it counts): then a finding marked ``described`` (its ``cut`` record: the lowest confidence, and a
@@ -31,7 +32,7 @@ from functools import cached_property, lru_cache
 
 from ..kb.patterns import LazyRe
 from ..model import Signature
-from .chains import Recognizer, word_ends, words
+from .chains import Recognizer, holds, word_ends, words
 
 RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
 PROSE_BITS = 11.0  # the information a description holds of its message at least, besides its code name
@@ -96,6 +97,8 @@ class Prose:
         named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
         if not named or self._quoting(line):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
+        tw = [w for w, _a, _b in words(line)]  # a signature whose counter-example the line quotes whole describes it not
+        named = {idx: codes for idx, codes in named.items() if not any(holds(look, tw) for look in self.sigs[idx].lookalikes)}
         got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
         most = max((read[0] for _i, read in got), default=0.0)
         told = [(idx, read[1]) for idx, read in got if read[0] >= most]  # the strongest: a weaker one reads less of the line
