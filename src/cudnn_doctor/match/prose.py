@@ -97,14 +97,19 @@ class Prose:
         named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
         if not named or self._quoting(line):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
-        tw = [w for w, _a, _b in words(line)]  # a signature whose counter-example the line quotes whole describes it not
-        named = {idx: codes for idx, codes in named.items() if not any(holds(look, tw) for look in self.sigs[idx].lookalikes)}
         got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
         most = max((read[0] for _i, read in got), default=0.0)
         told = [(idx, read[1]) for idx, read in got if read[0] >= most]  # the strongest: a weaker one reads less of the line
         frameworks = {self.sigs[i].framework for i, _r in told}
         rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or self.sigs[idx].framework in frameworks}
         return sorted(rivals | {i for i, _r in told})
+
+    def _quotes_lookalike(self, idx: int, line: str) -> bool:
+        """Whether a line's words hold one of the signature's counter-examples whole, in order: another
+        error's message, the line's other words only around it ('# LSTM training: KerasParser has not supported
+        operator [Lambda].')."""
+        tw = [w for w, _a, _b in words(line)] if self.sigs[idx].lookalikes else []
+        return any(holds(look, tw) for look in self.sigs[idx].lookalikes)
 
     def _quoting(self, line: str) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
@@ -120,7 +125,9 @@ class Prose:
     def _told(self, idx: int, codes: set[tuple[str, str]], line: str) -> tuple[float, frozenset[str]] | None:
         """(information, words) of the signature's template of which the line holds the most that tells it
         (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
-        words); else None."""
+        words); else None, also where the line quotes one of its counter-examples whole (``_quotes_lookalike``)."""
+        if self._quotes_lookalike(idx, line):
+            return None
         fw = self._frameworks  # the line's own words, not its names in code, numbers or frameworks' names
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
