@@ -893,8 +893,8 @@ _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 # quotes 'RuntimeError: Input and hidden tensors are not at the same device' on a line of its own, then explains it)
 _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \t]*\n")
 # what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
-# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
-_HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
+# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash), an issue title's heading marks ('# ')
+_HEAD_CUT = LazyRe(r"(?:^|^[ \t]*\#{1,6}[ \t]|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
 _ARTICLE_BEFORE = LazyRe(r"(?i:\b(?:the|an?))\W*$")  # an article right before a reading on its line
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
