@@ -31,3 +31,18 @@ def test_a_generic_piece_of_a_message_is_no_finding(catalog) -> None:  # type: i
     # any op's missing kernels: no RNN word
     d = diagnose("Registered kernels:\n  <no registered kernels>\n", catalog=catalog)
     assert not d.findings
+
+
+def test_an_issue_title_of_a_message_typed_without_its_first_words_is_read(catalog) -> None:  # type: ignore[no-untyped-def]
+    # PyTorch prints 'rnn: hx is not contiguous'; a user's title drops 'rnn:'
+    d = diagnose("# hx is not contiguous in my GRU\n\nIt started after upgrading torch.\n", catalog=catalog)
+    assert [f.id for f in d.findings][:1] == ["pytorch/rnn-hx-not-contiguous"]
+    assert d.findings[0].cut is not None
+
+
+def test_heading_marks_count_as_a_title_on_the_first_line_only(catalog) -> None:  # type: ignore[no-untyped-def]
+    # a code comment inside a snippet and a README's section heading say the words, no error is reported
+    snippet = "def init_hidden(self, bsz):\n    h = self.h0.expand(-1, bsz, -1)\n    # hx is not contiguous here; copy it\n    return h.contiguous()\n"
+    readme = "Notes on the encoder\n\n## hx is not contiguous\n\nCall contiguous() on the initial state first.\n"
+    for text in (snippet, readme, "import torch\n# hx is not contiguous after expand()\nh = h0.contiguous()\n"):
+        assert not diagnose(text, catalog=catalog).findings, text

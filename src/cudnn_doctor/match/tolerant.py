@@ -572,10 +572,12 @@ class Tolerant:
         signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
         no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
         is another message's end, as a word after a reading where its template's next should be)."""
-        line_head = text[line_start(text, start) : start]
+        lead = line_start(text, start)
+        line_head = text[lead:start]
         if c.first != 1:
             read = [w for w in self.rec.words_of(c) if w][:2]
-            texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and _HEAD_CUT.search(line_head) else ()
+            headed = _HEAD_CUT.search(line_head) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))  # (``_region``: line 0 is the text's)
+            texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and headed else ()
             return list(dict.fromkeys(m[line_start(m, a) : a] for m in texts for a in _at(m, read)))
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
 
@@ -893,8 +895,10 @@ _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 # quotes 'RuntimeError: Input and hidden tensors are not at the same device' on a line of its own, then explains it)
 _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \t]*\n")
 # what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
-# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash), an issue title's heading marks ('# ')
-_HEAD_CUT = LazyRe(r"(?:^|^[ \t]*\#{1,6}[ \t]|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
+# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
+_HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
+# an issue title's heading marks, on the text's first line only (elsewhere '# ' is a code comment's, a README's heading)
+_TITLE_HEAD = LazyRe(r"\#{1,6} ")
 _ARTICLE_BEFORE = LazyRe(r"(?i:\b(?:the|an?))\W*$")  # an article right before a reading on its line
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
