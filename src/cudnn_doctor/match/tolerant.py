@@ -212,7 +212,7 @@ class Tolerant:
         for c in self.rec.chains(tw, ends):
             c = self.rec.grow_back(c, tw)
             if c.bits >= FLOOR:
-                stop = self._stop(c, text, tw, ends, last)
+                stop = self._stop(c, text, tw, last)
                 enough = self._enough(c, tw, text, c.end == last)
                 if enough is not None:
                     out.append((c, stop if enough else "near"))
@@ -236,26 +236,25 @@ class Tolerant:
             return None
         return True if one_message(self.sigs[i] for i in held) else False if c.part else None
 
-    def _stop(self, c: Chain, text: str, tw: Words, ends: frozenset[int], last: int) -> str:
+    def _stop(self, c: Chain, text: str, tw: Words, last: int) -> str:
         """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
         cut with a body after it; at the input's end, in the value its template expects next at most);
-        "ellipsis" before one (prose may follow); "quoted" where its quotes close ('... says "hx is not
-        contiguous" while ...') or a sentence ends; "clause" after its message's first clause, other words
-        after it ('... at the same device after upgrading'); "head" where it lacks its template's first words
-        and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a fragment
-        cut at both ends reads only where the input's end cuts it); "" elsewhere (a line's end, a value, another
-        word where its template's next should be: its regex, which wants that word, does not confirm it)."""
+        "delimited" where something ends it: an ellipsis ('failed to call ThenRNNForward... since 2.4': prose
+        may follow), its quotes closing ('... says "hx is not contiguous" while ...': in prose, the string
+        literal of the source line that raises it), a sentence's end, or the end of its message's first clause,
+        other words after it ('... at the same device after upgrading'); "head" where it lacks its template's
+        first words and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a
+        fragment cut at both ends reads only where the input's end cuts it); "" elsewhere (a line's end, a
+        value, another word where its template's next should be: its regex, which wants that word, does not
+        confirm it)."""
         nxt = self.rec.next_word(c.tid, c.last)
-        word_next = nxt is not None and not nxt[1]  # the template's next word, no value between
         end = tw[c.end][2]
         if c.part:
             return "cut"
-        if _ELLIPSIS.match(text, end):
-            return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
-        if _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
-            return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
-        if word_next and c.end != last and self._clause(c, text, end):
-            return "clause"
+        if _ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
+            return "delimited"
+        if nxt is not None and not nxt[1] and c.end != last and self._clause(c, text, end):
+            return "delimited"  # (its template's next word, no value between, is not what follows)
         return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
@@ -421,8 +420,8 @@ class Tolerant:
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
-        ('... is_trainin…', '... got [1, 4...'). A quoted reading ends at its delimiter, one before an ellipsis
-        there; a quoted one the regex cannot read may be a whole message all the same (``_whole``). A head cut
+        ('... is_trainin…', '... got [1, 4...'). A delimited reading ends at its delimiter; one the regex cannot
+        read may be a whole message all the same (``_whole``: never one that ends at a clause, which has words after it). A head cut
         reading that names something specific (``_SPECIFIC``: not 'Registered kernels: <no registered kernels>',
         any op's) and holds at least half its template's information (not an op's name that a converter lists,
         'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
@@ -439,8 +438,8 @@ class Tolerant:
                 return False
             whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
             if m is not None and (not m.partial if whole else m.partial or cut != "cut") and m.start() <= start + shift:
-                return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
-        return cut == "quoted" and self._whole(c, where)
+                return True  # (a delimited message may be whole where its delimiter cuts the text)
+        return cut == "delimited" and self._whole(c, where)
 
     def _specific(self, c: Chain, where: _Where) -> bool:
         """Whether a reading holds what is specific (an RNN word, a name in code) and most of its message's
