@@ -505,13 +505,13 @@ class Tolerant:
         """The reading with its words spelt as the signature spells each at its place in its template ``tid``
         ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
         last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
-        first, where nothing says it before the reading: '(The) NVIDIA driver'). None where the text's words are
+        first, which the text lacks, else the chain grew back over it: '(The) NVIDIA driver'). None where the text's words are
         not the chain's (a word a hard wrap split)."""
         tpl, tw = self.rec.tpls[tid], words(where.read)
         if len(tw) != c.end - c.start + 1:
             return None
         pairs = self.rec.aligned(c, tw)
-        if c.first == 2 and tpl[1] in ARTICLES and not _ARTICLE_BEFORE.search(where.lines[where.li_s], 0, where.col):
+        if c.first == 2 and tpl[1] in ARTICLES:  # (an article the text has before it: the chain grew back over it)
             pairs.insert(0, (1, -1))
         cut = len(tw) - 1 if c.part else -1
         if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
@@ -879,7 +879,6 @@ _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \
 # what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
 # ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
 _HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
-_ARTICLE_BEFORE = LazyRe(r"(?i:\b(?:the|an?))\W*$")  # an article right before a reading on its line
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
