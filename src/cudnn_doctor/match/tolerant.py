@@ -153,7 +153,7 @@ class Tolerant:
         hi = len(lines) - 1 if hi is None else hi
         self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
-        tw = _rejoined(text, words(text), self.rec.weight)
+        tw = words(text)
         if not tw:
             return
         ends = word_ends(text, tw)
@@ -212,7 +212,7 @@ class Tolerant:
         for c in self.rec.chains(tw, ends):
             c = self.rec.grow_back(c, tw)
             if c.bits >= FLOOR:
-                stop = self._stop(c, text, tw, ends, last)
+                stop = self._stop(c, text, tw, last)
                 enough = self._enough(c, tw, text, c.end == last)
                 if enough is not None:
                     out.append((c, stop if enough else "near"))
@@ -236,26 +236,25 @@ class Tolerant:
             return None
         return True if one_message(self.sigs[i] for i in held) else False if c.part else None
 
-    def _stop(self, c: Chain, text: str, tw: Words, ends: frozenset[int], last: int) -> str:
+    def _stop(self, c: Chain, text: str, tw: Words, last: int) -> str:
         """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
         cut with a body after it; at the input's end, in the value its template expects next at most);
-        "ellipsis" before one (prose may follow); "quoted" where its quotes close ('... says "hx is not
-        contiguous" while ...') or a sentence ends; "clause" after its message's first clause, other words
-        after it ('... at the same device after upgrading'); "head" where it lacks its template's first words
-        and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a fragment
-        cut at both ends reads only where the input's end cuts it); "" elsewhere (a line's end, a value, another
-        word where its template's next should be: its regex, which wants that word, does not confirm it)."""
+        "delimited" where something ends it: an ellipsis ('failed to call ThenRNNForward... since 2.4': prose
+        may follow), its quotes closing ('... says "hx is not contiguous" while ...': in prose, the string
+        literal of the source line that raises it), a sentence's end, or the end of its message's first clause,
+        other words after it ('... at the same device after upgrading'); "head" where it lacks its template's
+        first words and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a
+        fragment cut at both ends reads only where the input's end cuts it); "" elsewhere (a line's end, a
+        value, another word where its template's next should be: its regex, which wants that word, does not
+        confirm it)."""
         nxt = self.rec.next_word(c.tid, c.last)
-        word_next = nxt is not None and not nxt[1]  # the template's next word, no value between
         end = tw[c.end][2]
         if c.part:
             return "cut"
-        if _ELLIPSIS.match(text, end):
-            return "ellipsis"  # 'failed to call ThenRNNForward... since 2.4'
-        if _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
-            return "quoted"  # in quotes in prose, the string literal of the source line that raises it, a sentence
-        if word_next and c.end != last and self._clause(c, text, end):
-            return "clause"
+        if _ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
+            return "delimited"
+        if nxt is not None and not nxt[1] and c.end != last and self._clause(c, text, end):
+            return "delimited"  # (its template's next word, no value between, is not what follows)
         return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
 
     def _clause(self, c: Chain, text: str, end: int) -> bool:
@@ -421,8 +420,8 @@ class Tolerant:
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
-        ('... is_trainin…', '... got [1, 4...'). A quoted reading ends at its delimiter, one before an ellipsis
-        there; a quoted one the regex cannot read may be a whole message all the same (``_whole``). A head cut
+        ('... is_trainin…', '... got [1, 4...'). A delimited reading ends at its delimiter; one the regex cannot
+        read may be a whole message all the same (``_whole``: never one that ends at a clause, which has words after it). A head cut
         reading that names something specific (``_SPECIFIC``: not 'Registered kernels: <no registered kernels>',
         any op's) and holds at least half its template's information (not an op's name that a converter lists,
         'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
@@ -439,8 +438,8 @@ class Tolerant:
                 return False
             whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
             if m is not None and (not m.partial if whole else m.partial or cut != "cut") and m.start() <= start + shift:
-                return True  # (a quoted message may be whole where its delimiter cuts the text, as one before an ellipsis)
-        return cut == "quoted" and self._whole(c, where)
+                return True  # (a delimited message may be whole where its delimiter cuts the text)
+        return cut == "delimited" and self._whole(c, where)
 
     def _specific(self, c: Chain, where: _Where) -> bool:
         """Whether a reading holds what is specific (an RNN word, a name in code) and most of its message's
@@ -506,13 +505,13 @@ class Tolerant:
         """The reading with its words spelt as the signature spells each at its place in its template ``tid``
         ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
         last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
-        first, where nothing says it before the reading: '(The) NVIDIA driver'). None where the text's words are
+        first, which the text lacks, else the chain grew back over it: '(The) NVIDIA driver'). None where the text's words are
         not the chain's (a word a hard wrap split)."""
         tpl, tw = self.rec.tpls[tid], words(where.read)
         if len(tw) != c.end - c.start + 1:
             return None
         pairs = self.rec.aligned(c, tw)
-        if c.first == 2 and tpl[1] in ARTICLES and not _ARTICLE_BEFORE.search(where.lines[where.li_s], 0, where.col):
+        if c.first == 2 and tpl[1] in ARTICLES:  # (an article the text has before it: the chain grew back over it)
             pairs.insert(0, (1, -1))
         cut = len(tw) - 1 if c.part else -1
         if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
@@ -793,20 +792,6 @@ def _joined(text: str, a: int, b: int, b2: int) -> str:
     return stem((text[a:b] + text[b + 1 : b2]).lower())
 
 
-def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
-    """The text's words with each word a hard wrap split read as one."""
-    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
-    if not cuts:
-        return tw
-    out: list[tuple[str, int, int]] = []
-    for w, a, b in tw:
-        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
-            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
-        else:
-            out.append((w, a, b))
-    return out
-
-
 def _unwrapped(text: str, known: Container[str]) -> str:
     """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
     joins (the lines keep their numbers)."""
@@ -859,8 +844,7 @@ def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
 
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
-    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
-    before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
+    as the signature spells it, in the text's case. It carries load that reports and the forms sample do not
     measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
     Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
     (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
@@ -871,7 +855,7 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
 
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
-    return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
+    return WORD.sub(one, read[:tail]) + read[tail:]
 
 
 # a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
@@ -899,7 +883,6 @@ _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \
 _HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
 # an issue title's heading marks, on the text's first line only (elsewhere '# ' is a code comment's, a README's heading)
 _TITLE_HEAD = LazyRe(r"\#{1,6} ")
-_ARTICLE_BEFORE = LazyRe(r"(?i:\b(?:the|an?))\W*$")  # an article right before a reading on its line
 _ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
@@ -922,7 +905,6 @@ _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
-_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
