@@ -844,7 +844,8 @@ def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
 
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
-    as the signature spells it, in the text's case. It carries load that reports and the forms sample do not
+    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
+    before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
     measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
     Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
     (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
@@ -855,7 +856,7 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
 
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
-    return WORD.sub(one, read[:tail]) + read[tail:]
+    return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
 
 
 # a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
@@ -905,6 +906,7 @@ _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
+_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 # prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
