@@ -153,7 +153,7 @@ class Tolerant:
         hi = len(lines) - 1 if hi is None else hi
         self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
-        tw = words(text)
+        tw = _rejoined(text, words(text), self.rec.weight)
         if not tw:
             return
         ends = word_ends(text, tw)
@@ -790,6 +790,20 @@ def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]
 def _joined(text: str, a: int, b: int, b2: int) -> str:
     """The word a hard wrap split at ``b`` (a line break), read as one."""
     return stem((text[a:b] + text[b + 1 : b2]).lower())
+
+
+def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
+    """The text's words with each word a hard wrap split read as one."""
+    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
+    if not cuts:
+        return tw
+    out: list[tuple[str, int, int]] = []
+    for w, a, b in tw:
+        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
+            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
+        else:
+            out.append((w, a, b))
+    return out
 
 
 def _unwrapped(text: str, known: Container[str]) -> str:
