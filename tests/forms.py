@@ -79,7 +79,19 @@ def split(text: str, start: int, end: int) -> str | None:
     return before + msg[:mid] + "\n" + msg[mid + 1 :] + after
 
 
-FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split}
+def wrapped(text: str, start: int, end: int, width: int = 80) -> str | None:
+    """The message's line hard-wrapped by a terminal at ``width`` columns, in the middle of a word of the message
+    (None where the line is shorter or the column falls between words or outside the message)."""
+    before, msg, after = _line(text, start, end)
+    head = before.rfind("\n") + 1
+    line = before[head:] + msg
+    cut = width - (len(before) - head)
+    if len(line) <= width or not 0 < cut < len(msg) or not (msg[cut - 1].isalnum() and msg[cut].isalnum()):
+        return None
+    return before + msg[:cut] + "\n" + msg[cut:] + after
+
+
+FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split, "wrapped": wrapped}
 
 
 def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:

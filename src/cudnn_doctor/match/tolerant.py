@@ -511,7 +511,7 @@ class Tolerant:
         if len(tw) != c.end - c.start + 1:
             return None
         pairs = self.rec.aligned(c, tw)
-        if c.first == 2 and tpl[1] in ARTICLES:  # (an article the text has before it: the chain grew back over it)
+        if c.first == 2 and tpl[1] in ARTICLES:  # (the text's own article: the chain grew back over it; another one stays and the template's is put back too)
             pairs.insert(0, (1, -1))
         cut = len(tw) - 1 if c.part else -1
         if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
@@ -575,7 +575,8 @@ class Tolerant:
         line_head = text[lead:start]
         if c.first != 1:
             read = [w for w in self.rec.words_of(c) if w][:2]
-            headed = _HEAD_CUT.search(line_head) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))  # (``_region``: line 0 is the text's)
+            # (a title: the first line of the block, blank lines apart, ``_region`` reading from its line 0 there)
+            headed = _HEAD_CUT.search(line_head) or (not text[:lead].strip() and _TITLE_HEAD.fullmatch(line_head))
             texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and headed else ()
             return list(dict.fromkeys(m[line_start(m, a) : a] for m in texts for a in _at(m, read)))
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
