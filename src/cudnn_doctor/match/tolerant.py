@@ -575,8 +575,9 @@ class Tolerant:
         line_head = text[lead:start]
         if c.first != 1:
             read = [w for w in self.rec.words_of(c) if w][:2]
-            # (a title: the first line of the block, blank lines apart, ``_region`` reading from its line 0 there)
-            headed = _HEAD_CUT.search(line_head) or (not text[:lead].strip() and _TITLE_HEAD.fullmatch(line_head))
+            # (a title: the block's first line, where ``_region`` reads from its line 0; a region starts a line before
+            # any other, so a blank line before a heading there is no title's)
+            headed = _HEAD_CUT.search(line_head) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))
             texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and headed else ()
             return list(dict.fromkeys(m[line_start(m, a) : a] for m in texts for a in _at(m, read)))
         return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
