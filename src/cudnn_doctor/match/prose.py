@@ -108,8 +108,9 @@ class Prose:
         """Whether a line's words hold one of the signature's counter-examples whole, in order: another
         error's message, the line's other words only around it ('# LSTM training: KerasParser has not supported
         operator [Lambda].')."""
-        tw = [w for w, _a, _b in words(line)] if self.sigs[idx].lookalikes else []
-        return any(holds(look, tw) for look in self.sigs[idx].lookalikes)
+        looks = self.sigs[idx].lookalikes
+        tw = [w for w, _a, _b in words(line)] if looks else []
+        return any(holds(look, tw) for look in looks)
 
     def _quoting(self, line: str) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
@@ -126,12 +127,11 @@ class Prose:
         """(information, words) of the signature's template of which the line holds the most that tells it
         (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
         words); else None, also where the line quotes one of its counter-examples whole (``_quotes_lookalike``)."""
-        if self._quotes_lookalike(idx, line):
-            return None
         fw = self._frameworks  # the line's own words, not its names in code, numbers or frameworks' names
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
-        return max((g for g in got if g is not None), key=lambda g: g[0], default=None)
+        best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
+        return None if best is None or self._quotes_lookalike(idx, line) else best  # (the rarer check last)
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
