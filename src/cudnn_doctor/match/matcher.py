@@ -36,7 +36,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
+from .lines import Lines, Piece, head_region, line_end, quoted_in_code, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 MAX_NEAR_MISSES_PER_SIG = 3
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
+QUOTED_IN_CODE = "the message stands in a raise statement's string literal with no traceback frame above it: source code quoted, not the error raised"
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
@@ -323,6 +324,10 @@ class Matcher:
             if idx in had:
                 continue
             had.add(idx)
+            if quoted_in_code(win.lines, li_s, col):
+                if win.near_miss(idx):
+                    yield None, Miss(sig, win.source, abs_line, QUOTED_IN_CODE)
+                continue
             checked = self._context(sig, ctx, m.group(0), (li_s, li_e), stream, win) if ctx >= 0 else ([], False)
             if isinstance(checked, str):
                 if win.near_miss(idx):

@@ -24,7 +24,7 @@ from typing import Any
 from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.sources import Block
-from .lines import Lines, merged
+from .lines import Lines, merged, quoted_in_code
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
 from .skim import Skim
@@ -136,8 +136,8 @@ class Reader:
             for li in range(start - block.first, end - block.first + 1):
                 taken.setdefault(li, set()).add(sig_id)
         for lo, hi in regions:  # a near miss's regex read again ignoring case takes its lines as an exact match does
-            recased = _taking(taken, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken))
-            for got in chain(recased, self.tolerant.read(lines, lo, hi, taken)):
+            recased = _taking(taken, _unquoted(lines, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken)))
+            for got in chain(recased, _unquoted(lines, self.tolerant.read(lines, lo, hi, taken))):
                 if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
                     yield got
             yield from self.tolerant.raised(lines, lo, hi, taken)
@@ -150,6 +150,18 @@ class Reader:
             yield got
         if block.small and not exact:
             yield from self.tolerant.described(block.lines())
+
+
+def _unquoted(lines: Lines, found: Iterable[Any]) -> Iterator[Any]:
+    """The tolerant reading's ``found`` but the matches whose text stands in a raise statement's string literal
+    with no traceback frame above it (lines.quoted_in_code: source code quoted, as the matcher rules out)."""
+    for got in found:
+        if isinstance(got, RawMatch):
+            first = got.text.split("\n", 1)[0].strip()
+            col = lines[got.line].find(first) if first else -1
+            if col >= 0 and quoted_in_code(lines, got.line, col):
+                continue
+        yield got
 
 
 def _taking(taken: dict[int, set[str]], matches: Iterable[RawMatch]) -> list[RawMatch]:
