@@ -91,6 +91,35 @@ def test_validate_good_and_bad_dir(tmp_path: Path) -> None:
     assert "bad.yaml: $.regex: does not compile" in result.output
 
 
+_TWO_OCCURRENCES = """\
+id: demo/seq-too-long
+signature: "SeqCheck: sequence length 9 exceeds 8"
+regex: 'SeqCheck: sequence length (?P<got>\\d+) exceeds (?P<limit>\\d+)'
+root_cause: r
+examples:
+  - name: two
+    text: |
+      step 1
+      SeqCheck: sequence length 9 exceeds 8
+      step 2
+      SeqCheck: sequence length 12 exceeds 8
+    captures: {got: "%s"}
+"""
+
+
+def test_validate_checks_the_captures_of_the_reported_finding(tmp_path: Path) -> None:
+    # the report shows the first occurrence (got 9): an example claiming the later one's capture fails,
+    # although a match in the example yields it
+    sig = tmp_path / "demo" / "seq-too-long.yaml"
+    sig.parent.mkdir()
+    sig.write_text(_TWO_OCCURRENCES % "9")
+    assert _run("validate", str(tmp_path)).exit_code == 0
+    sig.write_text(_TWO_OCCURRENCES % "12")
+    result = _run("validate", str(tmp_path))
+    assert result.exit_code == 2
+    assert "$.captures.got: expected '12', the reported finding (line 2) has '9'" in result.output
+
+
 def test_bare_file_argument_means_diagnose(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "x.log"
     log.write_text(HIDDEN)

@@ -28,14 +28,17 @@ from ..match.context import Evidence
 from ..match.results import RawMatch
 from ..match.tolerant import Tolerant, one_message
 from ..model import Signature
+from ..scan import diagnose
 
 STRICT_FIELDS = ("title", "framework", "scope", "prefilter", "references", "verification_tier", "root_cause")
 
 
 def example_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> list[str]:
-    """Every example must match (and yield its captures); no counter-example may match."""
+    """Every example must match and yield its captures in the finding a diagnosis reports (the occurrence
+    ``diagnose`` shows, not any match in the example); no counter-example may match."""
     problems: list[str] = []
-    matcher = Matcher(Catalog(signatures=[sig], evidence=evidence))
+    catalog = Catalog(signatures=[sig], evidence=evidence)
+    matcher = Matcher(catalog)
     for i, ex in enumerate(sig.examples):
         where = f"{sig.path}: $.examples[{i}] ({ex.name})"
         matches, misses = matcher.scan_text(ex.text, "example")
@@ -47,18 +50,35 @@ def example_problems(sig: Signature, evidence: dict[str, tuple[str, ...]]) -> li
             reason = misses[0].reason if misses else "no line holds a prefilter literal" if sig.prefilter else "the pattern did not match"
             problems.append(f"{where}: does not match: {reason}")
             continue
-        for key, want in ex.captures:
-            got_any = [m.captures.get(key, "<no such group>") for m in matches]
-            got = got_any[0]
-            if key not in matches[0].captures:
-                problems.append(f"{where}: $.captures.{key}: the regex has no group named {key!r}")
-            elif all(_norm(g) != _norm(want) for g in got_any):
-                problems.append(f"{where}: $.captures.{key}: expected {want!r}, got {got!r}")
+        if ex.captures:
+            problems += _capture_problems(sig, ex.text, ex.captures, catalog, where)
     for i, ex in enumerate(sig.counter_examples):
         matches, _ = matcher.scan_text(ex.text, "counter-example")
         if matches:
             problems.append(
                 f"{sig.path}: $.counter_examples[{i}] ({ex.name}): matches but must not: {matches[0].text[:120]!r}"
+            )
+    return problems
+
+
+def _capture_problems(
+    sig: Signature, text: str, captures: Sequence[tuple[str, Any]], catalog: Catalog, where: str
+) -> list[str]:
+    """The example's captures against those of the finding ``diagnose`` reports for ``sig`` (its first
+    occurrence, the cluster winner): another match in the example yielding them does not count."""
+    report = diagnose(text, catalog=catalog)
+    found = next((f for f in [*report.findings, *report.below_threshold] if f.signature.id == sig.id), None)
+    if found is None:
+        return [f"{where}: matches, but a diagnosis reports no finding of {sig.id}"]
+    got = found.captures
+    problems: list[str] = []
+    for key, want in captures:
+        if key not in got:
+            problems.append(f"{where}: $.captures.{key}: the regex has no group named {key!r}")
+        elif _norm(got[key]) != _norm(want):
+            problems.append(
+                f"{where}: $.captures.{key}: expected {want!r}, the reported finding (line {found.first.line}) "
+                f"has {got[key]!r}"
             )
     return problems
 

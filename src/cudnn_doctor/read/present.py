@@ -189,7 +189,7 @@ _CJK_BEFORE_START = LazyRe(
 )
 # a piece that starts a line of its own: never glued to the one before
 _LINE_START = LazyRe(
-    r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|\w+(?:Error|Exception|Warning)\b:?"
+    r"^(?:Traceback \(|During handling|The above exception|\s*File \"|\s*at |\s*\^|[-=_#*~]{4,}|(?:[A-Za-z_]\w*\.)*\w+(?:Error|Exception|Warning)\b:?"
     r"|>+ |[EWIFD]\d{4} |\d{4}-\d{2}-\d{2}|\[[\w ,.:-]*\]:?\s|\[\[|\(pid=|\(\w+ pid=|[A-Z]+:|\$ |>>> |\.\.\. |In \[\d+\]|Cell In"
     r"|\s*-+>|\s+\d+\s)"
 )
