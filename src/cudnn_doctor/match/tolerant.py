@@ -132,7 +132,7 @@ class Tolerant:
         self._places: dict[tuple[int, int], list[str | None]] = {}  # and of a template's words at their places (_placed)
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
-        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
+        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` and ``recased`` set it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
         self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
@@ -295,6 +295,7 @@ class Tolerant:
         a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
         made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
+        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # its own budget, not the last text read's (spent by now)
         for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
             idx = self.index[sig_id]
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
