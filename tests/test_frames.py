@@ -151,3 +151,24 @@ def test_a_wrapped_line_in_an_ipython_listing_does_not_end_it() -> None:
     )
     frame = user_frame(log.splitlines())
     assert frame is not None and (frame.line, frame.code) == (52, USER_CALL)
+
+
+def test_where_a_traceback_stops_is_read_from_its_frames_alone() -> None:
+    """read/frames.py says where a traceback stops without any signature (match/tolerant.py then asks which are
+    raised there): the innermost frame's message line (empty, or cut at the input's end), the call a frame shows
+    where the input cuts the traceback after it, a C++ error's log line that ends the input."""
+    from cudnn_doctor.read.frames import cut_call, ends_input, frame, innermost, logged
+
+    head = f'  File "{TORCH}/rnn.py", line 232, in check_forward_args'
+    assert frame(head) == (f"{TORCH}/rnn.py", "check_forward_args")
+    assert frame("the error is raised in check_forward_args after upgrading") is None
+    cut = [head, f"    {CHECK_CALL}", f'  File "{TORCH}/rnn.py", line 2']
+    assert cut_call(cut, 0) == ("check_hidden_size", None)  # cut in the next frame's header
+    assert cut_call([head, f"    {CHECK_CALL}", "RuntimeError:"], 0) == ("check_hidden_size", "")
+    raising = [head, '    raise RuntimeError("Expected hidden size {}, got {}")']
+    assert innermost([*raising, "RuntimeError:"], 0) == ""
+    assert innermost([*raising, "RuntimeError: Expected hidden size (1, 2"], 0) == "Expected hidden size (1, 2"
+    assert innermost([*raising, "RuntimeError: Expected hidden size (1, 2, 4), got (1, 3, 4)", "next"], 0) is None
+    log = ["[15:45:06] src/operator/rnn.cu:24: RNN is", ""]
+    assert logged(log, 0) == ("src/operator/rnn.cu", "RNN is") and ends_input(log, 0)
+    assert logged(["W0101 12:00:00.1 99 rnn_op.cc:24] a warning"], 0) is None

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
 
@@ -106,3 +108,19 @@ def test_an_exception_s_name_between_prose_and_a_reading_is_the_word_before_it()
     TensorFlow's dropout-descriptor message, cut, against DL4J's 'ManageDescriptor: Failed to set dropout ...')."""
     text = "# My LSTM fails: UnknownError: Failed to set dropout descriptor with state memory size 1048576 b\n"
     assert [f.id for f in diagnose(text, catalog=catalogs.builtin()).findings] == ["cudnn/cause-dropout-descriptor-out-of-memory"]
+
+
+def test_a_near_miss_read_again_ignoring_case_has_its_own_search_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``recased`` searches under a budget of its own, not under the last text ``read`` read's (SEARCH_BUDGET_S
+    from its start): in a big log, seconds of exact scanning lie between a block's tolerant reading and the next
+    one's near misses, whose regexes ignoring case were then never searched (their findings lost by timing)."""
+    from cudnn_doctor.match import tolerant
+    from cudnn_doctor.match.matcher import Matcher
+
+    catalog = catalogs.builtin()
+    reader = tolerant.Tolerant(catalog.signatures, Matcher(catalog).evidence)
+    line = ["[TRT] [E] 1: [convolutionRunner.cpp::executeConv::511] Error Code 1: Cudnn (cudnn_status_bad_param)"]
+    monkeypatch.setattr(tolerant, "SEARCH_BUDGET_S", -1.0)
+    list(reader.read(["a text read before, its budget spent by now"]))
+    monkeypatch.setattr(tolerant, "SEARCH_BUDGET_S", 2.0)
+    assert [m.sig.id for m in reader.recased(line, [(0, "cudnn/status-bad-param")], {})] == ["cudnn/status-bad-param"]

@@ -21,6 +21,7 @@ from functools import cached_property
 from itertools import chain
 from typing import Any
 
+from ..read.frames import MAX_FRAME_GAP
 from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.sources import Block
@@ -28,7 +29,7 @@ from .lines import Lines, merged, quoted_in_code
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
 from .skim import Skim
-from .tolerant import MAX_FRAME_GAP, Tolerant
+from .tolerant import Tolerant
 
 SKIM_MARGIN = 64  # lines a reading may look at beyond the matcher's context (scan.MARGIN_LINES: rechunk's 20, slack)
 SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly

@@ -45,7 +45,7 @@ from typing import Any
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
-from ..read.frames import header, listed, source
+from ..read.frames import MAX_FRAME_GAP, cut_call, ends_input, frame, innermost, listed_around, logged
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -112,7 +112,6 @@ SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall
 # examples and the corpus a reading came after 29 vain ones at most
 MAX_TRIES, TRY_CHARS = 64, 16384
 PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
-MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
 # the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
 # line and the lines after it
@@ -133,7 +132,7 @@ class Tolerant:
         self._places: dict[tuple[int, int], list[str | None]] = {}  # and of a template's words at their places (_placed)
         self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
         self._plain: dict[int, bool] = {}  # whether a template is made only of common words
-        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` sets it)
+        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` and ``recased`` set it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
         self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
@@ -296,6 +295,7 @@ class Tolerant:
         a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
         made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
+        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # its own budget, not the last text read's (spent by now)
         for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
             idx = self.index[sig_id]
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
@@ -456,7 +456,7 @@ class Tolerant:
             return False
         values = sum(1 for w in self.rec.words_of(c) if not w)
         if values:
-            return len(FORMAT.findall(where.read)) >= values and not _listed(where.lines, where.li_s)
+            return len(FORMAT.findall(where.read)) >= values and not listed_around(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
@@ -631,28 +631,28 @@ class Tolerant:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
         a frame whose shown source line calls a function of the same file where signatures are raised (those
         signatures: ``self.check_hidden_size(hx, expected_hidden_size)`` in torch/nn/modules/rnn.py, the input
-        cut after it or its message line empty or cut, ``_cut_call``); a traceback's innermost frame with no
+        cut after it or its message line empty or cut, ``cut_call``); a traceback's innermost frame with no
         message after it, or with its message cut at the input's end partway through the template of a
         signature raised there (those signatures); a C++ error's log line, cut at the input's end, whose
         glog/dmlc prefix names the file it was raised in (``src/operator/rnn.cu:24: RNN is``); and whether that
         tells them alone: words of their message do, a frame with no message only in the framework's RNN code
         (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
         error). None where the line is neither a frame nor such a log line."""
-        frame = _frame(lines[li])
-        if frame is None:
-            logged = _logged(lines, li)
-            if logged is None:
+        at = frame(lines[li])
+        if at is None:
+            log = logged(lines, li)
+            if log is None:
                 return None
-            path, msg = logged
+            path, msg = log
             return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
-        telling = RNN_CODE.search(" ".join(frame)) is not None
-        called, msg = _cut_call(lines, li) or (None, None)
-        idxs = (self._raising(frame[0], called) or self._raising(None, called)) if called else []
+        telling = RNN_CODE.search(" ".join(at)) is not None
+        called, msg = cut_call(lines, li) or (None, None)
+        idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
         how = "is cut" if msg is None else "ends without its message"
-        why = f"the traceback {how} where {frame[1]}() of {frame[0].rpartition('/')[2]} calls {called}()"
+        why = f"the traceback {how} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
-            msg = _innermost(lines, li)
-            idxs = self._raising(*frame) if msg is not None else []
+            msg = innermost(lines, li)
+            idxs = self._raising(*at) if msg is not None else []
             why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
@@ -688,7 +688,7 @@ def _after(where: _Where) -> tuple[list[str], bool]:
     while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
         li += 1
         got += [w for w, _a, _b in words(where.lines[li])]
-    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and _ends_input(where.lines, li)
+    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and ends_input(where.lines, li)
 
 
 def _in_context(where: _Where) -> bool:
@@ -874,22 +874,6 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
     tail = last.start() if last else len(read)
     return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
 
-
-# a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
-_NATIVE = (".c", ".cc", ".cpp", ".cu", ".h")  # a C/C++ file's, where a raise site is native code
-_CALL = LazyRe(
-    r"""(?:[\w.,\s()\[\]*]*?(?<![=!<>])=(?!=)\s*)?(?:(?:return|await|yield)\s+)?"""
-    r"""(?:super\([^)]*\)\.|(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?\.)*)(?P<name>[A-Za-z_]\w*)\s*\("""
-)
-# what may follow a cut traceback's last frame to the input's end: a fence, an ellipsis, the start of a frame
-# the cut stopped in (File "/usr/lib/pyth; /usr/lib/pyth)
-_CUT_TAIL = LazyRe(r"""\s*(?:`{3}.*|\.{3}|\u2026|(?:File\s+"?)?[\w.~:-]*[/\\]\S*)?\s*""")
-# the start of a frame's header (to cut it partway, ``_cut_header``): 'File "/x/rnn.py", line 2', 'File ~/x/rnn.py:23'
-_HEADER = LazyRe(r"""\s*File\s+(?:"[^"\n]*"?|\S+)(?:,[ \t\w,.()]*)?$""")
-# what Python shows under a frame's source line: the carets under what raised (3.11), a statement's further lines
-# (3.13; indented as source lines are, deeper than a frame's header)
-_CARETS = LazyRe(r"[ \t]*[~^]+[ \t]*")
-_STATEMENT = LazyRe(r"[ \t]{4,}\S")
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 # prose after a first clause: on its line, or the line ends there and other text follows (a page or an issue body
@@ -907,16 +891,6 @@ _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}
 # a quote that closes a message: right after it, or after the format fields that end it in its source's string
 # literal ('... Expected {}, got {}'.format(...)); a full stop between at most
 _CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
-# a C++ error's log line: where it was raised (a path to a C++ source and its line: glog's 'file.cc:24]',
-# dmlc's 'file.cu:24:'), what comes before it (the exception a binding raises it as, a time stamp, glog's
-# severity header, TensorFlow's time and severity)
-_LOCATION = LazyRe(r"(?<=[\w-])\.(?P<ext>cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?:\]|:)(?=\s|$)")
-_LOG_PREFIX = LazyRe(
-    r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
-    r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
-)
-_EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
-_RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
 _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
@@ -930,6 +904,7 @@ _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a 
 # {{function_node __wrapped__CudnnRNNV3_device_...}} ')
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
+_NATIVE = (".c", ".cc", ".cpp", ".cu", ".h")  # a C/C++ file's, where a raise site is native code
 
 
 def spaced(text: str) -> str:
@@ -948,55 +923,6 @@ def _quoted(text: str, start: int, end: int) -> bool:
     if m is None:
         return False
     return _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
-
-
-def _frame(line: str) -> tuple[str, str] | None:
-    """The file and function of a traceback frame that is the line (read/frames.py; not one quoted in prose:
-    '... in _call after upgrading'), where it names its function."""
-    head = header((line,), 0)
-    return (head.file.replace("\\", "/"), head.name) if head is not None and head.name else None
-
-
-def _innermost(lines: Sequence[str], li: int) -> str | None:
-    """The message of the traceback whose last frame, raising there, is at ``li`` (the source line it shows,
-    if any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
-    native code, nor an assert, which is its own message): "" where no message line with text follows it, the
-    message where its line ends the input (cut there, perhaps). None where the frame is not the last, does not
-    raise, or a message line that does not end the input follows it."""
-    shown, _number, k = source(lines, li)
-    for j, line in enumerate([*([shown] if shown is not None else []), *lines[k : k + MAX_FRAME_GAP - 1]]):
-        if header((line,), 0) is not None:
-            return None
-        m = _EXCEPTION.match(line)
-        if m:
-            msg = m.group("msg").strip()
-            return "" if len(msg) < 3 else msg if _ends_input(lines, k + j - (shown is not None)) else None
-        if j == 0 and shown is not None and line.strip() and not _RAISING.match(line) and not _closes(line):
-            return None
-    return ""
-
-
-def _ends_input(lines: Sequence[str], li: int) -> bool:
-    """Whether line ``li`` is the input's last with text."""
-    return not any(lines[j].strip() for j in range(li + 1, len(lines)))  # (stops at the first: a big log's lines are read lazily)
-
-
-def _logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
-    """(the file, the message) of a C++ error's log line at ``li`` that ends the input, whose glog or dmlc
-    prefix says where it was raised: ``[15:45:06] src/operator/rnn.cu:24: msg``, ``F0101 12:00:00.1 99
-    rnn_op.cc:24] msg``, TF's ``2020-01-11 22:24:39.2: E tensorflow/.../cuda_dnn.cc:596] msg``, after the
-    exception a binding raises it as; a path with spaces only after a time stamp (a Windows build's). Not an
-    info or warning line: a warning does not raise."""
-    line = lines[li]
-    found = _LOCATION.search(line) if ".c" in line or ".h" in line else None
-    if found is None:
-        return None
-    prefix = _LOG_PREFIX.match(line, 0, found.start())
-    path = line[prefix.end() : found.start() + 1 + len(found.group("ext"))]  # type: ignore[union-attr]
-    level = prefix.group("level") or prefix.group("level2")  # type: ignore[union-attr]
-    if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not _ends_input(lines, li):  # type: ignore[union-attr]
-        return None
-    return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
 
 
 def _py3_values(text: str) -> str:
@@ -1042,55 +968,6 @@ def _at(text: str, read: Sequence[str]) -> Iterator[int]:
     return (a for j, (_w, a, _b) in enumerate(tw) if [w for w, _a, _b in tw[j : j + len(read)]] == list(read))
 
 
-def _listed(lines: Sequence[str], li: int) -> bool:
-    """Whether line ``li`` is a source line IPython lists around a frame's only as context (numbered, without
-    the arrow that marks the frame's own), in a statement that raises nothing: a format string passed there
-    ('Expected hidden[0] size {}, got {}' to check_hidden_size) is not the message raised."""
-    if listed(lines[li]) is not False:
-        return False
-    return not any("raise" in lines[j] for j in range(max(0, li - 2), li + 1))
-
-
-def _cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
-    """The function called by the source line that the frame at ``li`` shows, where its traceback stops
-    there, and its message: None where the input cuts the traceback there (no frame, no message follows, only
-    what a cut leaves, ``_CUT_TAIL``; the next frame's header cut partway, ``_cut_header``); the message (""
-    where it has no text) where the message line follows it, ending the input (after the carets or the
-    further lines of a statement over several lines that Python shows under it)."""
-    shown, _number, k = source(lines, li)
-    if shown is None or len(lines) - k > MAX_FRAME_GAP or _EXCEPTION.match(shown) or _frame(shown):
-        return None  # (the length first: every frame of a long traceback is asked, its lines are read lazily)
-    m = _CALL.match(shown.strip())
-    return _stops(m.group("name"), lines[k:]) if m else None
-
-
-def _stops(called: str, after: Sequence[str]) -> tuple[str, str | None] | None:
-    """(``called``, the message) where the lines after a frame's shown call stop its traceback there (see
-    ``_cut_call``)."""
-    rest = list(after)
-    while rest and _CARETS.fullmatch(rest[0]):
-        rest.pop(0)
-    texts = [j for j, x in enumerate(rest) if x.strip()]
-    last = texts[-1] if texts else -1
-    told = _EXCEPTION.match(rest[last]) if texts else None
-    if told and all(_STATEMENT.match(rest[j]) for j in texts[:-1]):
-        msg = told.group("msg").strip()
-        return called, "" if len(msg) < 3 else msg
-    if not all(_cut_header(x, called, j == last) if _frame(x) or not _CUT_TAIL.fullmatch(x) else True for j, x in enumerate(rest)):
-        return None
-    return called, None
-
-
-def _cut_header(line: str, called: str, last: bool) -> bool:
-    """Whether ``line``, the input's last with text, is the header of the frame of ``called`` cut partway: in
-    its path or line number (``File "/x/torch/nn/modules/rnn.py", line 2``; IPython's ``File ~/x/rnn.py:23``),
-    or in the function's name (``..., in check_forw``: its start)."""
-    if not last or not _HEADER.match(line):
-        return False
-    frame = _frame(line)
-    return frame is None or (frame[1] != called and called.startswith(frame[1]))
-
-
 def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
     """Whether the input's end (``last``: its last word; -1: it goes on) cuts the chain: in the value after
     its template's last word (a whole one the regex confirms), at its next word, or in the value it expects
@@ -1107,12 +984,6 @@ def _open(rest: str) -> bool:
     ('with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="lin'): a list of any length."""
     rest = rest.rstrip()
     return "\n" not in rest and any(rest.count(a) > rest.count(b) for a, b in ("[]", "()", "{}"))
-
-
-def _closes(line: str) -> bool:
-    """Whether a source line closes more brackets than it opens: the last line of a statement over several
-    lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
-    return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
 def one_message(sigs: Iterable[Signature]) -> bool:

@@ -1,7 +1,10 @@
 """A traceback's frames, read one line at a time: a line read as a frame's header (its file, line and function;
 ``header``) and the source line the frame shows (``source``). The one reader of frames: rank/tracebacks.py finds
-the user's own frame with it, match/tolerant.py where an error was raised (a cut traceback's innermost frame, the
-call its source line shows).
+the user's own frame with it, match/tolerant.py where an error was raised. Where a traceback stops, read from its
+frames alone (no signature involved; match/tolerant.py asks which signatures are raised there): ``frame`` (a line
+that is a frame naming its function), ``innermost`` (a last frame that raises, and the message line after it),
+``cut_call`` (a frame whose shown call the input's end cuts or whose message line follows), ``logged`` (a C++
+error's log line that ends the input, where its prefix says it was raised), ``ends_input``, ``listed_around``.
 
 Presentations:
 
@@ -174,3 +177,137 @@ def _boxed(lines: Sequence[str], i: int) -> Shown:
         if _RICH_FRAME.match(lines[j]):
             break
     return (None, None, i + 1)
+
+
+# ------------------------------------------------------------------ where a traceback stops
+# (match/tolerant.py asks which signatures are raised where these say an error was raised without its message)
+
+MAX_FRAME_GAP = 6  # lines between a raising frame and the end of its traceback
+# a statement's (first) call: after an assignment, return or await, on an object, self or super(); its name
+_CALL = LazyRe(
+    r"""(?:[\w.,\s()\[\]*]*?(?<![=!<>])=(?!=)\s*)?(?:(?:return|await|yield)\s+)?"""
+    r"""(?:super\([^)]*\)\.|(?:[A-Za-z_]\w*(?:\[[^\]\n]*\])?\.)*)(?P<name>[A-Za-z_]\w*)\s*\("""
+)
+# what may follow a cut traceback's last frame to the input's end: a fence, an ellipsis, the start of a frame
+# the cut stopped in (File "/usr/lib/pyth; /usr/lib/pyth)
+_CUT_TAIL = LazyRe(r"""\s*(?:`{3}.*|\.{3}|\u2026|(?:File\s+"?)?[\w.~:-]*[/\\]\S*)?\s*""")
+# the start of a frame's header (to cut it partway, ``_cut_header``): 'File "/x/rnn.py", line 2', 'File ~/x/rnn.py:23'
+_HEADER = LazyRe(r"""\s*File\s+(?:"[^"\n]*"?|\S+)(?:,[ \t\w,.()]*)?$""")
+# what Python shows under a frame's source line: the carets under what raised (3.11), a statement's further lines
+# (3.13; indented as source lines are, deeper than a frame's header)
+_CARETS = LazyRe(r"[ \t]*[~^]+[ \t]*")
+_STATEMENT = LazyRe(r"[ \t]{4,}\S")
+# a C++ error's log line: where it was raised (a path to a C++ source and its line: glog's 'file.cc:24]',
+# dmlc's 'file.cu:24:'), what comes before it (the exception a binding raises it as, a time stamp, glog's
+# severity header, TensorFlow's time and severity)
+_LOCATION = LazyRe(r"(?<=[\w-])\.(?P<ext>cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?:\]|:)(?=\s|$)")
+_LOG_PREFIX = LazyRe(
+    r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
+    r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
+)
+_EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
+
+
+def frame(line: str) -> tuple[str, str] | None:
+    """The file and function of a traceback frame that is the line (``header``; not one quoted in prose:
+    '... in _call after upgrading'), where it names its function."""
+    head = header((line,), 0)
+    return (head.file.replace("\\", "/"), head.name) if head is not None and head.name else None
+
+
+def innermost(lines: Sequence[str], li: int) -> str | None:
+    """The message of the traceback whose last frame, raising there, is at ``li`` (the source line it shows,
+    if any, raises, holds the message's text or ends a statement over several lines: not a one-line call into
+    native code, nor an assert, which is its own message): "" where no message line with text follows it, the
+    message where its line ends the input (cut there, perhaps). None where the frame is not the last, does not
+    raise, or a message line that does not end the input follows it."""
+    shown, _number, k = source(lines, li)
+    for j, line in enumerate([*([shown] if shown is not None else []), *lines[k : k + MAX_FRAME_GAP - 1]]):
+        if header((line,), 0) is not None:
+            return None
+        m = _EXCEPTION.match(line)
+        if m:
+            msg = m.group("msg").strip()
+            return "" if len(msg) < 3 else msg if ends_input(lines, k + j - (shown is not None)) else None
+        if j == 0 and shown is not None and line.strip() and not _RAISING.match(line) and not _closes(line):
+            return None
+    return ""
+
+
+def ends_input(lines: Sequence[str], li: int) -> bool:
+    """Whether line ``li`` is the input's last with text."""
+    return not any(lines[j].strip() for j in range(li + 1, len(lines)))  # (stops at the first: a big log's lines are read lazily)
+
+
+def logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
+    """(the file, the message) of a C++ error's log line at ``li`` that ends the input, whose glog or dmlc
+    prefix says where it was raised: ``[15:45:06] src/operator/rnn.cu:24: msg``, ``F0101 12:00:00.1 99
+    rnn_op.cc:24] msg``, TF's ``2020-01-11 22:24:39.2: E tensorflow/.../cuda_dnn.cc:596] msg``, after the
+    exception a binding raises it as; a path with spaces only after a time stamp (a Windows build's). Not an
+    info or warning line: a warning does not raise."""
+    line = lines[li]
+    found = _LOCATION.search(line) if ".c" in line or ".h" in line else None
+    if found is None:
+        return None
+    prefix = _LOG_PREFIX.match(line, 0, found.start())
+    path = line[prefix.end() : found.start() + 1 + len(found.group("ext"))]  # type: ignore[union-attr]
+    level = prefix.group("level") or prefix.group("level2")  # type: ignore[union-attr]
+    if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not ends_input(lines, li):  # type: ignore[union-attr]
+        return None
+    return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
+
+
+def listed_around(lines: Sequence[str], li: int) -> bool:
+    """Whether line ``li`` is a source line IPython lists around a frame's only as context (numbered, without
+    the arrow that marks the frame's own), in a statement that raises nothing: a format string passed there
+    ('Expected hidden[0] size {}, got {}' to check_hidden_size) is not the message raised."""
+    if listed(lines[li]) is not False:
+        return False
+    return not any("raise" in lines[j] for j in range(max(0, li - 2), li + 1))
+
+
+def cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
+    """The function called by the source line that the frame at ``li`` shows, where its traceback stops
+    there, and its message: None where the input cuts the traceback there (no frame, no message follows, only
+    what a cut leaves, ``_CUT_TAIL``; the next frame's header cut partway, ``_cut_header``); the message (""
+    where it has no text) where the message line follows it, ending the input (after the carets or the
+    further lines of a statement over several lines that Python shows under it)."""
+    shown, _number, k = source(lines, li)
+    if shown is None or len(lines) - k > MAX_FRAME_GAP or _EXCEPTION.match(shown) or frame(shown):
+        return None  # (the length first: every frame of a long traceback is asked, its lines are read lazily)
+    m = _CALL.match(shown.strip())
+    return _stops(m.group("name"), lines[k:]) if m else None
+
+
+def _stops(called: str, after: Sequence[str]) -> tuple[str, str | None] | None:
+    """(``called``, the message) where the lines after a frame's shown call stop its traceback there (see
+    ``cut_call``)."""
+    rest = list(after)
+    while rest and _CARETS.fullmatch(rest[0]):
+        rest.pop(0)
+    texts = [j for j, x in enumerate(rest) if x.strip()]
+    last = texts[-1] if texts else -1
+    told = _EXCEPTION.match(rest[last]) if texts else None
+    if told and all(_STATEMENT.match(rest[j]) for j in texts[:-1]):
+        msg = told.group("msg").strip()
+        return called, "" if len(msg) < 3 else msg
+    if not all(_cut_header(x, called, j == last) if frame(x) or not _CUT_TAIL.fullmatch(x) else True for j, x in enumerate(rest)):
+        return None
+    return called, None
+
+
+def _cut_header(line: str, called: str, last: bool) -> bool:
+    """Whether ``line``, the input's last with text, is the header of the frame of ``called`` cut partway: in
+    its path or line number (``File "/x/torch/nn/modules/rnn.py", line 2``; IPython's ``File ~/x/rnn.py:23``),
+    or in the function's name (``..., in check_forw``: its start)."""
+    if not last or not _HEADER.match(line):
+        return False
+    at = frame(line)
+    return at is None or (at[1] != called and called.startswith(at[1]))
+
+
+def _closes(line: str) -> bool:
+    """Whether a source line closes more brackets than it opens: the last line of a statement over several
+    lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
+    return line.count(")") + line.count("]") > line.count("(") + line.count("[")
