@@ -1,5 +1,5 @@
 """A message quoted in pasted source code is not the error raised: a raise statement's string literal in a listing
-of source (no traceback frame above it, no message line after it, more code after it: match/lines.quoted_in_code)
+of source (no traceback frame above it, no message line after it, more code after it: read/frames.quoted_source)
 gives a near miss, not a finding, whichever reading finds it
 (the exact scan, the tolerant reading ignoring case). The source line a traceback shows under its frame still
 counts, and the message line that follows it is the finding."""

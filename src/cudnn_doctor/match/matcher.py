@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..kb.patterns import compile_pattern, regex_error
 from ..kb.regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from ..model import Probe, Signature
+from ..read.frames import quoted_source
 from ..read.sources import Block
 from .context import (
     MATCH_TIMEOUT_S,
@@ -36,7 +37,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, quoted_in_code, runs, tail_region, tail_views
+from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -324,7 +325,7 @@ class Matcher:
             if idx in had:
                 continue
             had.add(idx)
-            if quoted_in_code(win.lines, li_s, col):
+            if quoted_source(win.lines, li_s, col):
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, QUOTED_IN_CODE)
                 continue

@@ -21,11 +21,11 @@ from functools import cached_property
 from itertools import chain
 from typing import Any
 
-from ..read.frames import MAX_FRAME_GAP
+from ..read.frames import MAX_FRAME_GAP, quoted_source
 from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.sources import Block
-from .lines import Lines, merged, quoted_in_code
+from .lines import Lines, merged
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
 from .skim import Skim
@@ -155,12 +155,12 @@ class Reader:
 
 def _unquoted(lines: Lines, found: Iterable[Any]) -> Iterator[Any]:
     """The tolerant reading's ``found`` but the matches whose text stands in a raise statement's string literal
-    with no traceback frame above it (lines.quoted_in_code: source code quoted, as the matcher rules out)."""
+    with no traceback frame above it (read/frames.quoted_source: source code quoted, as the matcher rules out)."""
     for got in found:
         if isinstance(got, RawMatch):
             first = got.text.split("\n", 1)[0].strip()
             col = lines[got.line].find(first) if first else -1
-            if col >= 0 and quoted_in_code(lines, got.line, col):
+            if col >= 0 and quoted_source(lines, got.line, col):
                 continue
         yield got
 

@@ -311,3 +311,31 @@ def _closes(line: str) -> bool:
     """Whether a source line closes more brackets than it opens: the last line of a statement over several
     lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
     return line.count(")") + line.count("]") > line.count("(") + line.count("[")
+
+
+# a statement that raises, as source code shows it (an IPython listing's number and arrow before it): a message in
+# its string literal is the framework's code quoted, not the error raised, unless it is the source line a traceback
+# shows (``quoted_source``)
+_RAISES = LazyRe(r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?i:raise|throw)\b")
+FRAME_ABOVE = 12
+LISTED_AFTER = 2  # lines with text after a raise's literal that may be its own statement's ('.format(\n  a, b))')
+
+
+def quoted_source(lines: Sequence[str], li: int, col: int) -> bool:
+    """Whether text at column ``col`` of line ``li`` is inside the string literal of a raise (or throw) statement
+    that starts on that line or the line before, in a listing of source code: no traceback frame's header in the
+    FRAME_ABOVE lines above it, no exception's message line in the FRAME_ABOVE lines after it, and more lines after
+    it than the statement's own (LISTED_AFTER): a paste of the framework's source ('raise ValueError("RNN cell does
+    not support constants")' among the lines around it), not the source line a traceback shows (a frame above it,
+    its message line after it, or the input cut there: a cut traceback's last frame)."""
+    text = lines[li]
+    head = text[:col]
+    if head.count("'") % 2 == 0 and head.count('"') % 2 == 0:
+        return False  # not inside a string literal
+    if not _RAISES.match(text) and not (li > 0 and _RAISES.match(lines[li - 1])):
+        return False
+    after = [t for t in lines[li + 1 : li + 1 + FRAME_ABOVE] if t.strip()]
+    if len(after) <= LISTED_AFTER or any(_EXCEPTION.match(t) for t in after):
+        return False
+    above = lines[max(0, li - FRAME_ABOVE) : li + 1]
+    return not any(header(above, j) is not None for j in range(len(above) - 1))
