@@ -70,3 +70,13 @@ def test_the_built_in_wordings_of_common_words_read_what_makes_them_the_error() 
     assert _ids("# Colab: DNN library is not found. [Op:Conv2D]\n", builtin)[0][:1] == ["tensorflow/dnn-library-unavailable"]
     for prose in ("The DNN is not supported by the SMF.\n", "The DNN library is not found in the path you gave.\n", "DNN is not supported\nSubsampling is enabled\n"):
         assert _ids(prose, builtin)[0] == [], prose
+
+
+def test_python_s_own_argument_message_cut_before_its_name_is_no_finding() -> None:
+    """CPython's 'missing 1 required positional argument' (kb/templates.RUNTIME_MESSAGES) tells no signature apart:
+    cut before the argument's name, a Flax cell's traceback gets no finding; the name read, it does."""
+    head = 'Traceback (most recent call last):\n  File "model.py", line 8, in <module>\n    cell = nn.GRUCell(32)\n'
+    cut = head + "TypeError: __init__() missing 1 required positional argument: '"
+    assert not diagnose(cut, catalog=catalogs.builtin()).findings
+    whole = diagnose(cut + "features'\n", catalog=catalogs.builtin())
+    assert [f.id for f in whole.findings] == ["jax/flax-rnn-cell-api-changed"]

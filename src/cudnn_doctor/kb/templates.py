@@ -9,8 +9,8 @@ the regex matched (not the traceback frames a cause's regex also spans), a word 
 still matches with it replaced.
 
 Words weigh the information they carry: -log2 of how often they are met over the templates of the whole base
-and a body of ordinary log text (data/logwords.json), so that 'error' or 'cudnn' tells little and
-'ThenRnnForward' much. ``index`` is all of it as plain JSON-able data, made once per base (``derived``: kept in
+and a body of ordinary log text (data/logwords.json; CPython's own messages for a call that does not fit,
+RUNTIME_MESSAGES), so that 'error', 'cudnn' or 'positional argument' tells little and 'ThenRnnForward' much. ``index`` is all of it as plain JSON-able data, made once per base (``derived``: kept in
 the catalog cache).
 """
 
@@ -29,6 +29,17 @@ if TYPE_CHECKING:
     from ..model import Signature
 
 MAX_SPAN = 600  # characters of a message a template is derived from
+# CPython's messages for a call that lacks an argument or has too many (Python/ceval.c missing_arguments,
+# too_many_positional): any library's error in a Python log may be raised in them, so their words tell no signature
+# apart ('__init__() missing 1 required positional argument: ' with its argument's name cut is any class's); they
+# count as met on one line of RUNTIME_EVERY of ordinary log text (not 'got an unexpected keyword argument': 'got' is
+# every 'Expected {}, got {}' message's word, weighed by the templates themselves)
+RUNTIME_MESSAGES = (
+    "__init__() missing 1 required positional argument: 'x'",
+    "__init__() missing 1 required keyword-only argument: 'x'",
+    "__init__() takes 2 positional arguments but 3 were given",
+)
+RUNTIME_EVERY = 8
 MAX_TEMPLATES = 40
 # a traceback's own lines: frames, the source lines they show, its header (a cause's regex spans them)
 _FRAME = re.compile(
@@ -224,6 +235,8 @@ def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | 
     logs: dict[str, int] = {}
     for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
         logs[stem(word)] = logs.get(stem(word), 0) + n
+    for word in {w for m in RUNTIME_MESSAGES for w, _a, _b in words(m) if w != "x" and not w.isdigit()}:
+        logs[word] = logs.get(word, 0) + lines // RUNTIME_EVERY
     return {w: _information(w, n, df, logs, total) for w, n in df.items()}
 
 
