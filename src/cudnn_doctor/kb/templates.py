@@ -232,12 +232,19 @@ def weights(templates: Sequence[Sequence[Template]], spelt: Mapping[str, int] | 
         for word in {w for t in tpls for w in t[1:] if w}:
             df[word] = df.get(word, 0) + 1
     total = len(templates) + lines + 1
+    logs = _in_logs(in_logs, lines)
+    return {w: _information(w, n, df, logs, total) for w, n in df.items()}
+
+
+def _in_logs(in_logs: Mapping[str, int], lines: int) -> dict[str, int]:
+    """How many lines of ordinary log text hold each word, stemmed as the templates' (``in_logs``: as spelt, of
+    ``lines`` lines), CPython's RUNTIME_MESSAGES' words on one line of RUNTIME_EVERY."""
     logs: dict[str, int] = {}
-    for word, n in in_logs.items():  # the log lines' words as the templates' (stemmed)
+    for word, n in in_logs.items():
         logs[stem(word)] = logs.get(stem(word), 0) + n
     for word in {w for m in RUNTIME_MESSAGES for w, _a, _b in words(m) if w != "x" and not w.isdigit()}:
         logs[word] = logs.get(word, 0) + lines // RUNTIME_EVERY
-    return {w: _information(w, n, df, logs, total) for w, n in df.items()}
+    return logs
 
 
 def _information(word: str, n: int, df: Mapping[str, int], logs: Mapping[str, int], total: int) -> float:
