@@ -11,27 +11,44 @@ from cudnn_doctor import diagnose
 
 CATALOG = catalogs.builtin()
 
-PASTED_SOURCE = '''Is it possible to pass constants to a ConvLSTM2D? Looking at recurrent.py I see:
+# tf-keras's base_rnn.py (2.10 on) as a user pastes it under a question, and PyTorch 1.x's RNNBase.check_input
+PASTED_SOURCE = '''Reading keras/layers/rnn/base_rnn.py, the check is here:
 
-        if constants:
-            if not has_arg(self.cell.call, 'constants'):
-                raise ValueError('RNN cell does not support constants')
+    if constants:
+      if not generic_utils.has_arg(self.cell.call, "constants"):
+        raise ValueError(
+            f"RNN cell {self.cell} does not support constants. "
+            f"Received: constants={constants}"
+        )
 
-            def step(inputs, states):
-                return self.cell.call(inputs, states, constants=constants)
-        last_output, outputs, states = K.rnn(step, inputs, initial_state)
+    def step(inputs, states):
+      output, new_states = cell_call_fn(inputs, states, **kwargs)
+      return output, new_states
 '''
 
-PASTED_MULTILINE = '''the check in rnn.py:
+PASTED_MULTILINE = '''From torch/nn/modules/rnn.py (1.x):
 
-    def check_input(self, input, batch_sizes):
-        if input.dim() != expected_input_dim:
+        if self.input_size != input.size(-1):
             raise RuntimeError(
-                'input must have {} dimensions, got {}'.format(
-                    expected_input_dim, input.dim()))
+                'input.size(-1) must be equal to input_size. Expected {}, got {}'.format(
+                    self.input_size, input.size(-1)))
 
-        self.check_hidden_size(hidden, expected_hidden_size)
-        return hidden
+    def get_expected_hidden_size(self, input: Tensor, batch_sizes: Optional[Tensor]) -> Tuple[int, int, int]:
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+'''
+
+# pytest's long format: the source listed with '>' at the raising line, the message as an 'E   ' line (here cut), the
+# location below it
+PYTEST_LONG = '''    def forward(self, x, ctx):
+        if ctx is not None:
+            if not has_arg(self.cell.call, "constants"):
+>               raise ValueError(f"RNN cell {self.cell} does not support constants. Received: constants={ctx}")
+E               ValueError: RNN cell <keras.src.layers.rnn.lstm.LSTMCell object at 0x7f
+
+models/recurrent.py:88: ValueError
+=========================== short test summary info ============================
+FAILED tests/test_model.py::test_forward - ValueError: RNN cell <keras.src.layers.rnn.lstm.LSTMCell object at 0x7f
 '''
 
 TRACEBACK = '''Traceback (most recent call last):
@@ -53,8 +70,8 @@ def test_a_format_string_in_a_raise_over_several_lines_is_source_too() -> None:
     assert not [f.id for f in diagnose(PASTED_MULTILINE, catalog=CATALOG).findings if f.signature.scope == "rnn"]
 
 
-def test_in_another_case_the_quoted_source_is_still_no_finding() -> None:
-    assert not diagnose(PASTED_SOURCE.upper(), catalog=CATALOG).findings
+def test_pytest_s_long_format_shows_the_raise_with_its_message_after_it() -> None:
+    assert [f.id for f in diagnose(PYTEST_LONG, catalog=CATALOG).findings][:1] == ["keras/rnn-cell-constants-unsupported"]
 
 
 def test_the_source_line_a_traceback_shows_and_its_message_give_the_finding() -> None:
@@ -69,5 +86,15 @@ def test_a_traceback_cut_after_the_raising_source_line_is_still_read_there() -> 
 
 def test_a_raise_statement_that_ends_the_input_or_precedes_a_message_line_is_a_cut_traceback_s() -> None:
     """Without its frame's header: the input cut after the raising statement, or the message line after it."""
-    for text in (PASTED_SOURCE.split("\n\n            def step")[0], PASTED_SOURCE.split("\n\n            def step")[0] + "\nValueError:\n"):
+    for text in (PASTED_SOURCE.split("\n\n    def step")[0], PASTED_SOURCE.split("\n\n    def step")[0] + "\nValueError:\n"):
+        assert [f.id for f in diagnose(text, catalog=CATALOG).findings][:1] == ["keras/rnn-cell-constants-unsupported"], text
+
+
+def test_a_raise_under_its_frame_in_a_log_re_cased_whole_is_still_a_traceback_s() -> None:
+    """A traceback cut before its message line, log lines after it, the whole log lower- or upper-cased."""
+    log = (
+        "2024-01-01 10:00:00,123 ERROR worker crashed\n" + TRACEBACK.rsplit("ValueError:", 1)[0]
+        + "2024-01-01 10:00:00,124 INFO retrying\n2024-01-01 10:00:00,125 INFO retrying\n2024-01-01 10:00:00,126 INFO saving\n"
+    )
+    for text in (log, log.lower(), log.upper()):
         assert [f.id for f in diagnose(text, catalog=CATALOG).findings][:1] == ["keras/rnn-cell-constants-unsupported"], text

@@ -4,7 +4,8 @@ the user's own frame with it, match/tolerant.py where an error was raised. Where
 frames alone (no signature involved; match/tolerant.py asks which signatures are raised there): ``frame`` (a line
 that is a frame naming its function), ``innermost`` (a last frame that raises, and the message line after it),
 ``cut_call`` (a frame whose shown call the input's end cuts or whose message line follows), ``logged`` (a C++
-error's log line that ends the input, where its prefix says it was raised), ``ends_input``, ``listed_around``.
+error's log line that ends the input, where its prefix says it was raised), ``ends_input``, ``listed_around``;
+and ``quoted_source``: a raise statement's string literal that is pasted source, not a traceback's shown line.
 
 Presentations:
 
@@ -316,16 +317,19 @@ def _closes(line: str) -> bool:
 # a statement that raises, as source code shows it (an IPython listing's number and arrow before it): a message in
 # its string literal is the framework's code quoted, not the error raised, unless it is the source line a traceback
 # shows (``quoted_source``)
-_RAISES = LazyRe(r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?i:raise|throw)\b")
-FRAME_ABOVE = 12
+# (as printed: a frame's header and a message line are read in their case too)
+_RAISES = LazyRe(r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:raise|throw)\b")
+AROUND_RAISE = 12  # lines above a raise read for a frame's header, and after it for its message line
+_ANY_CASE_HEADER = LazyRe(r'(?i)[ \t]*file[ \t]+"[^"\n]+",[ \t]+line[ \t]+\d+')  # Python's, in a log re-cased whole
 LISTED_AFTER = 2  # lines with text after a raise's literal that may be its own statement's ('.format(\n  a, b))')
 
 
 def quoted_source(lines: Sequence[str], li: int, col: int) -> bool:
     """Whether text at column ``col`` of line ``li`` is inside the string literal of a raise (or throw) statement
     that starts on that line or the line before, in a listing of source code: no traceback frame's header in the
-    FRAME_ABOVE lines above it, no exception's message line in the FRAME_ABOVE lines after it, and more lines after
-    it than the statement's own (LISTED_AFTER): a paste of the framework's source ('raise ValueError("RNN cell does
+    AROUND_RAISE lines above it, no exception's message line in the AROUND_RAISE lines after it (pytest's long
+    format shows it as an 'E   ' line, its header below it), and more lines after it than the statement's own
+    (LISTED_AFTER): a paste of the framework's source ('raise ValueError("RNN cell does
     not support constants")' among the lines around it), not the source line a traceback shows (a frame above it,
     its message line after it, or the input cut there: a cut traceback's last frame)."""
     text = lines[li]
@@ -334,8 +338,8 @@ def quoted_source(lines: Sequence[str], li: int, col: int) -> bool:
         return False  # not inside a string literal
     if not _RAISES.match(text) and not (li > 0 and _RAISES.match(lines[li - 1])):
         return False
-    after = [t for t in lines[li + 1 : li + 1 + FRAME_ABOVE] if t.strip()]
-    if len(after) <= LISTED_AFTER or any(_EXCEPTION.match(t) for t in after):
+    after = [t for t in lines[li + 1 : li + 1 + AROUND_RAISE] if t.strip()]
+    if len(after) <= LISTED_AFTER or any(_EXCEPTION.match(t) or t.startswith("E ") for t in after):
         return False
-    above = lines[max(0, li - FRAME_ABOVE) : li + 1]
-    return not any(header(above, j) is not None for j in range(len(above) - 1))
+    above = lines[max(0, li - AROUND_RAISE) : li + 1]
+    return not any(header(above, j) is not None or _ANY_CASE_HEADER.match(above[j]) for j in range(len(above) - 1))
