@@ -74,7 +74,8 @@ def _capture_problems(
     problems: list[str] = []
     for key, want in captures:
         if key not in got:
-            problems.append(f"{where}: $.captures.{key}: the regex has no group named {key!r}")
+            why = "the regex has no group named" if key not in compile_pattern(sig.regex, sig.flags).groupindex else "the reported finding has no capture"
+            problems.append(f"{where}: $.captures.{key}: {why} {key!r}")
         elif _norm(got[key]) != _norm(want):
             problems.append(
                 f"{where}: $.captures.{key}: expected {want!r}, the reported finding (line {found.first.line}) "
