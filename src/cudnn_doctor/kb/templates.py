@@ -10,8 +10,8 @@ still matches with it replaced.
 
 Words weigh the information they carry: -log2 of how often they are met over the templates of the whole base
 and a body of ordinary log text (data/logwords.json; CPython's own messages for a call that does not fit,
-RUNTIME_MESSAGES), so that 'error', 'cudnn' or 'positional argument' tells little and 'ThenRnnForward' much. ``index`` is all of it as plain JSON-able data, made once per base (``derived``: kept in
-the catalog cache).
+RUNTIME_MESSAGES), so that 'error', 'cudnn' or 'positional argument' tells little and 'ThenRnnForward' much.
+``index`` is all of it as plain JSON-able data, made once per base (``derived``: kept in the catalog cache).
 """
 
 from __future__ import annotations
