@@ -45,7 +45,16 @@ from typing import Any
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
-from ..read.frames import MAX_FRAME_GAP, cut_call, ends_input, frame, innermost, listed_around, logged
+from ..read.frames import (
+    MAX_FRAME_GAP,
+    backtrace,
+    cut_call,
+    ends_input,
+    frame,
+    innermost,
+    listed_around,
+    logged,
+)
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -640,6 +649,9 @@ class Tolerant:
         error). None where the line is neither a frame nor such a log line."""
         at = frame(lines[li])
         if at is None:
+            cpp = self._backtrace(lines, li)
+            if cpp is not None:
+                return cpp
             log = logged(lines, li)
             if log is None:
                 return None
@@ -657,6 +669,17 @@ class Tolerant:
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
         return idxs, why, telling
+
+    def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
+        """The signatures raised in the innermost function of a C++ backtrace without its message (read/frames.py's
+        ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)') that raises any,
+        the native function a Python frame's call into it names too; never telling one (the function alone does
+        not say which of its errors it was). None where no frame of it is a raise site."""
+        for path, function in backtrace(lines, li) or ():
+            idxs = self._raising(path, function) if function else []  # ('<unknown function>')
+            if idxs:
+                return idxs, f"the C++ backtrace names {function}() without its message", False
+        return None
 
     def _raising(self, path: str | None, function: str | None) -> list[int]:
         """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the

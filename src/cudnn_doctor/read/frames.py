@@ -4,8 +4,9 @@ the user's own frame with it, match/tolerant.py where an error was raised. Where
 frames alone (no signature involved; match/tolerant.py asks which signatures are raised there): ``frame`` (a line
 that is a frame naming its function), ``innermost`` (a last frame that raises, and the message line after it),
 ``cut_call`` (a frame whose shown call the input's end cuts or whose message line follows), ``logged`` (a C++
-error's log line that ends the input, where its prefix says it was raised), ``ends_input``, ``listed_around``;
-and ``quoted_source``: a raise statement's string literal that is pasted source, not a traceback's shown line.
+error's log line that ends the input, where its prefix says it was raised), ``backtrace`` (a C++ backtrace's
+frames, c10's ``frame #2: at::native::f(...) + 0x1a2 (...)``, pasted without its message), ``ends_input``,
+``listed_around``; and ``quoted_source``: a raise statement's string literal that is pasted source, not a traceback's shown line.
 
 Presentations:
 
@@ -257,6 +258,52 @@ def logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
     if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not ends_input(lines, li):  # type: ignore[union-attr]
         return None
     return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
+
+
+# a C++ backtrace's frame as c10 prints it (c10/util/Backtrace.cpp; PyTorch's C++ errors, innermost first): its
+# function demangled, its argument list too from 1.x builds on ('frame #2: at::native::f(c10::ArrayRef<at::Tensor>,
+# long) + 0x1a2 (0x7f... in /x/libtorch_cuda.so)'; 'frame #0: std::function<std::string ()>::operator()() const +
+# 0x11 (0x7f... in libc10.so)'), the object it is in left off where a paste cut it
+_C10_FRAME = LazyRe(r"\s*frame #\d+: (?P<func>\S.*?) \+ 0x[0-9a-fA-F]+(?: \(0x[0-9a-fA-F]+ in [^)\n]*\)?)?\s*")
+# the line PyTorch 1.10+ prints between a C++ error's message and its backtrace, where it was raised
+_RAISED_FROM = LazyRe(r"\s*Exception raised from (?P<func>\S+) at (?P<file>\S+?):\d+ \(most recent call first\):\s*")
+_WHAT = LazyRe(r"\s*what\(\):\s*(?P<msg>.*)$")  # std::terminate's line for an uncaught C++ exception's message
+_TEMPLATE_ARGS = LazyRe(r"<[^<>]*>")
+
+
+def backtrace(lines: Sequence[str], li: int) -> list[tuple[str | None, str]] | None:
+    """Where a C++ backtrace that starts at line ``li`` (its first ``frame #N:`` line) and has no message says
+    an error was raised, innermost first: (the file, the function) of the ``Exception raised from f at file:N``
+    line above it, then (None, each frame's function by its bare name): a backtrace pasted without the message
+    its what() or exception line gives (no such line with text in the AROUND_RAISE lines above it). None where
+    line ``li`` does not start a backtrace, or a message comes with it."""
+    if not _C10_FRAME.fullmatch(lines[li]) or (li and _C10_FRAME.fullmatch(lines[li - 1])):
+        return None
+    got: list[tuple[str | None, str]] = []
+    top = li - 1 if li and _RAISED_FROM.fullmatch(lines[li - 1]) else li
+    if top < li:
+        raised = _RAISED_FROM.fullmatch(lines[top])
+        got.append((raised.group("file").replace("\\", "/"), raised.group("func")))  # type: ignore[union-attr]
+    for line in lines[max(0, top - AROUND_RAISE) : top]:
+        m = _WHAT.match(line) or _EXCEPTION.match(line)
+        if m and len(m.group("msg").strip()) >= 3:
+            return None
+    k = li
+    while k < len(lines) and (m := _C10_FRAME.fullmatch(lines[k])):
+        got.append((None, native_name(m.group("func"))))
+        k += 1
+    return got
+
+
+def native_name(func: str) -> str:
+    """The bare name of a C++ function as a backtrace spells it, qualified, with template and function arguments
+    ('at::native::_cudnn_rnn_flatten_weight(c10::ArrayRef<at::Tensor>, long)': '_cudnn_rnn_flatten_weight')."""
+    func = func.replace("(anonymous namespace)", "")
+    for _ in range(8):  # nested template arguments, the innermost first
+        if "<" not in func:
+            break
+        func = _TEMPLATE_ARGS.sub("", func)
+    return func.partition("(")[0].rpartition("::")[2].strip()
 
 
 def listed_around(lines: Sequence[str], li: int) -> bool:
