@@ -6,7 +6,8 @@ that is a frame naming its function), ``innermost`` (a last frame that raises, a
 ``cut_call`` (a frame whose shown call the input's end cuts or whose message line follows), ``logged`` (a C++
 error's log line that ends the input, where its prefix says it was raised), ``backtrace`` (a C++ backtrace's
 frames, c10's ``frame #2: at::native::f(...) + 0x1a2 (...)``, pasted without its message), ``ends_input``,
-``listed_around``; and ``quoted_source``: a raise statement's string literal that is pasted source, not a traceback's shown line.
+``listed_around``; and ``quoted_source``: a raise statement's string literal (C++'s throw, TORCH_CHECK,
+OP_REQUIRES) that is pasted source, not a traceback's shown line.
 
 Presentations:
 
@@ -361,24 +362,30 @@ def _closes(line: str) -> bool:
     return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
-# a statement that raises, as source code shows it (an IPython listing's number and arrow before it): a message in
-# its string literal is the framework's code quoted, not the error raised, unless it is the source line a traceback
-# shows (``quoted_source``)
+# a statement that raises, as source code shows it (an IPython listing's number and arrow before it): Python's raise,
+# C++'s throw and the checks that throw (PyTorch's TORCH_CHECK(cond, "msg", ...), TORCH_INTERNAL_ASSERT, AT_ERROR,
+# AT_ASSERTM; TensorFlow's OP_REQUIRES(ctx, cond, errors::InvalidArgument("msg")), its status on a line of its own):
+# a message in its string literal is the framework's code quoted, not the error raised, unless it is the source
+# line a traceback shows (``quoted_source``)
 # (as printed: a frame's header and a message line are read in their case too)
-_RAISES = LazyRe(r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:raise|throw)\b")
+_RAISES = LazyRe(
+    r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:(?:raise|throw)\b"
+    r"|(?:TORCH_CHECK|TORCH_INTERNAL_ASSERT|AT_ERROR|AT_ASSERTM?|OP_REQUIRES)\w*[ \t]*\(|(?:errors|absl)::\w+\()"
+)
 AROUND_RAISE = 12  # lines above a raise read for a frame's header, and after it for its message line
 _ANY_CASE_HEADER = LazyRe(r'(?i)[ \t]*file[ \t]+"[^"\n]+",[ \t]+line[ \t]+\d+')  # Python's, in a log re-cased whole
 LISTED_AFTER = 2  # lines with text after a raise's literal that may be its own statement's ('.format(\n  a, b))')
 
 
 def quoted_source(lines: Sequence[str], li: int, col: int) -> bool:
-    """Whether text at column ``col`` of line ``li`` is inside the string literal of a raise (or throw) statement
-    that starts on that line or the line before, in a listing of source code: no traceback frame's header in the
+    """Whether text at column ``col`` of line ``li`` is inside the string literal of a raise statement (C++'s
+    throw or check, ``_RAISES``) that starts on that line or the line before, in a listing of source code: no traceback frame's header in the
     AROUND_RAISE lines above it, no exception's message line in the AROUND_RAISE lines after it (pytest's long
     format shows it as an 'E   ' line, its header below it), and more lines after it than the statement's own
     (LISTED_AFTER): a paste of the framework's source ('raise ValueError("RNN cell does
     not support constants")' among the lines around it), not the source line a traceback shows (a frame above it,
-    its message line after it, or the input cut there: a cut traceback's last frame)."""
+    its message line after it, or the input cut there: a cut traceback's last frame); in C++ source, ``TORCH_CHECK(
+    weight_arr.size() > 0, "...: cannot flatten empty weight list")`` among the lines of its function."""
     text = lines[li]
     head = text[:col]
     if head.count("'") % 2 == 0 and head.count('"') % 2 == 0:
