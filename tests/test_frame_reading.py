@@ -286,3 +286,23 @@ def test_the_raised_from_line_of_a_cpp_backtrace_is_its_innermost_frame() -> Non
 def test_a_cpp_backtrace_of_another_function_or_with_its_message_names_no_flattening_signature(text: str) -> None:
     found, near, _why = _found(text)
     assert not found and not near & FLATTENING, text
+
+
+# an assert is its own message (AssertionError), not one of the errors raised in its function: a traceback that
+# stops at one, even indented as a frame's shown line is, tells none of them (torch/nn/utils/rnn.py's pad_sequence
+# raises the packing checks' messages)
+PAD = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 9, in <module>\n'
+    "    packed = pad_sequence(seqs, padding_side=side)\n"
+    '  File "/usr/lib/python3/site-packages/torch/nn/utils/rnn.py", line 399, in pad_sequence\n'
+)
+
+
+def test_a_traceback_that_stops_at_an_assert_tells_no_signature_raised_in_its_function() -> None:
+    for shown in ('    assert padding_side in ("left", "right"), f"got {padding_side}"\n', '    assert padding_side in ("left", "right")\n'):
+        for text in (PAD + shown, PAD + shown + "AssertionError\n"):
+            found, near, _why = _found(text)
+            assert not found and "pytorch/pack-padded-invalid-lengths" not in near, text
+    found, _near, _why = _found(PAD + '    raise RuntimeError("padding failed")\n')  # a raise there still tells them
+    assert found == ["pytorch/pack-padded-invalid-lengths"]

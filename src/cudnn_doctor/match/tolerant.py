@@ -54,6 +54,7 @@ from ..read.frames import (
     innermost,
     listed_around,
     logged,
+    native,
 )
 from .chains import (
     ARTICLES,
@@ -686,7 +687,7 @@ class Tolerant:
         file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
         if path is None:
-            return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
+            return sorted({i for (p, f), ids in self.frames.items() if f == function and native(p) for i in ids})
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
@@ -927,7 +928,6 @@ _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a 
 # {{function_node __wrapped__CudnnRNNV3_device_...}} ')
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
-_NATIVE = (".c", ".cc", ".cpp", ".cu", ".h")  # a C/C++ file's, where a raise site is native code
 
 
 def spaced(text: str) -> str:

@@ -203,13 +203,18 @@ _STATEMENT = LazyRe(r"[ \t]{4,}\S")
 # a C++ error's log line: where it was raised (a path to a C++ source and its line: glog's 'file.cc:24]',
 # dmlc's 'file.cu:24:'), what comes before it (the exception a binding raises it as, a time stamp, glog's
 # severity header, TensorFlow's time and severity)
-_LOCATION = LazyRe(r"(?<=[\w-])\.(?P<ext>cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?:\]|:)(?=\s|$)")
+NATIVE_EXTENSIONS = ("c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp")  # a C/C++ or CUDA source's: native code
+_LOCATION = LazyRe(rf"(?<=[\w-])\.(?P<ext>{'|'.join(NATIVE_EXTENSIONS)}):\d+(?:\]|:)(?=\s|$)")
 _LOG_PREFIX = LazyRe(
     r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
     r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
 )
 _EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
-_RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
+
+
+def native(path: str) -> bool:
+    """Whether ``path`` is a C/C++ or CUDA source's (``NATIVE_EXTENSIONS``), where a raise site is native code."""
+    return path.rpartition(".")[2] in NATIVE_EXTENSIONS and "." in path
 
 
 def frame(line: str) -> tuple[str, str] | None:
@@ -233,7 +238,7 @@ def innermost(lines: Sequence[str], li: int) -> str | None:
         if m:
             msg = m.group("msg").strip()
             return "" if len(msg) < 3 else msg if ends_input(lines, k + j - (shown is not None)) else None
-        if j == 0 and shown is not None and line.strip() and not _RAISING.match(line) and not _closes(line):
+        if j == 0 and shown is not None and line.strip() and not _raising(line) and not _closes(line):
             return None
     return ""
 
@@ -356,6 +361,12 @@ def _cut_header(line: str, called: str, last: bool) -> bool:
     return at is None or (at[1] != called and called.startswith(at[1]))
 
 
+def _raising(line: str) -> bool:
+    """Whether a frame's shown source line raises: a raise statement (``_RAISES``), or a line with a string
+    literal, its message (``self.check_hidden_size(hx, expected, 'Expected hidden size {}')``), but an assert's."""
+    return _RAISES.match(line) is not None or (("'" in line or '"' in line) and not _ASSERT.match(line))
+
+
 def _closes(line: str) -> bool:
     """Whether a source line closes more brackets than it opens: the last line of a statement over several
     lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
@@ -372,6 +383,7 @@ _RAISES = LazyRe(
     r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:(?:raise|throw)\b"
     r"|(?:TORCH_CHECK|TORCH_INTERNAL_ASSERT|AT_ERROR|AT_ASSERTM?|OP_REQUIRES)\w*[ \t]*\(|(?:errors|absl)::\w+\()"
 )
+_ASSERT = LazyRe(r"[ \t]*assert\b")
 AROUND_RAISE = 12  # lines above a raise read for a frame's header, and after it for its message line
 _ANY_CASE_HEADER = LazyRe(r'(?i)[ \t]*file[ \t]+"[^"\n]+",[ \t]+line[ \t]+\d+')  # Python's, in a log re-cased whole
 LISTED_AFTER = 2  # lines with text after a raise's literal that may be its own statement's ('.format(\n  a, b))')
