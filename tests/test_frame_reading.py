@@ -225,3 +225,84 @@ def test_frames_of_generic_code_or_another_file_tell_no_rnn_signature(text: str)
     found, near, _why = _found(text)
     assert not found, text
     assert not near & (CHECK_INPUT | CHECK_FORWARD_ARGS), text
+
+
+# a C++ backtrace as c10 prints it (c10/util/Backtrace.cpp: innermost first, demangled), pasted without the
+# message before it (what():, or the exception's line): its frames are raise sites as a Python frame's call into
+# native code is, the signatures raised in the innermost native function that raises any a differential
+LIBC10 = "/usr/local/lib/python3.10/dist-packages/torch/lib/libc10.so"
+LIBCUDA = "/usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so"
+FLATTEN = "at::native::_cudnn_rnn_flatten_weight(c10::ArrayRef<at::Tensor>, long, long, long, long, long, long, bool, bool)"
+BACKTRACE = (
+    f"frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 (0x7f3b8a2d4617 in {LIBC10})\n"
+    f"frame #1: c10::detail::torchCheckFail(char const*, char const*, unsigned int, std::string const&) + 0x64 (0x7f3b8a28f98d in {LIBC10})\n"
+    f"frame #2: {{fn}} + 0x1a2 (0x7f3b2c41a1b2 in {LIBCUDA})\n"
+    f"frame #3: <unknown function> + 0x2d8c1e5 (0x7f3b2c9e11e5 in {LIBCUDA})\n"
+    "frame #4: torch::nn::RNNImplBase<torch::nn::LSTMImpl>::flatten_parameters() + 0x3c1 (0x7f3b7c9a1d21 in /opt/libtorch/lib/libtorch_cpu.so)\n"
+)
+# PyTorch 1.x: 'c10::Error::Error(c10::SourceLocation, std::string const&)', std::function's frame, no arguments
+BACKTRACE_1X = (
+    f"frame #0: std::function<std::string ()>::operator()() const + 0x11 (0x7f1c2a4b1fe5 in {LIBC10})\n"
+    f"frame #1: c10::Error::Error(c10::SourceLocation, std::string const&) + 0x2a (0x7f1c2a4b1c2a in {LIBC10})\n"
+    f"frame #2: {{fn}} + 0x8d2 (0x7f1c08a3b912 in {LIBCUDA})\n"
+)
+FLATTENING = {"pytorch/cudnn-rnn-private-op-misuse", "pytorch/cudnn-rnn-internal-assert"}
+NO_MESSAGE = (
+    "",
+    "LSTM on an RTX 4090, libtorch 2.1:\n",
+    "terminate called after throwing an instance of 'c10::Error'\n  what():  \n",
+    "Exception raised from foo at ../aten/src/ATen/native/Foo.cpp:12 (most recent call first):\n",
+)
+
+
+@pytest.mark.parametrize("before", NO_MESSAGE)
+@pytest.mark.parametrize("shape", [BACKTRACE, BACKTRACE_1X])
+def test_a_cpp_backtrace_without_its_message_names_its_native_function_s_signatures(shape: str, before: str) -> None:
+    found, near, why = _found(before + shape.format(fn=FLATTEN))
+    assert not found and near >= FLATTENING
+    assert all("_cudnn_rnn_flatten_weight()" in why[i] and "paste" in why[i] for i in FLATTENING)
+    found, near, _why = _found(before + shape.format(fn="at::native::_cudnn_rnn_flatten_weight"))  # (no arguments)
+    assert not found and near >= FLATTENING
+
+
+def test_the_raised_from_line_of_a_cpp_backtrace_is_its_innermost_frame() -> None:
+    raised = "Exception raised from _cudnn_rnn_flatten_weight at ../aten/src/ATen/native/cudnn/RNN.cpp:712 (most recent call first):\n"
+    found, near, _why = _found(raised + BACKTRACE.format(fn="at::native::foo(at::Tensor const&)"))
+    assert not found and near >= FLATTENING
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another function's backtrace: a convolution's
+        BACKTRACE.format(fn="at::native::cudnn_convolution(at::Tensor const&, at::Tensor const&, c10::ArrayRef<long>, long, bool, bool, bool)"),
+        BACKTRACE_1X.format(fn="at::native::cudnn_convolution"),
+        # the message comes with it (1.x's what(), 2.x's exception line a few lines above)
+        "terminate called after throwing an instance of 'c10::Error'\n  what():  some other failure (f at x.cpp:3)\n" + BACKTRACE.format(fn=FLATTEN),
+        "RuntimeError: something else failed\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n\n"
+        "Exception raised from f at ../c10/x.cpp:44 (most recent call first):\n" + BACKTRACE.format(fn=FLATTEN),
+    ],
+)
+def test_a_cpp_backtrace_of_another_function_or_with_its_message_names_no_flattening_signature(text: str) -> None:
+    found, near, _why = _found(text)
+    assert not found and not near & FLATTENING, text
+
+
+# an assert is its own message (AssertionError), not one of the errors raised in its function: a traceback that
+# stops at one, even indented as a frame's shown line is, tells none of them (torch/nn/utils/rnn.py's pad_sequence
+# raises the packing checks' messages)
+PAD = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 9, in <module>\n'
+    "    packed = pad_sequence(seqs, padding_side=side)\n"
+    '  File "/usr/lib/python3/site-packages/torch/nn/utils/rnn.py", line 399, in pad_sequence\n'
+)
+
+
+def test_a_traceback_that_stops_at_an_assert_tells_no_signature_raised_in_its_function() -> None:
+    for shown in ('    assert padding_side in ("left", "right"), f"got {padding_side}"\n', '    assert padding_side in ("left", "right")\n'):
+        for text in (PAD + shown, PAD + shown + "AssertionError\n"):
+            found, near, _why = _found(text)
+            assert not found and "pytorch/pack-padded-invalid-lengths" not in near, text
+    found, _near, _why = _found(PAD + '    raise RuntimeError("padding failed")\n')  # a raise there still tells them
+    assert found == ["pytorch/pack-padded-invalid-lengths"]

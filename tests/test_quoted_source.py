@@ -1,5 +1,6 @@
-"""A message quoted in pasted source code is not the error raised: a raise statement's string literal in a listing
-of source (no traceback frame above it, no message line after it, more code after it: read/frames.quoted_source)
+"""A message quoted in pasted source code is not the error raised: a raise statement's string literal (C++'s throw
+or check: TORCH_CHECK, AT_ERROR, OP_REQUIRES) in a listing of source (no traceback frame above it, no message line
+after it, more code after it: read/frames.quoted_source)
 gives a near miss, not a finding, whichever reading finds it
 (the exact scan, the tolerant reading ignoring case). The source line a traceback shows under its frame still
 counts, and the message line that follows it is the finding."""
@@ -98,3 +99,28 @@ def test_a_raise_under_its_frame_in_a_log_re_cased_whole_is_still_a_traceback_s(
     )
     for text in (log, log.lower(), log.upper()):
         assert [f.id for f in diagnose(text, catalog=CATALOG).findings][:1] == ["keras/rnn-cell-constants-unsupported"], text
+
+
+# C++ source pasted the same way: PyTorch's checks (aten/src/ATen/native/cudnn/RNN.cpp's shape of them), a throw,
+# TensorFlow's OP_REQUIRES with the status it builds on a line of its own (core/kernels/cudnn_rnn_ops.cc's shape)
+CPP_AFTER = "  auto x = input.contiguous();\n  auto output = at::empty(output_size, input.options());\n  return output;\n}\n"
+CPP_SOURCE = {
+    "TORCH_CHECK": '  TORCH_CHECK(weight_arr.size() > 0, "_cudnn_rnn_flatten_weight: cannot flatten empty weight list");\n',
+    "AT_ERROR": '  } else {\n    AT_ERROR("rnn: illegal defined cx for non-LSTM RNN");\n  }\n',
+    "TORCH_INTERNAL_ASSERT": '  TORCH_INTERNAL_ASSERT(!cx.defined(), "rnn: illegal defined cx for non-LSTM RNN");\n',
+    "throw": '  if (cx.defined()) {\n    throw std::runtime_error("rnn: illegal defined cx for non-LSTM RNN");\n  }\n',
+    "OP_REQUIRES": (
+        "    OP_REQUIRES(context, input_h_shape == hidden_state_shape,\n"
+        '                errors::InvalidArgument("Invalid input_h shape: ", input_h_shape.DebugString(), " ",\n'
+        "                                        hidden_state_shape.DebugString()));\n"
+    ),
+}
+
+
+def test_a_cpp_check_or_throw_pasted_as_source_gives_a_near_miss_not_a_finding() -> None:
+    for name, code in CPP_SOURCE.items():
+        result = diagnose(code + CPP_AFTER, catalog=CATALOG)
+        assert not result.findings, name
+        assert any("source code quoted" in n.reason for n in result.near_misses), name
+    emitted = "terminate called after throwing an instance of 'c10::Error'\n  what():  rnn: illegal defined cx for non-LSTM RNN\n"
+    assert [f.id for f in diagnose(emitted + CPP_AFTER, catalog=CATALOG).findings] == ["pytorch/cudnn-rnn-private-op-misuse"]

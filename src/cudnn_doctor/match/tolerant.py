@@ -45,7 +45,17 @@ from typing import Any
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
-from ..read.frames import MAX_FRAME_GAP, cut_call, ends_input, frame, innermost, listed_around, logged
+from ..read.frames import (
+    MAX_FRAME_GAP,
+    backtrace,
+    cut_call,
+    ends_input,
+    frame,
+    innermost,
+    listed_around,
+    logged,
+    native,
+)
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -640,6 +650,9 @@ class Tolerant:
         error). None where the line is neither a frame nor such a log line."""
         at = frame(lines[li])
         if at is None:
+            cpp = self._backtrace(lines, li)
+            if cpp is not None:
+                return cpp
             log = logged(lines, li)
             if log is None:
                 return None
@@ -658,12 +671,23 @@ class Tolerant:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
         return idxs, why, telling
 
+    def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
+        """The signatures raised in the innermost function of a C++ backtrace without its message (read/frames.py's
+        ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)') that raises any,
+        the native function a Python frame's call into it names too; never telling one (the function alone does
+        not say which of its errors it was). None where no frame of it is a raise site."""
+        for path, function in backtrace(lines, li) or ():
+            idxs = self._raising(path, function) if function else []  # ('<unknown function>')
+            if idxs:
+                return idxs, f"the C++ backtrace names {function}() without its message", False
+        return None
+
     def _raising(self, path: str | None, function: str | None) -> list[int]:
         """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
         file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
         if path is None:
-            return sorted({i for (p, f), ids in self.frames.items() if f == function and p.endswith(_NATIVE) for i in ids})
+            return sorted({i for (p, f), ids in self.frames.items() if f == function and native(p) for i in ids})
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
@@ -904,7 +928,6 @@ _COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a 
 # {{function_node __wrapped__CudnnRNNV3_device_...}} ')
 PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
 _PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
-_NATIVE = (".c", ".cc", ".cpp", ".cu", ".h")  # a C/C++ file's, where a raise site is native code
 
 
 def spaced(text: str) -> str:

@@ -4,8 +4,10 @@ the user's own frame with it, match/tolerant.py where an error was raised. Where
 frames alone (no signature involved; match/tolerant.py asks which signatures are raised there): ``frame`` (a line
 that is a frame naming its function), ``innermost`` (a last frame that raises, and the message line after it),
 ``cut_call`` (a frame whose shown call the input's end cuts or whose message line follows), ``logged`` (a C++
-error's log line that ends the input, where its prefix says it was raised), ``ends_input``, ``listed_around``;
-and ``quoted_source``: a raise statement's string literal that is pasted source, not a traceback's shown line.
+error's log line that ends the input, where its prefix says it was raised), ``backtrace`` (a C++ backtrace's
+frames, c10's ``frame #2: at::native::f(...) + 0x1a2 (...)``, pasted without its message), ``ends_input``,
+``listed_around``; and ``quoted_source``: a raise statement's string literal (C++'s throw, TORCH_CHECK,
+OP_REQUIRES) that is pasted source, not a traceback's shown line.
 
 Presentations:
 
@@ -201,13 +203,18 @@ _STATEMENT = LazyRe(r"[ \t]{4,}\S")
 # a C++ error's log line: where it was raised (a path to a C++ source and its line: glog's 'file.cc:24]',
 # dmlc's 'file.cu:24:'), what comes before it (the exception a binding raises it as, a time stamp, glog's
 # severity header, TensorFlow's time and severity)
-_LOCATION = LazyRe(r"(?<=[\w-])\.(?P<ext>cc|cu|cpp|cxx|c|h|hpp|cuh):\d+(?:\]|:)(?=\s|$)")
+NATIVE_EXTENSIONS = ("c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp")  # a C/C++ or CUDA source's: native code
+_LOCATION = LazyRe(rf"(?<=[\w-])\.(?P<ext>{'|'.join(NATIVE_EXTENSIONS)}):\d+(?:\]|:)(?=\s|$)")
 _LOG_PREFIX = LazyRe(
     r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
     r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
 )
 _EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
-_RAISING = LazyRe(r"""\s*(?:raise\b|(?!assert\b).*["'])""")
+
+
+def native(path: str) -> bool:
+    """Whether ``path`` is a C/C++ or CUDA source's (``NATIVE_EXTENSIONS``), where a raise site is native code."""
+    return path.rpartition(".")[2] in NATIVE_EXTENSIONS and "." in path
 
 
 def frame(line: str) -> tuple[str, str] | None:
@@ -231,7 +238,7 @@ def innermost(lines: Sequence[str], li: int) -> str | None:
         if m:
             msg = m.group("msg").strip()
             return "" if len(msg) < 3 else msg if ends_input(lines, k + j - (shown is not None)) else None
-        if j == 0 and shown is not None and line.strip() and not _RAISING.match(line) and not _closes(line):
+        if j == 0 and shown is not None and line.strip() and not _raising(line) and not _closes(line):
             return None
     return ""
 
@@ -257,6 +264,52 @@ def logged(lines: Sequence[str], li: int) -> tuple[str, str] | None:
     if level in ("I", "W") or not path.strip() or (" " in path and not (level or prefix.group("stamp"))) or not ends_input(lines, li):  # type: ignore[union-attr]
         return None
     return path.replace("\\", "/").replace("/./", "/"), line[found.end() :].strip()
+
+
+# a C++ backtrace's frame as c10 prints it (c10/util/Backtrace.cpp; PyTorch's C++ errors, innermost first): its
+# function demangled, its argument list too from 1.x builds on ('frame #2: at::native::f(c10::ArrayRef<at::Tensor>,
+# long) + 0x1a2 (0x7f... in /x/libtorch_cuda.so)'; 'frame #0: std::function<std::string ()>::operator()() const +
+# 0x11 (0x7f... in libc10.so)'), the object it is in left off where a paste cut it
+_C10_FRAME = LazyRe(r"\s*frame #\d+: (?P<func>\S.*?) \+ 0x[0-9a-fA-F]+(?: \(0x[0-9a-fA-F]+ in [^)\n]*\)?)?\s*")
+# the line PyTorch 1.10+ prints between a C++ error's message and its backtrace, where it was raised
+_RAISED_FROM = LazyRe(r"\s*Exception raised from (?P<func>\S+) at (?P<file>\S+?):\d+ \(most recent call first\):\s*")
+_WHAT = LazyRe(r"\s*what\(\):\s*(?P<msg>.*)$")  # std::terminate's line for an uncaught C++ exception's message
+_TEMPLATE_ARGS = LazyRe(r"<[^<>]*>")
+
+
+def backtrace(lines: Sequence[str], li: int) -> list[tuple[str | None, str]] | None:
+    """Where a C++ backtrace that starts at line ``li`` (its first ``frame #N:`` line) and has no message says
+    an error was raised, innermost first: (the file, the function) of the ``Exception raised from f at file:N``
+    line above it, then (None, each frame's function by its bare name): a backtrace pasted without the message
+    its what() or exception line gives (no such line with text in the AROUND_RAISE lines above it). None where
+    line ``li`` does not start a backtrace, or a message comes with it."""
+    if not _C10_FRAME.fullmatch(lines[li]) or (li and _C10_FRAME.fullmatch(lines[li - 1])):
+        return None
+    got: list[tuple[str | None, str]] = []
+    top = li - 1 if li and _RAISED_FROM.fullmatch(lines[li - 1]) else li
+    if top < li:
+        raised = _RAISED_FROM.fullmatch(lines[top])
+        got.append((raised.group("file").replace("\\", "/"), raised.group("func")))  # type: ignore[union-attr]
+    for line in lines[max(0, top - AROUND_RAISE) : top]:
+        m = _WHAT.match(line) or _EXCEPTION.match(line)
+        if m and len(m.group("msg").strip()) >= 3:
+            return None
+    k = li
+    while k < len(lines) and (m := _C10_FRAME.fullmatch(lines[k])):
+        got.append((None, native_name(m.group("func"))))
+        k += 1
+    return got
+
+
+def native_name(func: str) -> str:
+    """The bare name of a C++ function as a backtrace spells it, qualified, with template and function arguments
+    ('at::native::_cudnn_rnn_flatten_weight(c10::ArrayRef<at::Tensor>, long)': '_cudnn_rnn_flatten_weight')."""
+    func = func.replace("(anonymous namespace)", "")
+    for _ in range(8):  # nested template arguments, the innermost first
+        if "<" not in func:
+            break
+        func = _TEMPLATE_ARGS.sub("", func)
+    return func.partition("(")[0].rpartition("::")[2].strip()
 
 
 def listed_around(lines: Sequence[str], li: int) -> bool:
@@ -308,30 +361,43 @@ def _cut_header(line: str, called: str, last: bool) -> bool:
     return at is None or (at[1] != called and called.startswith(at[1]))
 
 
+def _raising(line: str) -> bool:
+    """Whether a frame's shown source line raises: a raise statement (``_RAISES``), or a line with a string
+    literal, its message (``self.check_hidden_size(hx, expected, 'Expected hidden size {}')``), but an assert's."""
+    return _RAISES.match(line) is not None or (("'" in line or '"' in line) and not _ASSERT.match(line))
+
+
 def _closes(line: str) -> bool:
     """Whether a source line closes more brackets than it opens: the last line of a statement over several
     lines (``    input.size(1), self.input_size))``), the one line of a multi-line raise older Pythons show."""
     return line.count(")") + line.count("]") > line.count("(") + line.count("[")
 
 
-# a statement that raises, as source code shows it (an IPython listing's number and arrow before it): a message in
-# its string literal is the framework's code quoted, not the error raised, unless it is the source line a traceback
-# shows (``quoted_source``)
+# a statement that raises, as source code shows it (an IPython listing's number and arrow before it): Python's raise,
+# C++'s throw and the checks that throw (PyTorch's TORCH_CHECK(cond, "msg", ...), TORCH_INTERNAL_ASSERT, AT_ERROR,
+# AT_ASSERTM; TensorFlow's OP_REQUIRES(ctx, cond, errors::InvalidArgument("msg")), its status on a line of its own):
+# a message in its string literal is the framework's code quoted, not the error raised, unless it is the source
+# line a traceback shows (``quoted_source``)
 # (as printed: a frame's header and a message line are read in their case too)
-_RAISES = LazyRe(r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:raise|throw)\b")
+_RAISES = LazyRe(
+    r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:(?:raise|throw)\b"
+    r"|(?:TORCH_CHECK|TORCH_INTERNAL_ASSERT|AT_ERROR|AT_ASSERTM?|OP_REQUIRES)\w*[ \t]*\(|(?:errors|absl)::\w+\()"
+)
+_ASSERT = LazyRe(r"[ \t]*assert\b")
 AROUND_RAISE = 12  # lines above a raise read for a frame's header, and after it for its message line
 _ANY_CASE_HEADER = LazyRe(r'(?i)[ \t]*file[ \t]+"[^"\n]+",[ \t]+line[ \t]+\d+')  # Python's, in a log re-cased whole
 LISTED_AFTER = 2  # lines with text after a raise's literal that may be its own statement's ('.format(\n  a, b))')
 
 
 def quoted_source(lines: Sequence[str], li: int, col: int) -> bool:
-    """Whether text at column ``col`` of line ``li`` is inside the string literal of a raise (or throw) statement
-    that starts on that line or the line before, in a listing of source code: no traceback frame's header in the
+    """Whether text at column ``col`` of line ``li`` is inside the string literal of a raise statement (C++'s
+    throw or check, ``_RAISES``) that starts on that line or the line before, in a listing of source code: no traceback frame's header in the
     AROUND_RAISE lines above it, no exception's message line in the AROUND_RAISE lines after it (pytest's long
     format shows it as an 'E   ' line, its header below it), and more lines after it than the statement's own
     (LISTED_AFTER): a paste of the framework's source ('raise ValueError("RNN cell does
     not support constants")' among the lines around it), not the source line a traceback shows (a frame above it,
-    its message line after it, or the input cut there: a cut traceback's last frame)."""
+    its message line after it, or the input cut there: a cut traceback's last frame); in C++ source, ``TORCH_CHECK(
+    weight_arr.size() > 0, "...: cannot flatten empty weight list")`` among the lines of its function."""
     text = lines[li]
     head = text[:col]
     if head.count("'") % 2 == 0 and head.count('"') % 2 == 0:
