@@ -170,7 +170,7 @@ class Tolerant:
             yield from got
             if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
                 vain.add(key)
-                tries += 1 + where.around() // TRY_CHARS
+                tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
             elif stop != "near":  # (near misses keep no span)
                 spans.append((c.start, c.end))
 
@@ -699,10 +699,6 @@ class _Where:
         line = lines[li]
         return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
 
-    def around(self) -> int:
-        """The characters of the lines around the reading (a regex search's window)."""
-        return sum(len(x) for x in self.lines[max(0, self.li_s - 40) : self.li_e + 41])
-
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
     """A signature's regex flags, IGNORECASE added (the tolerant reading's confirmation)."""
@@ -933,15 +929,10 @@ def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
     text = "\n".join(lines[first : last + 1])
     if "L" not in text or not _PY2_LONG.search(text):
         return matched
-    got = re.search(r"\s+".join(_longs(part) for part in matched.split()), text)
+    # each part of the match as a pattern where its numbers before ',', ')' or ']' may carry their ``L``
+    longs = (re.sub(r"(\d+)(?=,|\\[)\]])", r"\1L?", re.escape(part)) for part in matched.split())
+    got = re.search(r"\s+".join(longs), text)
     return got.group(0) if got else text.strip()
-
-
-def _longs(part: str) -> str:
-    """A pattern for the text ``part`` of a match where each of its numbers before ',', ')' or ']' may carry Python
-    2's ``L`` as printed (``_PY2_LONG``)."""
-    bits = re.split(r"(\d+)(?=[,)\]])", part)
-    return "".join(re.escape(b) if k % 2 == 0 else re.escape(b) + "L?" for k, b in enumerate(bits))
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
