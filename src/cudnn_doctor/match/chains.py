@@ -182,21 +182,19 @@ class Recognizer:
         """The chains waiting for ``word`` (text word ``i``) grown over it; those it comes too late for are done."""
         grown: list[Chain] = []
         for c in waiting.pop(word, ()):
-            if self._reaches(c, i):
-                c.last, c.end, c.bits = self._next(c), i, c.bits + self.weight.get(word, 0.0)
+            nxt = self._reaches(c, i)
+            if nxt is not None:
+                c.last, c.end, c.bits = nxt[0], i, c.bits + self.weight.get(word, 0.0)
                 grown.append(c)
             else:
                 done.append(c)
         return grown
 
-    def _next(self, c: Chain) -> int:
+    def _reaches(self, c: Chain, i: int) -> tuple[int, bool] | None:
+        """The template's next word after the chain (``next_word``), where text word ``i`` may be it: the word
+        right after the chain's last, or within a value's words where a value comes between; else None."""
         nxt = self.next_word(c.tid, c.last)
-        assert nxt is not None
-        return nxt[0]
-
-    def _reaches(self, c: Chain, i: int) -> bool:
-        nxt = self.next_word(c.tid, c.last)
-        return nxt is not None and (i - c.end == 1 or (nxt[1] and 1 <= i - c.end <= MAX_VALUE + 1))
+        return nxt if nxt is not None and (i - c.end == 1 or (nxt[1] and 1 <= i - c.end <= MAX_VALUE + 1)) else None
 
     def _wait(self, c: Chain, waiting: dict[str, list[Chain]], done: list[Chain]) -> None:
         """The chain waiting for its template's next word (and, where that is an article between two words, a
@@ -221,9 +219,10 @@ class Recognizer:
         for expected, chains in list(waiting.items()):
             if expected != word and begins(expected, word):
                 for c in chains:
-                    if self._reaches(c, i) and (len(word) >= MIN_PART or (i - c.end == 1 and not self.next_word(c.tid, c.last)[1])):  # type: ignore[index]
+                    nxt = self._reaches(c, i)
+                    if nxt is not None and (len(word) >= MIN_PART or (i - c.end == 1 and not nxt[1])):
                         bits = c.bits + self.weight.get(expected, 0.0) * min(1.0, len(word) / len(expected))
-                        done.append(Chain(c.tid, c.first, self._next(c), c.start, i, bits, word))
+                        done.append(Chain(c.tid, c.first, nxt[0], c.start, i, bits, word))
 
     def grow_back(self, c: Chain, text_words: Words) -> Chain:
         """The chain grown backwards over the template's words before it that the text has right before it

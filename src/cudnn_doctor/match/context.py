@@ -68,20 +68,16 @@ class Evidence:
         self.disabled: set[str] = set()
         self.warnings: list[str] = [] if warnings is None else warnings
 
-    def source(self, item: str) -> str:
-        """The regex of an item: an ``@set`` is the alternation of its entries."""
-        if item.startswith("@"):
-            parts = self.sets.get(item[1:], ())
-            return "|".join(f"(?:{p})" for p in parts) or r"(?!x)x"
-        return item
-
     def parts(self, item: str) -> tuple[str, ...]:
+        """The regexes of an item: an ``@set``'s entries, or the item itself."""
         return tuple(self.sets.get(item[1:], ())) if item.startswith("@") else (item,)
 
     def pattern(self, item: str) -> Any:
+        """The item's compiled regex: an ``@set``'s is the alternation of its entries (none: never matches)."""
         got = self.patterns.get(item)
         if got is None:
-            got = self.patterns[item] = compile_pattern(self.source(item), ("IGNORECASE",))
+            source = ("|".join(f"(?:{p})" for p in self.parts(item)) or r"(?!x)x") if item.startswith("@") else item
+            got = self.patterns[item] = compile_pattern(source, ("IGNORECASE",))
         return got
 
     def search(self, item: str, text: str) -> Any:

@@ -54,13 +54,6 @@ class Lines(Sequence[str]):
         self._add(li, pos)
         return pos
 
-    def region(self, lo: int, hi: int) -> bytes:
-        """Lines lo..hi (clamped to the window) as one slice of raw bytes, without the last newline."""
-        lo, hi = max(0, lo), min(self.size - 1, hi)
-        if hi < lo:
-            return b""
-        return self.data[self.start(lo) : line_end(self.data, self.start(hi))]
-
     def norm(self, li: int) -> tuple[str, str]:
         """The normalized (text, stream) of line ``li``, worked out once."""
         got = self._norm.get(li)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -64,19 +65,16 @@ class Window:
     def __init__(self, parts: list[bytes | memoryview], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
         self._parts = parts
         self._count = count
-        self._lines: Lines | None = None
         self.first_line = first_line  # absolute line number of the window's first line
         self.source = source
         self.seen: dict[tuple[int, int], set[int]] = scan["seen"]  # (line, column) -> signatures that had it
         self.missed: dict[int, int] = scan["missed"]
         self.framed: set[int] = scan["framed"]  # signatures whose first match got its traceback lines
 
-    @property
+    @cached_property
     def lines(self) -> Lines:
-        if self._lines is None:
-            self._lines = Lines(b"\n".join(self._parts), self._count)
-            self._parts = []
-        return self._lines
+        lines, self._parts = Lines(b"\n".join(self._parts), self._count), []  # (the parts freed)
+        return lines
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
@@ -339,9 +337,7 @@ class Matcher:
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
             win.framed.add(idx)
-            before = win.lines.memo.get(("before", lo, li_e, stream))  # the same lines for each signature there
-            if before is None:
-                before = win.lines.memo["before", lo, li_e, stream] = win.lines.texts(range(lo, li_e + 1), stream)
+            before = win.lines.texts(range(lo, li_e + 1), stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 

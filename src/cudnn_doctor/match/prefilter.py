@@ -228,9 +228,9 @@ class RuleOut:
         pieces = []
         for k in range(lo // PIECE, hi // PIECE + 1):
             piece = lines.memo.get(k)
-            if piece is None:
-                region = lines.region(k * PIECE, k * PIECE + PIECE - 1)
-                piece = lines.memo[k] = self._scan(region, k * PIECE, len(lines.data) > SMALL_TEXT)
+            if piece is None:  # (its raw lines: k * PIECE, a line of the window, on)
+                end = line_end(lines.data, lines.start(min(lines.size - 1, k * PIECE + PIECE - 1)))
+                piece = lines.memo[k] = self._scan(lines.data[lines.start(k * PIECE) : end], k * PIECE, len(lines.data) > SMALL_TEXT)
             pieces.append(piece)
         present = None if any(p.present is None for p in pieces) else set().union(*(p.present or () for p in pieces))
 

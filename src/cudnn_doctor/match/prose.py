@@ -156,37 +156,23 @@ class Prose:
         return frozenset(w for sig in self.sigs for w, _a, _b in words(sig.framework))
 
     def _holding(self, read: frozenset[str]) -> set[int]:
-        """The signatures one of whose templates holds all the words ``read``."""
-        tids = set.intersection(*(self._by_word.get(w, set()) for w in read)) if read else set()
-        return {o for t in tids for o in self.rec.owners[t]}
-
-    @cached_property
-    def _code_names(self) -> Names:
-        """The base's code names (``code_names``), made for a line that names one."""
-        return code_names(self.sigs, self.rec)
+        """The signatures one of whose templates holds all the words ``read`` (never empty: MIN_RARE of them)."""
+        return {o for tid, tpl in enumerate(self._templates) if read <= tpl for o in self.rec.owners[tid]}
 
     @cached_property
     def _templates(self) -> list[frozenset[str]]:
         """Each template's words."""
         return [frozenset(w for w in tpl[1:] if w) for tpl in self.rec.tpls]
 
-    @cached_property
-    def _by_word(self) -> dict[str, set[int]]:
-        """The templates holding each word."""
-        out: dict[str, set[int]] = {}
-        for tid, got in enumerate(self._templates):
-            for w in got:
-                out.setdefault(w, set()).add(tid)
-        return out
-
     def _named(self, line: str) -> dict[int, set[tuple[str, str]]]:
         """The signatures whose code names the line names: their index, with each name and its kind
         (``_spelt_names``)."""
         out: dict[int, set[tuple[str, str]]] = {}
+        names = code_names(self.sigs, self.rec)  # (the base's, made for the first line that names one)
         for m in _IDENT.finditer(line):
             name = m.group("name").lower().lstrip("_")
             quoted = m.group("q") is not None and m.group("q") == m.group("c")
-            for idx, kind in self._code_names.get(name, ()):
+            for idx, kind in names.get(name, ()):
                 if quoted or kind != "quoted":
                     out.setdefault(idx, set()).add((name, kind))
         return out

@@ -39,7 +39,7 @@ TAIL_BYTES = 32 << 10  # those in its last 32 KiB: a longer line is read from it
 NEAR = MAX_FRAME_GAP + 2  # lines between a traceback's source line and its message
 
 
-@dataclass(slots=True)
+@dataclass
 class _Seen:
     """A block already read, kept for the matches that need the lines around them."""
 
@@ -47,12 +47,10 @@ class _Seen:
     first: int  # presented absolute line of its first line
     small: bool
     index: int  # the how-manieth block of the source
-    texts: Lines | None = None
 
+    @cached_property
     def lines(self) -> Lines:
-        if self.texts is None:
-            self.texts = Lines(self.block.data, self.block.lines)
-        return self.texts
+        return Lines(self.block.data, self.block.lines)
 
 
 class Reader:
@@ -127,7 +125,7 @@ class Reader:
         regions = _regions(block, block.block.lines, missed, tail)
         if not regions:
             return  # most blocks of a big log: not split into lines at all
-        lines = block.lines()
+        lines = block.lines
         if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
             lines.read_as(tail, cut)  # (the source's last block: nothing reads its lines after this)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
@@ -150,7 +148,7 @@ class Reader:
             exact = exact or isinstance(got, RawMatch)
             yield got
         if block.small and not exact:
-            yield from self.tolerant.described(block.lines())
+            yield from self.tolerant.described(block.lines)
 
 
 def _unquoted(lines: Lines, found: Iterable[Any]) -> Iterator[Any]:
@@ -191,7 +189,7 @@ def _tail(block: _Seen) -> tuple[int | None, str | None]:
     (None, None) for a paste: all of it is read."""
     if block.small:
         return None, None
-    lines = block.lines()
+    lines = block.lines
     n, end = len(lines), len(lines.data)
     for li in range(n - 1, max(0, n - TAIL_LINES) - 1, -1):
         if end - lines.start(li) > TAIL_BYTES:

@@ -138,10 +138,6 @@ class Tolerant:
         self.sigs = list(sigs)
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
-        self._spelt: dict[int, dict[str, list[str]]] = {}  # a signature's spelling of its words, by stem
-        self._places: dict[tuple[int, int], list[str | None]] = {}  # and of a template's words at their places (_placed)
-        self._clauses: dict[int, frozenset[int]] = {}  # a template's positions that end a clause of its message
-        self._plain: dict[int, bool] = {}  # whether a template is made only of common words
         self._deadline = float("inf")  # of the regex searches of the text being read (``read`` and ``recased`` set it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
         self.prose = Prose(self.sigs, self.rec, MIN_BITS)
@@ -184,7 +180,7 @@ class Tolerant:
             yield from got
             if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
                 vain.add(key)
-                tries += 1 + where.around() // TRY_CHARS
+                tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
             elif stop != "near":  # (near misses keep no span)
                 spans.append((c.start, c.end))
 
@@ -274,15 +270,7 @@ class Tolerant:
         ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end."""
         if c.first != 1 or not _PROSE_AFTER.match(text, end):
             return False
-        got = self._clauses.get(c.tid)
-        if got is None:
-            tpl, sig = self.rec.tpls[c.tid], self.sigs[self.rec.owner[c.tid]]
-            pairs = set()
-            for msg in messages(sig):
-                tw = words(msg)
-                pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
-            got = self._clauses[c.tid] = frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
-        return c.last in got
+        return c.last in _clause_ends(self.sigs[self.rec.owner[c.tid]], tuple(self.rec.tpls[c.tid]))
 
     def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
         """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
@@ -331,11 +319,8 @@ class Tolerant:
 
     def plain(self, tid: int) -> bool:
         """Whether a template is made only of common words (COMMON_BITS each, MIN_BITS in all, no value)."""
-        got = self._plain.get(tid)
-        if got is None:
-            tpl = self.rec.tpls[tid][1:]
-            got = self._plain[tid] = PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
-        return got
+        tpl = self.rec.tpls[tid][1:]
+        return PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
 
     def _told(self, held: list[tuple[int, Verdict]], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message, a description):
@@ -355,7 +340,7 @@ class Tolerant:
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
         signature spells them (the template holds their stems)."""
-        spelt, tpl = self._spelling(self.rec.owner[c.tid]), self.rec.tpls[c.tid]
+        spelt, tpl = _spelling(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
         nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
             cut = WORD.findall(read.lower())[-1:] or [c.part]
@@ -481,7 +466,7 @@ class Tolerant:
         lo = max(0, where.li_s - max(sig.window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, self._spelling(idx), bool(part))
+        read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(part))
         read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
         return lo, text[:start] + read + rest, start, start + len(read)
 
@@ -507,7 +492,7 @@ class Tolerant:
         span = slice(c.first, c.last + 1)
         tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
         read = None if tid is None else self._typed_read(idx, tid, c, where)
-        if read is None or read == _respelt(where.read, self._spelling(idx), bool(c.part)):
+        if read is None or read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)):
             return None
         return self._confirm(idx, c, where, "", read)
 
@@ -526,7 +511,7 @@ class Tolerant:
         cut = len(tw) - 1 if c.part else -1
         if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
             return None
-        places, spelling, out, at, put = self._placed(idx, tid), self._spelling(idx), [], 0, ""
+        places, spelling, out, at, put = _placed(self.sigs[idx], tuple(tpl)), _spelling(self.sigs[idx]), [], 0, ""
         for k, j in pairs:
             if j < 0:
                 put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + _joiner(where.read, at)
@@ -536,19 +521,6 @@ class Tolerant:
             out += [where.read[at:a], put, raw if j == cut else _cased(raw, places[k] or next(iter(_spelt_as(raw, spelling)), raw.lower()))]
             at, put = b, ""
         return "".join(out) + where.read[at:]
-
-    def _placed(self, idx: int, tid: int) -> list[str | None]:
-        """The signature's spelling of each word of its template ``tid`` at its place (lower case; None: unknown):
-        the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
-        in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
-        got = self._places.get((idx, tid))
-        if got is None:
-            tpl = self.rec.tpls[tid]
-            got = [None] * len(tpl)
-            for msg in messages(self.sigs[idx]):
-                got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
-            self._places[(idx, tid)] = got
-        return got
 
     def _patterns(self, idx: int) -> Iterator[Any]:
         """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
@@ -561,18 +533,6 @@ class Tolerant:
                 yield compile_pattern(flat, folded(sig.flags))
         except regex_error():
             return
-
-    def _spelling(self, idx: int) -> dict[str, list[str]]:
-        """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
-        their stems."""
-        got = self._spelt.get(idx)
-        if got is None:
-            from ..kb.templates import spellings  # here: kb/templates.py imports chains.py, of this package
-
-            got = self._spelt[idx] = {}
-            for raw in WORD.findall(" ".join(spellings(self.sigs[idx])).lower()):
-                got.setdefault(stem(raw), []).append(raw)
-        return got
 
     def _heads(self, idx: int, c: Chain, text: str, start: int, dropped: bool = False) -> list[str]:
         """What the text lost before the reading, put back: the fixed prefixes (``RuntimeError: ``) of the
@@ -763,10 +723,6 @@ class _Where:
         line = lines[li]
         return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
 
-    def around(self) -> int:
-        """The characters of the lines around the reading (a regex search's window)."""
-        return sum(len(x) for x in self.lines[max(0, self.li_s - 40) : self.li_e + 41])
-
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
     """A signature's regex flags, IGNORECASE added (the tolerant reading's confirmation)."""
@@ -860,6 +816,40 @@ def _cased(raw: str, spelt: str) -> str:
     if raw.lower() == spelt:
         return raw
     return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
+
+
+@lru_cache(maxsize=4096)
+def _spelling(sig: Signature) -> dict[str, list[str]]:
+    """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
+    their stems."""
+    from ..kb.templates import spellings  # here: kb/templates.py imports chains.py, of this package
+
+    got: dict[str, list[str]] = {}
+    for raw in WORD.findall(" ".join(spellings(sig)).lower()):
+        got.setdefault(stem(raw), []).append(raw)
+    return got
+
+
+@lru_cache(maxsize=4096)
+def _placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
+    """The signature's spelling of each word of its template ``tpl`` at its place (lower case; None: unknown):
+    the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
+    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
+    got: list[str | None] = [None] * len(tpl)
+    for msg in messages(sig):
+        got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
+    return got
+
+
+@lru_cache(maxsize=4096)
+def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
+    """The positions of the template's words its signature's messages end a clause after, where the same next
+    word follows (``Tolerant._clause``)."""
+    pairs = set()
+    for msg in messages(sig):
+        tw = words(msg)
+        pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
+    return frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
 
 
 def _placed_in(tpl: Sequence[str], msg: str) -> list[str | None]:
@@ -962,15 +952,10 @@ def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
     text = "\n".join(lines[first : last + 1])
     if "L" not in text or not _PY2_LONG.search(text):
         return matched
-    got = re.search(r"\s+".join(_longs(part) for part in matched.split()), text)
+    # each part of the match as a pattern where its numbers before ',', ')' or ']' may carry their ``L``
+    longs = (re.sub(r"(\d+)(?=,|\\[)\]])", r"\1L?", re.escape(part)) for part in matched.split())
+    got = re.search(r"\s+".join(longs), text)
     return got.group(0) if got else text.strip()
-
-
-def _longs(part: str) -> str:
-    """A pattern for the text ``part`` of a match where each of its numbers before ',', ')' or ']' may carry Python
-    2's ``L`` as printed (``_PY2_LONG``)."""
-    bits = re.split(r"(\d+)(?=[,)\]])", part)
-    return "".join(re.escape(b) if k % 2 == 0 else re.escape(b) + "L?" for k, b in enumerate(bits))
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
