@@ -318,9 +318,10 @@ class Tolerant:
     def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
         makes them a framework's error (COMMON_BITS), and its cut findings (no regex confirmed them) where what
-        it read is ordinary words holding nothing specific to its message (``_thin``)."""
+        it read is ordinary words holding nothing specific to its message (``_thin``) and nothing makes them a
+        framework's error (an exception or status before them: 'RuntimeError: cudnn RNN backward c' is read)."""
         plain = bool(got) and self.plain(c.tid) and not _in_context(where)
-        thin = bool(got) and not plain and self._thin(c, where)
+        thin = bool(got) and not plain and not _in_context(where) and self._thin(c, where)
         if not plain and not thin:
             return got
         why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
