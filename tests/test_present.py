@@ -730,6 +730,69 @@ def test_a_powershell_error_record_of_a_native_command_is_undone() -> None:
     assert _top(text) == (HIDDEN, 12)  # the exception line, where it is in the input
 
 
+# TensorFlow 2.x's op_kernel.cc: 'No OpKernel was registered to support Op ', the op, ' used by ', its node, ' with
+# these attrs: [...]', then the devices and kernels on their own lines (a CPU-only package's CudnnRNN)
+NO_KERNEL = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/.local/lib/python3.8/site-packages/tensorflow/python/client/session.py", line 1375, in _do_call\n'
+    "    return fn(*args)\n"
+    "tensorflow.python.framework.errors_impl.InvalidArgumentError: No OpKernel was registered to support Op 'CudnnRNN' "
+    'used by {{node encoder/lstm/CudnnRNN}} with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="linear_input", '
+    'direction="unidirectional", rnn_mode="lstm", is_training=true, seed2=0]\n'
+    "Registered devices: [CPU, XLA_CPU]\n"
+    "Registered kernels:\n"
+    "  <no registered kernels>\n"
+)
+
+
+def _padded_wrap(text: str, width: int, pad: int) -> str:
+    """Each line wrapped at ``width`` columns, each piece padded with ``pad`` spaces (to a wider window's width) and
+    the pieces joined again on one line: a rectangular copy whose line breaks were lost."""
+    return "\n".join((" " * pad).join(x[i : i + width] for i in range(0, len(x), width)) if x else x for x in text.split("\n"))
+
+
+def test_a_terminal_s_wrap_re_joined_with_its_padding_is_undone() -> None:
+    want = _top(NO_KERNEL)
+    assert want[0] == "tensorflow/cause-cpu-only-tensorflow-package"
+    for width, pad in ((80, 55), (100, 20), (64, 40)):
+        wrapped = _padded_wrap(NO_KERNEL, width, pad)
+        assert _top(wrapped) == want, (width, pad)
+        assert _undone(wrapped) == (NO_KERNEL, ("padded-wrap",)), (width, pad)  # the spaces the wrap fell on kept
+
+
+def test_the_padding_of_a_table_s_columns_stays() -> None:
+    smi = (
+        "+-----------------------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+        "|-----------------------------------------+------------------------+----------------------+\n"
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+        "|=========================================+========================+======================|\n"
+        "|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |                    0 |\n"
+        "| N/A   31C    P0             61W /  400W |       4MiB /  81920MiB |      0%      Default |\n"
+        "|   1  NVIDIA A100-SXM4-80GB          On  |   00000000:0F:00.0 Off |                    0 |\n"
+        "| N/A   30C    P0             60W /  400W |       4MiB /  81920MiB |      0%      Default |\n"
+        "+-----------------------------------------+------------------------+----------------------+\n"
+        "| Processes:                                                                              |\n"
+        "|  No running processes found                                                             |\n"
+        "+-----------------------------------------------------------------------------------------+\n"
+    )
+    pip = (
+        "Package                                  Version\n"
+        "---------------------------------------- ------------\n"
+        "nvidia-cudnn-cu12                        9.1.0.70\n"
+        "nvidia-cuda-runtime-cu12                 12.4.127\n"
+        "tensorflow                               2.16.1\n"
+        "tensorflow-io-gcs-filesystem             0.37.0\n"
+        "torch                                    2.4.0\n"
+        "typing_extensions                        4.12.2\n"
+    )
+    for table in (smi, pip, smi + "\n" + NO_KERNEL, pip + "\n" + NO_KERNEL):
+        assert "padded-wrap" not in _undone(table)[1], table
+    assert _top(smi) == _top(pip) == (None, None)
+    assert _top(pip + "\n" + NO_KERNEL)[0] == _top(NO_KERNEL)[0]
+
+
 def test_an_error_tracker_event_has_its_frames_put_back_before_its_exception_line() -> None:
     lines = TRACE.split("\n")
     sentry = "\n".join([lines[-1], *lines[3:5], *lines[1:3]])  # the title, then the frames most recent first

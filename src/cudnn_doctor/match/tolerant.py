@@ -98,6 +98,8 @@ _SPECIFIC = LazyRe(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|" + _CODE_NAME)
 # spells one of its words as a name in code (CUDNN_STATUS_NOT_SUPPORTED, 'rnn: hx'); else it is a near miss at most
 COMMON_BITS = 7.0
 _NAMED_IN_CODE = LazyRe(_CODE_NAME)
+# an RNN's generic names, which any prose about RNNs holds as it holds 'model' or 'layer' (not DPLSTM, CudnnRNN)
+_GENERIC_NAME = LazyRe(r"(?i:rnns?|lstms?|grus?|cudnn|miopen|dnn)")
 # what makes a sentence a framework's error, right before it on its line: a named exception or a status ('InvalidArgumentError:',
 # TensorFlow's 'Internal:' / 'UNIMPLEMENTED:' / 'Invalid argument:', a CHECK), perhaps with the function it was raised
 # in ('{{function_node __wrapped__CudnnRNNV3_...}} '); or a C++ source location before it (a log line's 'E
@@ -112,6 +114,7 @@ _STATUS_BEFORE = LazyRe(
 # the op or node the error was raised for, on its line or a line next to it: '[Op:CudnnRNNV3]', '{{node x/CudnnRNN}}',
 # TF1's '[[Node: x/CudnnRNN = ...', TF 2.0-2.4's '[[node x/conv1d (defined at ...) ]]' (in any case: an upper-cased paste)
 _OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
+_THIN_WHY = "read {!r}: ordinary words, nothing specific to this message; paste the full message"
 _PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
 MAX_READINGS = 8  # per text: the strongest, apart
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
@@ -312,10 +315,26 @@ class Tolerant:
 
     def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
-        makes them a framework's error (COMMON_BITS)."""
-        if not got or not self.plain(c.tid) or _in_context(where):
+        makes them a framework's error (COMMON_BITS), and its cut findings (no regex confirmed them) where what
+        it read is ordinary words holding nothing specific to its message (``_thin``) and nothing makes them a
+        framework's error (an exception or status before them: 'RuntimeError: cudnn RNN backward c' is read)."""
+        plain = bool(got) and self.plain(c.tid) and not _in_context(where)
+        thin = bool(got) and not plain and not _in_context(where) and self._thin(c, where)
+        if not plain and not thin:
             return got
-        return [Miss(f.sig, "", where.li_s, _PLAIN_WHY.format(where.read[-60:])) if isinstance(f, RawMatch) else f for f in got]
+        why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
+        return [Miss(f.sig, "", where.li_s, why) if isinstance(f, RawMatch) and (plain or f.cut is not None) else f for f in got]
+
+    def _thin(self, c: Chain, where: _Where) -> bool:
+        """Whether a reading of less than SHARE of its template read only ordinary words and an RNN's generic
+        names (``_prose``) and holds less than MIN_BITS with each word counted as a common word at most
+        (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
+        templates rarely spell ('contain', 'recommend') is as common as any. 'does not support a model containing
+        LSTM layer' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
+        replaced with DPLSTM' that any sentence about RNNs does not."""
+        if c.bits >= SHARE * self.rec.total(c.tid) or not _prose(where.read):
+            return False
+        return c.bits - sum(max(0.0, self.rec.weight.get(w, 0.0) - COMMON_BITS) for w in self.rec.words_of(c) if w) < MIN_BITS
 
     def plain(self, tid: int) -> bool:
         """Whether a template is made only of common words (COMMON_BITS each, MIN_BITS in all, no value)."""
@@ -722,6 +741,15 @@ class _Where:
         """Line ``li`` read whole, but the spaces around it."""
         line = lines[li]
         return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
+
+
+def _prose(read: str) -> bool:
+    """Whether a reading holds only ordinary words (lower-case or capitalized) and an RNN's generic names: no name
+    in code, identifier, status or value ('a model containing LSTM layer' is any sentence's; 'replaced with
+    DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not)."""
+    if _NAMED_IN_CODE.search(read):
+        return False
+    return all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", read))
 
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:

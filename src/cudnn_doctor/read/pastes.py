@@ -9,6 +9,13 @@
   text of a ``NativeCommandError`` record (``python : Traceback (most recent call last):``, then ``At line:1
   char:1``, ``+ python train.py``, ``+ ~~~``, ``    + CategoryInfo ...``, ``    + FullyQualifiedErrorId :
   NativeCommandError``). Undone: the command's name goes from the line, the record's lines go.
+* A terminal's hard wrap re-joined with its padding: a line wrapped at a width the terminal's window was wider
+  than, each piece padded with spaces to the window's width and the pieces then joined on one line (a copy of a
+  rectangular selection pasted where its line breaks were lost): runs of PAD_MIN spaces or more inside a word or
+  a path (``No OpKernel was re<55 spaces>gistered``), the first ending at the window's width, each next one that
+  width further, all of one length (two more where the wrap fell on the line's own spaces), met twice at least,
+  the wrap's width PAD_WIDTH at least. Undone: the padding goes. The padding between a table's columns
+  (``nvidia-smi``, ``pip list``) is not such a run: it stands next to a border, or its lengths vary.
 * An error tracker's event (Sentry's issue page): the exception line first as the event's title, then the
   frames most recent first. Seen where frames follow an exception line (Python prints them before it, never
   right after it). Undone: a traceback's head, the frames in the order Python prints them, the exception line.
@@ -97,6 +104,51 @@ def powershell(lines: Lines) -> Lines | None:
             j += 1
         i, changed = j, True
     return out if changed else None
+
+
+# ---------------------------------------------------------------- a terminal's wrap re-joined with its padding
+
+PAD_MIN = 20  # spaces a terminal's padding of a wrapped piece is at least
+PAD_WIDTH = 40  # the width of a terminal's wrap at least (present.py's hard wraps: 40-200 columns)
+# a run inside a word, a path or a name: neither side a space nor a table's border
+_PAD_RUN = LazyRe(r"(?<=[^\s|]) {20,}(?=[^\s|])")  # PAD_MIN
+PAD_MARK = re.compile(rb"[^\s|] {20,}[^\s|]")
+
+
+def padded_wrap(lines: Lines) -> Lines | None:
+    """A terminal's wrap re-joined with its padding undone (see the module's docstring); None: none seen."""
+    runs = [[(m.start(), m.end()) for m in _PAD_RUN.finditer(t)] if "  " in t else [] for t, _ in lines]
+    support: dict[tuple[int, int], int] = {}  # (period, padding): the runs it fits
+    for got in runs:
+        for key in _periods(got):
+            support[key] = support.get(key, 0) + len(got)
+    out: Lines = []
+    for (t, o), got in zip(lines, runs, strict=True):
+        # the period most runs fit, the longest padding of those (a shorter one leaves a space of the padding)
+        keys = sorted((support[k], k[1]) for k in _periods(got) if support[k] >= 2)
+        out.append((_unpadded(t, keys[-1][1]), o) if keys else (t, o))
+    return out if out != lines else None
+
+
+def _periods(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (period, padding) a line's runs of padding fit: run k holds the padding from k periods and the wrap's
+    width (PAD_WIDTH at least) to k + 1 periods, and two spaces of the line's own at most (where the wrap fell
+    on a space, before or after the padding)."""
+    if not runs:
+        return []
+    s0, e0 = runs[0]
+    got = []
+    for period in (e0, e0 - 1, e0 - 2):
+        for pad in (e0 - s0, e0 - s0 - 1, e0 - s0 - 2):
+            width = period - pad
+            if pad >= PAD_MIN and width >= PAD_WIDTH and all(s <= k * period + width and e >= (k + 1) * period and e - s - pad <= 2 for k, (s, e) in enumerate(runs)):
+                got.append((period, pad))
+    return got
+
+
+def _unpadded(text: str, pad: int) -> str:
+    """A line with ``pad`` spaces of each run of padding taken out (the spaces the wrap fell on stay)."""
+    return _PAD_RUN.sub(lambda m: " " * (len(m.group(0)) - pad), text).rstrip(" ")
 
 
 # ---------------------------------------------------------------- an error tracker's event

@@ -31,7 +31,8 @@ Undone here:
   name line and the message line under it joined (paste only);
 * a chat's code spans and code blocks glued to the log's lines, a PowerShell error record around a native
   command's first stderr line, an error tracker's event (its frames most recent first, after its exception
-  line), an issue's title holding the message its body's traceback was cut before: pastes.py;
+  line), an issue's title holding the message its body's traceback was cut before, a terminal's wrap re-joined
+  with its padding: pastes.py;
 * paste-tool gutters (``  12 | code``, ``12: code``: consecutive numbers on most lines), a literal ``^M``,
   non-breaking and thin spaces, smart quotes (``‘x’`` -> ``'x'``), an East Asian input method's full-width
   forms (``：``, ``（）``, U+3000) with the spaces its prose leaves out (``报错RuntimeError：cuDNN``), its prose a
@@ -57,7 +58,7 @@ from ..kb.patterns import LazyRe
 from .jsonlines import decoded_lines
 from .normalize import line_prefix, normalize_line
 from .pages import collapsed, collapsed_seen, rendered, rendered_seen
-from .pastes import chat, event, event_seen, powershell, titled, titled_seen
+from .pastes import PAD_MARK, chat, event, event_seen, padded_wrap, powershell, titled, titled_seen
 
 if TYPE_CHECKING:
     from typing import Any
@@ -943,6 +944,7 @@ PRESENTATIONS = (
     Presentation("labels", _labels_seen, _step("labels", _labelled)),
     Presentation("chat", _marked(_CHAT_MARK), _step("chat", lambda block: chat(block.text, block.lines)), paste_only=True),
     Presentation("powershell", _marked(_RECORD_MARK), _step("powershell", lambda block: powershell(block.lines()))),
+    Presentation("padded-wrap", _marked(PAD_MARK), _step("padded-wrap", lambda block: padded_wrap(block.lines())), paste_only=True),
     Presentation("collapsed", _page(collapsed_seen), _step("collapsed", lambda block: collapsed(block.text, block.lines)), paste_only=True),
     Presentation("rendered", _page(rendered_seen), _step("rendered", _lines_of(rendered)), paste_only=True),
     _WRAP,
