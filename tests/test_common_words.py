@@ -89,11 +89,11 @@ def test_a_reading_of_ordinary_words_and_an_rnn_s_generic_names_is_a_near_miss_a
     """A tolerant reading that holds only ordinary words and an RNN's generic names ('model', 'containing', 'LSTM',
     'layer') holds nothing specific to its message, however rarely the base's logs spell one of them ('contain'):
     Opacus's inspector message read from a feature request is a near miss asking for the full message, not a
-    finding (match/tolerant._prose_bits)."""
+    finding (match/tolerant.Tolerant._thin)."""
     for text in (
-        "Our converter does not support a model containing LSTM layer\n",
-        "The exporter does not support a model containing LSTM layers. Please add it.\n",
-        "# Feature request: support a model containing LSTM layer\n",
+        "Quantization of a model containing LSTM layers is slow on the edge board\n",
+        "The pruning tutorial says a model contains LSTM layer weights twice. Please clarify.\n",
+        "# Exporting a model containing LSTM layer to TFLite crashes\n",
     ):
         d = diagnose(text, catalog=catalogs.builtin())
         assert OPACUS not in [f.id for f in d.findings], text

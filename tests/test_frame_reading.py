@@ -251,7 +251,6 @@ NO_MESSAGE = (
     "",
     "LSTM on an RTX 4090, libtorch 2.1:\n",
     "terminate called after throwing an instance of 'c10::Error'\n  what():  \n",
-    "Exception raised from foo at ../aten/src/ATen/native/Foo.cpp:12 (most recent call first):\n",
 )
 
 
@@ -277,6 +276,12 @@ def test_the_raised_from_line_of_a_cpp_backtrace_is_its_innermost_frame() -> Non
         # another function's backtrace: a convolution's
         BACKTRACE.format(fn="at::native::cudnn_convolution(at::Tensor const&, at::Tensor const&, c10::ArrayRef<long>, long, bool, bool, bool)"),
         BACKTRACE_1X.format(fn="at::native::cudnn_convolution"),
+        # the line that says where it was raised names another function (a helper flattening calls)
+        "Exception raised from foo at ../aten/src/ATen/native/Foo.cpp:12 (most recent call first):\n" + BACKTRACE.format(fn=FLATTEN),
+        # an error raised in a function flattening calls (its allocation's out of memory), not by flattening
+        BACKTRACE.format(fn="at::native::empty_cuda(c10::ArrayRef<long>, c10::TensorOptions const&)").replace(
+            "frame #3: <unknown function>", f"frame #3: {FLATTEN}"
+        ),
         # the message comes with it (1.x's what(), 2.x's exception line a few lines above)
         "terminate called after throwing an instance of 'c10::Error'\n  what():  some other failure (f at x.cpp:3)\n" + BACKTRACE.format(fn=FLATTEN),
         "RuntimeError: something else failed\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n\n"

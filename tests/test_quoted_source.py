@@ -124,3 +124,16 @@ def test_a_cpp_check_or_throw_pasted_as_source_gives_a_near_miss_not_a_finding()
         assert any("source code quoted" in n.reason for n in result.near_misses), name
     emitted = "terminate called after throwing an instance of 'c10::Error'\n  what():  rnn: illegal defined cx for non-LSTM RNN\n"
     assert [f.id for f in diagnose(emitted + CPP_AFTER, catalog=CATALOG).findings] == ["pytorch/cudnn-rnn-private-op-misuse"]
+
+
+def test_a_compiler_s_diagnostic_quoting_a_check_is_source_not_the_error() -> None:
+    """GCC and clang show the line a diagnostic is about under a gutter of its line number ('  714 |   TORCH_CHECK(...'),
+    a caret line below it: the check's message quoted from source, not raised."""
+    build = (
+        "/src/pytorch/aten/src/ATen/native/cudnn/RNN.cpp:714:3: error: 'weight_arr' was not declared in this scope\n"
+        '  714 |   TORCH_CHECK(weight_arr.size() > 0, "_cudnn_rnn_flatten_weight: cannot flatten empty weight list");\n'
+        "      |   ^~~~~~~~~~~\n"
+        "compilation terminated due to -Wfatal-errors.\n"
+        "ninja: build stopped: subcommand failed.\n"
+    )
+    assert not diagnose(build, catalog=CATALOG).findings

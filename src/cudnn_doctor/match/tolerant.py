@@ -329,8 +329,8 @@ class Tolerant:
         """Whether a reading of less than SHARE of its template read only ordinary words and an RNN's generic
         names (``_prose``) and holds less than MIN_BITS with each word counted as a common word at most
         (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
-        templates rarely spell ('contain', 'recommend') is as common as any. 'does not support a model containing
-        LSTM layer' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
+        templates rarely spell ('contain', 'recommend') is as common as any. 'a model that contains LSTM
+        layers' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
         replaced with DPLSTM' that any sentence about RNNs does not."""
         if c.bits >= SHARE * self.rec.total(c.tid) or not _prose(where.read):
             return False
@@ -651,12 +651,12 @@ class Tolerant:
         return idxs, why, telling
 
     def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
-        """The signatures raised in the innermost function of a C++ backtrace without its message (read/frames.py's
-        ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)') that raises any,
-        the native function a Python frame's call into it names too; never telling one (the function alone does
-        not say which of its errors it was). None where no frame of it is a raise site."""
+        """The signatures raised in the function where a C++ backtrace without its message was raised
+        (read/frames.py's ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)'), the
+        native function a Python frame's call into it names too; never telling one (the function alone does not
+        say which of its errors it was). None where that function is no raise site."""
         for path, function in backtrace(lines, li) or ():
-            idxs = self._raising(path, function) if function else []  # ('<unknown function>')
+            idxs = self._raising(path, function)
             if idxs:
                 return idxs, f"the C++ backtrace names {function}() without its message", False
         return None
@@ -745,7 +745,7 @@ class _Where:
 
 def _prose(read: str) -> bool:
     """Whether a reading holds only ordinary words (lower-case or capitalized) and an RNN's generic names: no name
-    in code, identifier, status or value ('a model containing LSTM layer' is any sentence's; 'replaced with
+    in code, identifier, status or value ('a model that contains LSTM layers' is any sentence's; 'replaced with
     DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not)."""
     if _NAMED_IN_CODE.search(read):
         return False

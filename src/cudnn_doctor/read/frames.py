@@ -275,30 +275,34 @@ _C10_FRAME = LazyRe(r"\s*frame #\d+: (?P<func>\S.*?) \+ 0x[0-9a-fA-F]+(?: \(0x[0
 _RAISED_FROM = LazyRe(r"\s*Exception raised from (?P<func>\S+) at (?P<file>\S+?):\d+ \(most recent call first\):\s*")
 _WHAT = LazyRe(r"\s*what\(\):\s*(?P<msg>.*)$")  # std::terminate's line for an uncaught C++ exception's message
 _TEMPLATE_ARGS = LazyRe(r"<[^<>]*>")
+_MACHINERY = ("c10::", "std::", "<unknown")  # the frames that build and throw a C++ error, not where it was raised
 
 
 def backtrace(lines: Sequence[str], li: int) -> list[tuple[str | None, str]] | None:
     """Where a C++ backtrace that starts at line ``li`` (its first ``frame #N:`` line) and has no message says
-    an error was raised, innermost first: (the file, the function) of the ``Exception raised from f at file:N``
-    line above it, then (None, each frame's function by its bare name): a backtrace pasted without the message
-    its what() or exception line gives (no such line with text in the AROUND_RAISE lines above it). None where
+    an error was raised: (the file, the function) of the ``Exception raised from f at file:N`` line above it,
+    else (None, the bare name of its innermost frame outside c10's and the standard library's own machinery,
+    ``_MACHINERY``): a backtrace pasted without the message its what() or exception line gives (no such line with
+    text in the AROUND_RAISE lines above it). Only that one function: an error raised in a function it calls
+    (``empty_cuda``'s out of memory under ``_cudnn_rnn_flatten_weight``) is not one of the caller's. None where
     line ``li`` does not start a backtrace, or a message comes with it."""
     if not _C10_FRAME.fullmatch(lines[li]) or (li and _C10_FRAME.fullmatch(lines[li - 1])):
         return None
-    got: list[tuple[str | None, str]] = []
     top = li - 1 if li and _RAISED_FROM.fullmatch(lines[li - 1]) else li
-    if top < li:
-        raised = _RAISED_FROM.fullmatch(lines[top])
-        got.append((raised.group("file").replace("\\", "/"), raised.group("func")))  # type: ignore[union-attr]
     for line in lines[max(0, top - AROUND_RAISE) : top]:
         m = _WHAT.match(line) or _EXCEPTION.match(line)
         if m and len(m.group("msg").strip()) >= 3:
             return None
-    k = li
-    while k < len(lines) and (m := _C10_FRAME.fullmatch(lines[k])):
-        got.append((None, native_name(m.group("func"))))
-        k += 1
-    return got
+    raised = _RAISED_FROM.fullmatch(lines[top])
+    if raised is not None:
+        return [(raised.group("file").replace("\\", "/"), raised.group("func"))]
+    for line in lines[li:]:
+        m = _C10_FRAME.fullmatch(line)
+        if m is None:
+            break
+        if not m.group("func").startswith(_MACHINERY):
+            return [(None, native_name(m.group("func")))]
+    return []
 
 
 def native_name(func: str) -> str:
@@ -380,7 +384,7 @@ def _closes(line: str) -> bool:
 # line a traceback shows (``quoted_source``)
 # (as printed: a frame's header and a message line are read in their case too)
 _RAISES = LazyRe(
-    r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+)?(?:(?:raise|throw)\b"
+    r"[ \t]*(?:-*>[ \t]*)?(?:\d+[ \t]+(?:\|[ \t]+)?)?(?:(?:raise|throw)\b"
     r"|(?:TORCH_CHECK|TORCH_INTERNAL_ASSERT|AT_ERROR|AT_ASSERTM?|OP_REQUIRES)\w*[ \t]*\(|(?:errors|absl)::\w+\()"
 )
 _ASSERT = LazyRe(r"[ \t]*assert\b")

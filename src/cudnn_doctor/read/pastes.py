@@ -111,8 +111,8 @@ def powershell(lines: Lines) -> Lines | None:
 PAD_MIN = 20  # spaces a terminal's padding of a wrapped piece is at least
 PAD_WIDTH = 40  # the width of a terminal's wrap at least (present.py's hard wraps: 40-200 columns)
 # a run inside a word, a path or a name: neither side a space nor a table's border
-_PAD_RUN = LazyRe(r"(?<=[^\s|]) {20,}(?=[^\s|])")  # PAD_MIN
-PAD_MARK = re.compile(rb"[^\s|] {20,}[^\s|]")
+_PAD_RUN = LazyRe(rf"(?<=[^\s|]) {{{PAD_MIN},}}(?=[^\s|])")
+PAD_MARK = re.compile(rb"[^\s|] {%d,}[^\s|]" % PAD_MIN)
 
 
 def padded_wrap(lines: Lines) -> Lines | None:
