@@ -318,8 +318,10 @@ class Tolerant:
         makes them a framework's error (COMMON_BITS), and its cut findings (no regex confirmed them) where what
         it read is ordinary words holding nothing specific to its message (``_thin``) and nothing makes them a
         framework's error (an exception or status before them: 'RuntimeError: cudnn RNN backward c' is read)."""
-        plain = bool(got) and self.plain(c.tid) and not _in_context(where)
-        thin = bool(got) and not plain and not _in_context(where) and self._thin(c, where)
+        if not got or _in_context(where):
+            return got
+        plain = self.plain(c.tid)
+        thin = not plain and self._thin(c, where)
         if not plain and not thin:
             return got
         why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
@@ -655,11 +657,9 @@ class Tolerant:
         (read/frames.py's ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)'), the
         native function a Python frame's call into it names too; never telling one (the function alone does not
         say which of its errors it was). None where that function is no raise site."""
-        for path, function in backtrace(lines, li) or ():
-            idxs = self._raising(path, function)
-            if idxs:
-                return idxs, f"the C++ backtrace names {function}() without its message", False
-        return None
+        site = backtrace(lines, li)
+        idxs = self._raising(*site) if site is not None and site[1] else []
+        return (idxs, f"the C++ backtrace names {site[1]}() without its message", False) if site and idxs else None
 
     def _raising(self, path: str | None, function: str | None) -> list[int]:
         """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the

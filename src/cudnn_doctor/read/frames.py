@@ -278,14 +278,14 @@ _TEMPLATE_ARGS = LazyRe(r"<[^<>]*>")
 _MACHINERY = ("c10::", "std::", "<unknown")  # the frames that build and throw a C++ error, not where it was raised
 
 
-def backtrace(lines: Sequence[str], li: int) -> list[tuple[str | None, str]] | None:
+def backtrace(lines: Sequence[str], li: int) -> tuple[str | None, str] | None:
     """Where a C++ backtrace that starts at line ``li`` (its first ``frame #N:`` line) and has no message says
     an error was raised: (the file, the function) of the ``Exception raised from f at file:N`` line above it,
     else (None, the bare name of its innermost frame outside c10's and the standard library's own machinery,
     ``_MACHINERY``): a backtrace pasted without the message its what() or exception line gives (no such line with
     text in the AROUND_RAISE lines above it). Only that one function: an error raised in a function it calls
     (``empty_cuda``'s out of memory under ``_cudnn_rnn_flatten_weight``) is not one of the caller's. None where
-    line ``li`` does not start a backtrace, or a message comes with it."""
+    line ``li`` does not start a backtrace, a message comes with it, or none of its frames is named."""
     if not _C10_FRAME.fullmatch(lines[li]) or (li and _C10_FRAME.fullmatch(lines[li - 1])):
         return None
     top = li - 1 if li and _RAISED_FROM.fullmatch(lines[li - 1]) else li
@@ -295,14 +295,14 @@ def backtrace(lines: Sequence[str], li: int) -> list[tuple[str | None, str]] | N
             return None
     raised = _RAISED_FROM.fullmatch(lines[top])
     if raised is not None:
-        return [(raised.group("file").replace("\\", "/"), raised.group("func"))]
+        return raised.group("file").replace("\\", "/"), raised.group("func")
     for line in lines[li:]:
         m = _C10_FRAME.fullmatch(line)
         if m is None:
             break
         if not m.group("func").startswith(_MACHINERY):
-            return [(None, native_name(m.group("func")))]
-    return []
+            return None, native_name(m.group("func"))
+    return None
 
 
 def native_name(func: str) -> str:

@@ -118,14 +118,15 @@ PAD_MARK = re.compile(rb"[^\s|] {%d,}[^\s|]" % PAD_MIN)
 def padded_wrap(lines: Lines) -> Lines | None:
     """A terminal's wrap re-joined with its padding undone (see the module's docstring); None: none seen."""
     runs = [[(m.start(), m.end()) for m in _PAD_RUN.finditer(t)] if "  " in t else [] for t, _ in lines]
+    fits = [_periods(got) for got in runs]
     support: dict[tuple[int, int], int] = {}  # (period, padding): the runs it fits
-    for got in runs:
-        for key in _periods(got):
+    for got, keys in zip(runs, fits, strict=True):
+        for key in keys:
             support[key] = support.get(key, 0) + len(got)
     out: Lines = []
-    for (t, o), got in zip(lines, runs, strict=True):
+    for (t, o), fit in zip(lines, fits, strict=True):
         # the period most runs fit, the longest padding of those (a shorter one leaves a space of the padding)
-        keys = sorted((support[k], k[1]) for k in _periods(got) if support[k] >= 2)
+        keys = sorted((support[k], k[1]) for k in fit if support[k] >= 2)
         out.append((_unpadded(t, keys[-1][1]), o) if keys else (t, o))
     return out if out != lines else None
 
