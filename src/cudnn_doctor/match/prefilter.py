@@ -146,20 +146,8 @@ class Prefilter:
             marked = marked.translate(_MARK_DELETED)
         # (a few escapes: cleaning their lines costs less than _coloured's three passes over the region)
         maybe = self._coloured(region) if marked is region and region.count(b"\x1b") * COLOURED > len(region) else None
-        starts: list[int] = []
-        moved: list[bytes] = []
-        find, rfind = marked.find, marked.rfind
-        pos = find(b"\x1b") if maybe is None else -1
-        while pos >= 0:
-            ls = rfind(b"\n", 0, pos) + 1
-            le = find(b"\n", pos)
-            le = len(marked) if le < 0 else le
-            starts.append(ls)
-            moved.append(region[ls:le])
-            pos = find(b"\x1b", le)
-        for ls in maybe or ():
-            starts.append(ls)
-            moved.append(region[ls : line_end(region, ls)])
+        starts = list(holding(marked, b"\x1b")) if maybe is None else maybe
+        moved = [region[ls : line_end(region, ls)] for ls in starts]
         if not moved:
             return {}
         clean = delete_escapes(b"\n".join(moved))  # never a newline: the n-th line is the n-th line
