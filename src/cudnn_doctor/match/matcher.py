@@ -38,7 +38,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
+from .lines import Lines, head_region, line_end, runs, tail_region
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -62,7 +62,7 @@ class Window:
     its lines are first asked for: a block whose prefilter finds no line never is (with lines of 30 KiB the
     tail and head are ~10 MiB a block)."""
 
-    def __init__(self, parts: list[bytes | memoryview], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
+    def __init__(self, parts: list[bytes], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
         self._parts = parts
         self._count = count
         self.first_line = first_line  # absolute line number of the window's first line
@@ -146,20 +146,19 @@ class Matcher:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline);
         (None, None) after each block."""
         scan: dict[str, Any] = {"seen": {}, "missed": {}, "framed": set()}
-        prev_tail: tuple[tuple[Piece, ...], int] = ((), 0)  # the previous block's last lines (pieces) and their number
+        tail, n_tail = b"", 0  # the previous block's last lines and their number
         base = 1  # absolute line number of the first line of the current block
         it = (as_block(b) for b in blocks)
         cur = next(it, None)
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
-            parts = [*tail, cur.data, *([head] if n_head else [])]
+            parts = [*([tail] if n_tail else []), cur.data, *([head] if n_head else [])]
             win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
-            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            yield from self._scan_window(win, cur.data, len(tail) + 1 if n_tail else 0, range(n_tail, n_tail + cur.lines))
             yield None, None
             base += cur.lines
-            prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
+            tail, n_tail = tail_region(cur.data, cur.lines, self.before, (tail, n_tail))
             _forget(scan["seen"], base - self.before - 1)
             cur = nxt
 
