@@ -353,21 +353,18 @@ class Matcher:
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
+        match; none for an item whose literals none of them holds (prefilter.RuleOut)."""
         lo, hi = context_span(sig, *span, win.lines.size)
-        region = self.ruleout.region(win.lines, lo, hi)
+        holds = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
-            lines: Sequence[int] = range(lo, hi + 1)
-            linewise = self.evidence.linewise(item)
-            if item in self.ruleout.literals:  # each of its matches holds one of its literals
-                at = region(item)
-                if not at or linewise:
-                    lines = at
-            texts = win.lines.texts(lines, stream)
+            lits = self.ruleout.literals.get(item)
+            if lits is not None and not holds(lits):  # each of its matches holds one of its literals
+                return ""
+            texts = win.lines.texts(range(lo, hi + 1), stream)
             # an item found within one line finds the same first text in each distinct line once: a line
             # repeated hundreds of times is searched once
-            return "\n".join(dict.fromkeys(texts) if linewise else texts)
+            return "\n".join(dict.fromkeys(texts) if self.evidence.linewise(item) else texts)
 
         return text
 
