@@ -30,8 +30,6 @@ from ..read.frames import quoted_source
 from ..read.sources import Block
 from .context import (
     MATCH_TIMEOUT_S,
-    SIGNATURE_BUDGET_S,
-    Budget,
     Evidence,
     context_items,
     context_span,
@@ -90,8 +88,7 @@ class Matcher:
         self.sigs = list(catalog.signatures)
         self.warnings: list[str] = []  # what went wrong in this run: signatures and evidence items skipped
         self.evidence = Evidence(catalog.evidence, timeout, self.warnings)
-        self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
-        self.disabled: dict[str, str] = {}
+        self.budget = self.evidence.budget  # (its keys: the signatures' indexes and ids, the items' texts)
         self.by_literal: dict[str, list[int]] = {}
         self.full_scan: list[int] = []
         for idx, sig in enumerate(self.sigs):
@@ -180,7 +177,7 @@ class Matcher:
         for idx in self.full_scan:
             cand[idx] = list(core)
         for idx in sorted(cand):
-            if self.sigs[idx].id not in self.disabled:
+            if self.sigs[idx].id not in self.budget.skipped:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
 
     def _candidates(self, win: Window, core_data: bytes, core_start: int) -> dict[int, list[int]]:
@@ -271,12 +268,9 @@ class Matcher:
             else:
                 pattern = compile_pattern(sig.regex, sig.flags)
                 got = [(m, li, li, m.start()) for li in run for m in self._finditer(idx, pattern, win.lines.norm(li)[0])]
-        except TimeoutError:
-            self._disable(sig, "regex timed out", f"its regex took longer than its {self.budget.budget:g}s budget "
-                          f"({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)")
-            return None
-        except regex_error() as exc:
-            self._disable(sig, "regex error", str(exc))
+        except (TimeoutError, regex_error()) as exc:
+            hint = f" ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
+            self.budget.skip(sig.id, f"signature {sig.id}", exc, hint)
             return None
         win.lines.memo[key] = got
         return got
@@ -306,10 +300,6 @@ class Matcher:
         """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
         evidence budget."""
         return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
-
-    def _disable(self, sig: Signature, why: str, warning: str) -> None:
-        self.disabled[sig.id] = why
-        self.warnings.append(f"signature {sig.id} skipped for the rest of this run: {warning}")
 
     # ------------------------------------------------------------------ matches and their context
 
