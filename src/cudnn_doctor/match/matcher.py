@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -55,24 +54,16 @@ Found = tuple["Any", int, int, int]
 
 
 class Window:
-    """One window being scanned: its lines, where it starts, and the whole scan's de-duplication and
-    near-miss counts. Its parts (the previous block's tail, the block, the next block's head) are joined when
-    its lines are first asked for: a block whose prefilter finds no line never is (with lines of 30 KiB the
-    tail and head are ~10 MiB a block)."""
+    """One window being scanned: its lines (the previous block's tail, the block, the next block's head), where it
+    starts, and the whole scan's de-duplication and near-miss counts."""
 
     def __init__(self, parts: list[bytes], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
-        self._parts = parts
-        self._count = count
+        self.lines = Lines(b"\n".join(parts), count)
         self.first_line = first_line  # absolute line number of the window's first line
         self.source = source
         self.seen: dict[tuple[int, int], set[int]] = scan["seen"]  # (line, column) -> signatures that had it
         self.missed: dict[int, int] = scan["missed"]
         self.framed: set[int] = scan["framed"]  # signatures whose first match got its traceback lines
-
-    @cached_property
-    def lines(self) -> Lines:
-        lines, self._parts = Lines(b"\n".join(self._parts), self._count), []  # (the parts freed)
-        return lines
 
     def near_miss(self, idx: int) -> bool:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
