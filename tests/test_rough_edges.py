@@ -697,13 +697,13 @@ def test_a_slow_signature_is_dropped_past_its_budget_naming_its_file(tmp_path: P
     import time
 
     from cudnn_doctor.kb.compiled import load_catalog
-    from cudnn_doctor.match import matcher as match  # the module that reads SIGNATURE_BUDGET_S
+    from cudnn_doctor.match import context  # the module that reads SIGNATURE_BUDGET_S
     from cudnn_doctor.scan import diagnose
 
     d = tmp_path / "mine"
     d.mkdir()
     (d / "slow.yaml").write_text(SLOW_SIG)
-    monkeypatch.setattr(match, "SIGNATURE_BUDGET_S", 0.5)
+    monkeypatch.setattr(context, "SIGNATURE_BUDGET_S", 0.5)
     catalog = load_catalog([d], builtin=False, use_cache=False)
     # each line: 27 letters then a fail: ~0.1-0.2 s of splits per line, under the 1 s per-search timeout; each
     # line its own (a line seen before is not searched again: Matcher._search_lines)

@@ -4,9 +4,9 @@ Each item is a regex, or an ``@set`` of the catalog's evidence file (``_evidence
 case. Every item's regex runs under the same CPU budget as a signature's: past it the item is skipped for the
 rest of the run, with one warning (a user's catastrophic pattern costs its budget once, not at every match).
 
-Around a big log's repeated warning the lines of a context are not all normalized: prefilter.RuleOut says on which
-raw lines an item may match at all, and only those are read (``Matcher._context_text``), each distinct line
-once for an item found within one line.
+Around a big log's repeated warning the lines of a context are not normalized for an item prefilter.RuleOut rules
+out (none of its literals there: ``Matcher._context_text``); an item found within one line reads each distinct
+line once.
 """
 
 from __future__ import annotations
@@ -39,12 +39,15 @@ _ANCHORED = ("^", "$", "\\A", "\\Z")
 
 
 class Budget:
-    """The CPU seconds each pattern (by key) has spent; one search's timeout never runs past its budget."""
+    """The CPU seconds each pattern (by key) has spent; one search's timeout never runs past its budget. A pattern
+    past it, or one that does not compile, is skipped for the rest of the run, with one warning."""
 
-    def __init__(self, budget: float, timeout: float) -> None:
-        self.budget = budget
+    def __init__(self, timeout: float, warnings: list[str]) -> None:
+        self.budget = max(timeout, SIGNATURE_BUDGET_S)
         self.timeout = timeout
         self.spent: dict[Any, float] = {}
+        self.skipped: set[Any] = set()
+        self.warnings = warnings
 
     def search(self, key: Any, run: Any) -> Any:
         """``run(timeout)`` charged to ``key``; raises TimeoutError when the budget is spent."""
@@ -57,16 +60,21 @@ class Budget:
         finally:
             self.spent[key] = self.spent.get(key, 0.0) + time.thread_time() - started
 
+    def skip(self, key: Any, what: str, exc: Exception, hint: str = "") -> None:
+        """Skip ``key`` (``what``: its name in the warning) for the rest of the run: it timed out or erred."""
+        why = f"its regex took longer than its {self.budget:g}s budget{hint}" if isinstance(exc, TimeoutError) else str(exc)
+        self.skipped.add(key)
+        self.warnings.append(f"{what} skipped for the rest of this run: {why}")
+
 
 class Evidence:
     """Finds context evidence: the items' patterns, compiled once, each searched under its CPU budget."""
 
     def __init__(self, sets: Mapping[str, Sequence[str]], timeout: float = MATCH_TIMEOUT_S, warnings: list[str] | None = None) -> None:
         self.sets = sets
-        self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
-        self.patterns: dict[str, Any] = {}
-        self.disabled: set[str] = set()
         self.warnings: list[str] = [] if warnings is None else warnings
+        self.budget = Budget(timeout, self.warnings)  # the matcher's too: the signatures' regexes
+        self.patterns: dict[str, Any] = {}
 
     def parts(self, item: str) -> tuple[str, ...]:
         """The regexes of an item: an ``@set``'s entries, or the item itself."""
@@ -82,21 +90,15 @@ class Evidence:
 
     def search(self, item: str, text: str) -> Any:
         """The first match of ``item`` in ``text``, or None (also once the item is skipped)."""
-        if item in self.disabled or not text:
+        if item in self.budget.skipped or not text:
             return None
         try:
             pattern = self.pattern(item)
             return self.budget.search(item, lambda timeout: pattern.search(text, timeout=timeout))
-        except TimeoutError:
-            self._skip(item, f"its regex took longer than its {self.budget.budget:g}s budget")
-        except regex_error() as exc:
-            self._skip(item, str(exc))
+        except (TimeoutError, regex_error()) as exc:
+            where = "_evidence.yaml" if item.startswith("@") else "a signature's context"
+            self.budget.skip(item, f"context evidence {item[:80]!r} ({where})", exc)
         return None
-
-    def _skip(self, item: str, why: str) -> None:
-        self.disabled.add(item)
-        where = "_evidence.yaml" if item.startswith("@") else "a signature's context"
-        self.warnings.append(f"context evidence {item[:80]!r} ({where}) skipped for the rest of this run: {why}")
 
     def find(self, items: Sequence[str], text: str | Callable[[str], str]) -> str | None:
         """The text of the first item (in order) found anywhere in ``text`` (or in ``text(item)``: the text

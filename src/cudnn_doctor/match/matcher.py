@@ -30,15 +30,13 @@ from ..read.frames import quoted_source
 from ..read.sources import Block
 from .context import (
     MATCH_TIMEOUT_S,
-    SIGNATURE_BUDGET_S,
-    Budget,
     Evidence,
     context_items,
     context_span,
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
+from .lines import Buffer, Lines, head_region, line_end, runs, tail_region
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -60,9 +58,9 @@ class Window:
     """One window being scanned: its lines, where it starts, and the whole scan's de-duplication and
     near-miss counts. Its parts (the previous block's tail, the block, the next block's head) are joined when
     its lines are first asked for: a block whose prefilter finds no line never is (with lines of 30 KiB the
-    tail and head are ~10 MiB a block)."""
+    tail and head are ~8 MiB a block: the long and keras kinds, +20% CPU per byte joined at every block)."""
 
-    def __init__(self, parts: list[bytes | memoryview], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
+    def __init__(self, parts: list[Buffer], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
         self._parts = parts
         self._count = count
         self.first_line = first_line  # absolute line number of the window's first line
@@ -90,8 +88,7 @@ class Matcher:
         self.sigs = list(catalog.signatures)
         self.warnings: list[str] = []  # what went wrong in this run: signatures and evidence items skipped
         self.evidence = Evidence(catalog.evidence, timeout, self.warnings)
-        self.budget = Budget(max(timeout, SIGNATURE_BUDGET_S), timeout)
-        self.disabled: dict[str, str] = {}
+        self.budget = self.evidence.budget  # (its keys: the signatures' indexes and ids, the items' texts)
         self.by_literal: dict[str, list[int]] = {}
         self.full_scan: list[int] = []
         for idx, sig in enumerate(self.sigs):
@@ -146,20 +143,20 @@ class Matcher:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline);
         (None, None) after each block."""
         scan: dict[str, Any] = {"seen": {}, "missed": {}, "framed": set()}
-        prev_tail: tuple[tuple[Piece, ...], int] = ((), 0)  # the previous block's last lines (pieces) and their number
+        tail: Buffer = b""  # the previous block's last lines
+        n_tail = 0  # and their number
         base = 1  # absolute line number of the first line of the current block
         it = (as_block(b) for b in blocks)
         cur = next(it, None)
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
-            parts = [*tail, cur.data, *([head] if n_head else [])]
+            parts = [*([tail] if n_tail else []), cur.data, *([head] if n_head else [])]
             win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
-            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            yield from self._scan_window(win, cur.data, len(tail) + 1 if n_tail else 0, range(n_tail, n_tail + cur.lines))
             yield None, None
             base += cur.lines
-            prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
+            tail, n_tail = tail_region(cur.data, cur.lines, self.before, (tail, n_tail))
             _forget(scan["seen"], base - self.before - 1)
             cur = nxt
 
@@ -181,7 +178,7 @@ class Matcher:
         for idx in self.full_scan:
             cand[idx] = list(core)
         for idx in sorted(cand):
-            if self.sigs[idx].id not in self.disabled:
+            if self.sigs[idx].id not in self.budget.skipped:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
 
     def _candidates(self, win: Window, core_data: bytes, core_start: int) -> dict[int, list[int]]:
@@ -272,12 +269,9 @@ class Matcher:
             else:
                 pattern = compile_pattern(sig.regex, sig.flags)
                 got = [(m, li, li, m.start()) for li in run for m in self._finditer(idx, pattern, win.lines.norm(li)[0])]
-        except TimeoutError:
-            self._disable(sig, "regex timed out", f"its regex took longer than its {self.budget.budget:g}s budget "
-                          f"({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)")
-            return None
-        except regex_error() as exc:
-            self._disable(sig, "regex error", str(exc))
+        except (TimeoutError, regex_error()) as exc:
+            hint = f" ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
+            self.budget.skip(sig.id, f"signature {sig.id}", exc, hint)
             return None
         win.lines.memo[key] = got
         return got
@@ -307,10 +301,6 @@ class Matcher:
         """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
         evidence budget."""
         return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
-
-    def _disable(self, sig: Signature, why: str, warning: str) -> None:
-        self.disabled[sig.id] = why
-        self.warnings.append(f"signature {sig.id} skipped for the rest of this run: {warning}")
 
     # ------------------------------------------------------------------ matches and their context
 
@@ -354,21 +344,18 @@ class Matcher:
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
+        match; none for an item whose literals none of them holds (prefilter.RuleOut)."""
         lo, hi = context_span(sig, *span, win.lines.size)
-        region = self.ruleout.region(win.lines, lo, hi)
+        holds = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
-            lines: Sequence[int] = range(lo, hi + 1)
-            linewise = self.evidence.linewise(item)
-            if item in self.ruleout.literals:  # each of its matches holds one of its literals
-                at = region(item)
-                if not at or linewise:
-                    lines = at
-            texts = win.lines.texts(lines, stream)
+            lits = self.ruleout.literals.get(item)
+            if lits is not None and not holds(lits):  # each of its matches holds one of its literals
+                return ""
+            texts = win.lines.texts(range(lo, hi + 1), stream)
             # an item found within one line finds the same first text in each distinct line once: a line
             # repeated hundreds of times is searched once
-            return "\n".join(dict.fromkeys(texts) if linewise else texts)
+            return "\n".join(dict.fromkeys(texts) if self.evidence.linewise(item) else texts)
 
         return text
 
