@@ -5,7 +5,9 @@ cast) to parameters and buffers, neither of which calls cuDNN; the one override 
 ``RNNBase._apply`` (rnn.py), which calls ``flatten_parameters()`` -> ``torch._cudnn_rnn_flatten_weight`` once
 the parameters are on the GPU (torch 0.3 to 2.x). So a traceback cut inside the ``_apply`` recursion under a
 ``.cuda()`` / ``.to()`` call, ending in a cuDNN status, is an RNN's flatten: ``signatures/_evidence.yaml``'s
-``@rnn`` entry for it. The forms are our own, from PyTorch's module.py source lines.
+``@rnn_under_apply``, which the status signatures flatten's cuDNN calls can raise require beside ``@rnn`` (a set of
+its own: its pattern reads across lines, and ``@rnn`` stays searched line by line). The forms are our own, from
+PyTorch's module.py source lines.
 """
 
 from __future__ import annotations
@@ -113,3 +115,14 @@ def test_an_apply_frame_of_a_users_module_is_no_evidence() -> None:
     text = APPLY_FRAMES.replace(f"{_SITE}/module.py\", line 797", "/srv/tagger/layers.py\", line 88")
     result = diagnose(text + "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n")
     assert all(f.signature.scope != "rnn" for f in result.findings), [f.id for f in result.findings]
+
+
+def test_rnn_stays_searched_line_by_line() -> None:
+    """The cross-line pattern is a set of its own: @rnn, read around every RNN warning of a big log, keeps its
+    line-by-line search (match/context.py: only the lines holding its literals, each distinct line once)."""
+    from cudnn_doctor.kb.compiled import load_catalog
+    from cudnn_doctor.match.context import Evidence
+
+    evidence = Evidence(load_catalog().evidence)
+    assert evidence.linewise("@rnn")
+    assert not evidence.linewise("@rnn_under_apply")
