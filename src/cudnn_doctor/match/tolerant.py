@@ -782,47 +782,35 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
         yield text[:at] + text[start:], at - start
 
 
-def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
-    """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
-    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
-    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor'):
-    both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e'
-    of 'be', which are template words too)."""
-    out = []
-    for (w, a, b), (w2, a2, b2) in pairwise(tw):
-        if a2 != b + 1 or text[b] != "\n" or b - line_start(text, b) < WRAP_MIN:
-            continue
-        if _joined(text, a, b, b2) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-            out.append(b)
-    return out
-
-
-def _joined(text: str, a: int, b: int, b2: int) -> str:
-    """The word a hard wrap split at ``b`` (a line break), read as one."""
-    return stem((text[a:b] + text[b + 1 : b2]).lower())
-
-
-def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
-    """The text's words with each word a hard wrap split read as one."""
-    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
-    if not cuts:
-        return tw
+def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
+    """The text's words with each word a hard wrap split read as one: two words with only a line break between
+    them, on a line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor
+    at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says
+    'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got'
+    and 'b' / 'e' of 'be', which are template words too)."""
+    if "\n" not in text:
+        return list(tw)
     out: list[tuple[str, int, int]] = []
-    for w, a, b in tw:
-        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
-            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
-        else:
-            out.append((w, a, b))
+    for w2, a2, b2 in tw:
+        w, a, b = out[-1] if out else ("", 0, -2)
+        if a2 == b + 1 and text[b] == "\n" and b - line_start(text, b) >= WRAP_MIN:
+            joined = stem((text[a:b] + text[b + 1 : b2]).lower())
+            if joined in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
+                out[-1] = (joined, a, b2)
+                continue
+        out.append((w2, a2, b2))
     return out
 
 
 def _unwrapped(text: str, known: Container[str]) -> str:
-    """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
-    joins (the lines keep their numbers)."""
-    for nl in reversed(_splits(text, words(text), known) if "\n" in text else []):
-        end = text.find("\n", nl + 1)
-        end = len(text) if end < 0 else end
-        text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
+    """The text with each word a hard wrap split joined back (``_rejoined``), the line break moved to the end of
+    the line it joins (the lines keep their numbers)."""
+    for _w, a, b in reversed(_rejoined(text, words(text), known)):
+        nl = text.find("\n", a, b)
+        if nl >= 0:
+            end = text.find("\n", nl + 1)
+            end = len(text) if end < 0 else end
+            text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
 
 
