@@ -321,20 +321,22 @@ class Tolerant:
         if not got or _in_context(where):
             return got
         plain = self.plain(c.tid)
-        thin = not plain and self._thin(c, where)
-        if not plain and not thin:
+        if not plain and not self._thin(c, where):
             return got
         why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
         return [Miss(f.sig, "", where.li_s, why) if isinstance(f, RawMatch) and (plain or f.cut is not None) else f for f in got]
 
     def _thin(self, c: Chain, where: _Where) -> bool:
-        """Whether a reading of less than SHARE of its template read only ordinary words and an RNN's generic
-        names (``_prose``) and holds less than MIN_BITS with each word counted as a common word at most
-        (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
+        """Whether a reading of less than SHARE of its template read only ordinary words (lower-case or
+        capitalized) and an RNN's generic names, no name in code, identifier, status or value ('a model that
+        contains LSTM layers' is any sentence's; 'replaced with DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not), and
+        holds less than MIN_BITS with each word counted as a common word at most (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
         templates rarely spell ('contain', 'recommend') is as common as any. 'a model that contains LSTM
         layers' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
         replaced with DPLSTM' that any sentence about RNNs does not."""
-        if c.bits >= SHARE * self.rec.total(c.tid) or not _prose(where.read):
+        if c.bits >= SHARE * self.rec.total(c.tid) or _NAMED_IN_CODE.search(where.read):
+            return False
+        if not all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", where.read)):
             return False
         return c.bits - sum(max(0.0, self.rec.weight.get(w, 0.0) - COMMON_BITS) for w in self.rec.words_of(c) if w) < MIN_BITS
 
@@ -741,15 +743,6 @@ class _Where:
         """Line ``li`` read whole, but the spaces around it."""
         line = lines[li]
         return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
-
-
-def _prose(read: str) -> bool:
-    """Whether a reading holds only ordinary words (lower-case or capitalized) and an RNN's generic names: no name
-    in code, identifier, status or value ('a model that contains LSTM layers' is any sentence's; 'replaced with
-    DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not)."""
-    if _NAMED_IN_CODE.search(read):
-        return False
-    return all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", read))
 
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
