@@ -185,21 +185,15 @@ def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
 
 @lru_cache(maxsize=4)
 def _names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
-    owners: dict[str, list[tuple[int, str]]] = {}
-    told: dict[str, bool] = {}  # whether a name tells something (CODE_BITS), by name
+    owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
     for idx, sig in enumerate(sigs):
         for name, kind in _spelt_names(sig):
             key = name.lower().lstrip("_")
             if _DUNDER.fullmatch(name) or len(key) < 4:
                 continue
-            if key not in told:
-                told[key] = sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS
-            if kind != "quoted" and not told[key]:
-                continue
-            got = owners.setdefault(key, [])
-            if (idx, kind) not in got:
-                got.append((idx, kind))
-    return owners
+            if kind == "quoted" or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS:
+                owners.setdefault(key, {})[idx, kind] = None  # (a name that tells something, or one quoted)
+    return {key: list(got) for key, got in owners.items()}
 
 
 def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:

@@ -644,8 +644,7 @@ class Tolerant:
         telling = RNN_CODE.search(" ".join(at)) is not None
         called, msg = cut_call(lines, li) or (None, None)
         idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
-        how = "is cut" if msg is None else "ends without its message"
-        why = f"the traceback {how} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
+        why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
             msg = innermost(lines, li)
             idxs = self._raising(*at) if msg is not None else []
