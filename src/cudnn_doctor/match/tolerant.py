@@ -541,7 +541,7 @@ class Tolerant:
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
-            out += [where.read[at:a], put, raw if j == cut else _cased(raw, places[k] or next(iter(_spelt_as(raw, spelling)), raw.lower()))]
+            out += [where.read[at:a], put, raw if j == cut else _spelt(raw, spelling, places[k])]
             at, put = b, ""
         return "".join(out) + where.read[at:]
 
@@ -819,9 +819,13 @@ def _joiner(read: str, at: int) -> str:
     return "_" if read[at : at + 1] == "_" and at > 0 else " "
 
 
-def _cased(raw: str, spelt: str) -> str:
-    """``spelt`` (lower case) in the case of the word ``raw`` it stands for (``raw`` where it is that word)."""
-    if raw.lower() == spelt:
+def _spelt(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
+    """The word ``raw`` as the signature spells it (``place``: at its place in its template; else its stem's
+    first spelling, where the signature does not spell it as it is), in the case of ``raw``."""
+    low = raw.lower()
+    known = spelling.get(stem(low)) or [low]
+    spelt = place or (low if low in known else known[0])
+    if low == spelt:
         return raw
     return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
 
@@ -842,10 +846,18 @@ def _spelling(sig: Signature) -> dict[str, list[str]]:
 def _placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
     """The signature's spelling of each word of its template ``tpl`` at its place (lower case; None: unknown):
     the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
-    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
+    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them (fewer:
+    another message's; a signature's message and its templates may be other messages)."""
     got: list[str | None] = [None] * len(tpl)
     for msg in messages(sig):
-        got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
+        tw = words(msg)
+        blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
+        here: list[str | None] = [None] * len(tpl)
+        for a, b, n in blocks:
+            for d in range(n):
+                here[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
+        if sum(1 for g in here if g) >= PLACED * sum(1 for w in tpl if w):
+            got = [x or y for x, y in zip(got, here, strict=True)]
     return got
 
 
@@ -860,26 +872,6 @@ def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
     return frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
 
 
-def _placed_in(tpl: Sequence[str], msg: str) -> list[str | None]:
-    """The words of ``msg`` (lower case) at the places of the template's words they are, in order (None elsewhere);
-    none where they are fewer than PLACED of the template's: another message's (a signature's message and its
-    templates may be other messages)."""
-    tw = words(msg)
-    blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
-    got: list[str | None] = [None] * len(tpl)
-    for a, b, n in blocks:
-        for d in range(n):
-            got[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
-    return got if sum(1 for g in got if g) >= PLACED * sum(1 for w in tpl if w) else [None] * len(tpl)
-
-
-def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
-    """How the signature spells the word ``raw`` (its stem's spellings; none where it spells it so)."""
-    low = raw.lower()
-    known = spelling.get(stem(low))
-    return [] if not known or low in known else known
-
-
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
     as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
@@ -887,14 +879,9 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
     measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
     Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
     (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
-
-    def one(m: re.Match[str]) -> str:
-        known = _spelt_as(m.group(0), spelling)
-        return _cased(m.group(0), known[0]) if known else m.group(0)
-
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
-    return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
+    return _GLUED.sub(" ", WORD.sub(lambda m: _spelt(m.group(0), spelling), read[:tail]) + read[tail:])
 
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
