@@ -87,7 +87,7 @@ class Prose:
     tolerant.Tolerant.described reads them)."""
 
     def __init__(self, sigs: Sequence[Signature], rec: Recognizer, min_bits: float) -> None:
-        self.sigs, self.rec, self.min_bits = sigs, rec, min_bits  # ``min_bits``: what the tolerant reading reads
+        self.sigs, self.rec, self.min_bits = tuple(sigs), rec, min_bits  # ``min_bits``: what the tolerant reading reads
 
     def candidates(self, line: str) -> list[int]:
         """The signatures a prose line describes (one of whose code names it names) and those it could as well
@@ -177,14 +177,10 @@ class Prose:
 Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
 
 
-def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
+@lru_cache(maxsize=4)
+def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
     """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
     its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
-    return _names(tuple(sigs), rec)
-
-
-@lru_cache(maxsize=4)
-def _names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
     owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
     for idx, sig in enumerate(sigs):
         for name, kind in _spelt_names(sig):
