@@ -34,7 +34,7 @@ def _raised_cases(catalog: Any) -> list[tuple[str, str, str]]:
     tolerant = Matcher(catalog).tolerant()
     rec, sigs = tolerant.rec, tolerant.sigs
     frameworks = {w for s in sigs for w, _a, _b in words(s.framework)}
-    owners = code_names(sigs, rec)
+    owners = code_names(tuple(sigs), rec)
     spelt = {re.split(r"\.|::", w.partition(" ")[2])[-1].lower().lstrip("_"): re.split(r"\.|::", w.partition(" ")[2])[-1] for s in sigs for w in s.raised_at}
     out = []
     for key, pairs in sorted(owners.items()):
@@ -73,7 +73,7 @@ def test_a_description_with_a_raising_functions_name_and_its_rare_words_names_th
 @pytest.mark.parametrize("part", sample(range(PARTS), 1))
 def test_the_code_name_with_only_common_words_or_in_a_question_gives_nothing(catalog, part: int) -> None:  # type: ignore[no-untyped-def]
     tolerant = Matcher(catalog).tolerant()
-    owners = code_names(tolerant.sigs, tolerant.rec)
+    owners = code_names(tuple(tolerant.sigs), tolerant.rec)
     plain = "There is an error if {} is used in this script."
     assert all(tolerant.rec.weight.get(w, 0.0) < RARE_BITS for w, _a, _b in words(plain.format("")))
     alarms = []

@@ -286,11 +286,9 @@ class Recognizer:
 def _expire(waiting: dict[str, list[Chain]], i: int, done: list[Chain]) -> None:
     """Chains that can no longer grow (their next word is too far behind): done."""
     for key in list(waiting):
-        keep = [c for c in waiting[key] if i - c.end <= MAX_VALUE + 1]
         done += [c for c in waiting[key] if i - c.end > MAX_VALUE + 1]
-        if keep:
-            waiting[key] = keep
-        else:
+        waiting[key] = [c for c in waiting[key] if i - c.end <= MAX_VALUE + 1]
+        if not waiting[key]:
             del waiting[key]
 
 

@@ -50,7 +50,7 @@ _CODE_TOKEN = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)
 # a name in a line (a code name is one: looked up whole), with the quotes around it
 _IDENT = LazyRe(r"""(?P<q>['`"])?(?<![A-Za-z0-9_])(?P<name>[A-Za-z0-9_]{4,})(?![A-Za-z0-9_])(?P<c>['`"])?""")
 # what a line that names a code name holds: a name in code's shape, or a quote
-_NAMING = LazyRe(r"""[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]|['`"]""")
+_NAMING = LazyRe(lambda: _CODE_SHAPE.pattern + r"""|['`"]""")
 _URL = LazyRe(r"\b(?:https?://|www\.)\S+")
 _QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
 _DUNDER = LazyRe(r"__\w+__")
@@ -87,7 +87,7 @@ class Prose:
     tolerant.Tolerant.described reads them)."""
 
     def __init__(self, sigs: Sequence[Signature], rec: Recognizer, min_bits: float) -> None:
-        self.sigs, self.rec, self.min_bits = sigs, rec, min_bits  # ``min_bits``: what the tolerant reading reads
+        self.sigs, self.rec, self.min_bits = tuple(sigs), rec, min_bits  # ``min_bits``: what the tolerant reading reads
 
     def candidates(self, line: str) -> list[int]:
         """The signatures a prose line describes (one of whose code names it names) and those it could as well
@@ -104,14 +104,6 @@ class Prose:
         rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or self.sigs[idx].framework in frameworks}
         return sorted(rivals | {i for i, _r in told})
 
-    def _quotes_lookalike(self, idx: int, line: str) -> bool:
-        """Whether a line's words hold one of the signature's counter-examples whole, in order: another
-        error's message, the line's other words only around it ('# LSTM training: KerasParser has not supported
-        operator [Lambda].')."""
-        looks = self.sigs[idx].lookalikes
-        tw = [w for w, _a, _b in words(line)] if looks else []
-        return any(holds(look, tw) for look in looks)
-
     def _quoting(self, line: str) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
         (``min_bits``): a message printed, which that reading read or not ('..., which is output 0 of
@@ -126,12 +118,16 @@ class Prose:
     def _told(self, idx: int, codes: set[tuple[str, str]], line: str) -> tuple[float, frozenset[str]] | None:
         """(information, words) of the signature's template of which the line holds the most that tells it
         (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
-        words); else None, also where the line quotes one of its counter-examples whole (``_quotes_lookalike``)."""
+        words); else None, also where the line's words hold one of its counter-examples whole, in order: another
+        error's message, the line's other words only around it ('# LSTM training: KerasParser has not supported
+        operator [Lambda].')."""
         fw = self._frameworks  # the line's own words, not its names in code, numbers or frameworks' names
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
         best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
-        return None if best is None or self._quotes_lookalike(idx, line) else best  # (the rarer check last)
+        if best is None:  # (the rarer check last)
+            return None
+        return None if any(holds(look, [w for w, _a, _b in words(line)]) for look in self.sigs[idx].lookalikes) else best
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
@@ -181,29 +177,19 @@ class Prose:
 Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
 
 
-def code_names(sigs: Sequence[Signature], rec: Recognizer) -> Names:
+@lru_cache(maxsize=4)
+def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
     """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
     its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
-    return _names(tuple(sigs), rec)
-
-
-@lru_cache(maxsize=4)
-def _names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
-    owners: dict[str, list[tuple[int, str]]] = {}
-    told: dict[str, bool] = {}  # whether a name tells something (CODE_BITS), by name
+    owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
     for idx, sig in enumerate(sigs):
         for name, kind in _spelt_names(sig):
             key = name.lower().lstrip("_")
             if _DUNDER.fullmatch(name) or len(key) < 4:
                 continue
-            if key not in told:
-                told[key] = sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS
-            if kind != "quoted" and not told[key]:
-                continue
-            got = owners.setdefault(key, [])
-            if (idx, kind) not in got:
-                got.append((idx, kind))
-    return owners
+            if kind == "quoted" or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS:
+                owners.setdefault(key, {})[idx, kind] = None  # (a name that tells something, or one quoted)
+    return {key: list(got) for key, got in owners.items()}
 
 
 def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:

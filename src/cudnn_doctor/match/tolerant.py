@@ -321,20 +321,22 @@ class Tolerant:
         if not got or _in_context(where):
             return got
         plain = self.plain(c.tid)
-        thin = not plain and self._thin(c, where)
-        if not plain and not thin:
+        if not plain and not self._thin(c, where):
             return got
         why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
         return [Miss(f.sig, "", where.li_s, why) if isinstance(f, RawMatch) and (plain or f.cut is not None) else f for f in got]
 
     def _thin(self, c: Chain, where: _Where) -> bool:
-        """Whether a reading of less than SHARE of its template read only ordinary words and an RNN's generic
-        names (``_prose``) and holds less than MIN_BITS with each word counted as a common word at most
-        (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
+        """Whether a reading of less than SHARE of its template read only ordinary words (lower-case or
+        capitalized) and an RNN's generic names, no name in code, identifier, status or value ('a model that
+        contains LSTM layers' is any sentence's; 'replaced with DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not), and
+        holds less than MIN_BITS with each word counted as a common word at most (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
         templates rarely spell ('contain', 'recommend') is as common as any. 'a model that contains LSTM
         layers' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
         replaced with DPLSTM' that any sentence about RNNs does not."""
-        if c.bits >= SHARE * self.rec.total(c.tid) or not _prose(where.read):
+        if c.bits >= SHARE * self.rec.total(c.tid) or _NAMED_IN_CODE.search(where.read):
+            return False
+        if not all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", where.read)):
             return False
         return c.bits - sum(max(0.0, self.rec.weight.get(w, 0.0) - COMMON_BITS) for w in self.rec.words_of(c) if w) < MIN_BITS
 
@@ -539,7 +541,7 @@ class Tolerant:
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
-            out += [where.read[at:a], put, raw if j == cut else _cased(raw, places[k] or next(iter(_spelt_as(raw, spelling)), raw.lower()))]
+            out += [where.read[at:a], put, raw if j == cut else _spelt(raw, spelling, places[k])]
             at, put = b, ""
         return "".join(out) + where.read[at:]
 
@@ -642,8 +644,7 @@ class Tolerant:
         telling = RNN_CODE.search(" ".join(at)) is not None
         called, msg = cut_call(lines, li) or (None, None)
         idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
-        how = "is cut" if msg is None else "ends without its message"
-        why = f"the traceback {how} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
+        why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
             msg = innermost(lines, li)
             idxs = self._raising(*at) if msg is not None else []
@@ -743,15 +744,6 @@ class _Where:
         return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
 
 
-def _prose(read: str) -> bool:
-    """Whether a reading holds only ordinary words (lower-case or capitalized) and an RNN's generic names: no name
-    in code, identifier, status or value ('a model that contains LSTM layers' is any sentence's; 'replaced with
-    DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not)."""
-    if _NAMED_IN_CODE.search(read):
-        return False
-    return all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", read))
-
-
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
     """A signature's regex flags, IGNORECASE added (the tolerant reading's confirmation)."""
     return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
@@ -782,47 +774,35 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
         yield text[:at] + text[start:], at - start
 
 
-def _splits(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[int]:
-    """Where a hard wrap split a word: the line breaks between two words with nothing else between them, on a
-    line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor at') and
-    are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says 'availablefor'):
-    both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got' and 'b' / 'e'
-    of 'be', which are template words too)."""
-    out = []
-    for (w, a, b), (w2, a2, b2) in pairwise(tw):
-        if a2 != b + 1 or text[b] != "\n" or b - line_start(text, b) < WRAP_MIN:
-            continue
-        if _joined(text, a, b, b2) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-            out.append(b)
-    return out
-
-
-def _joined(text: str, a: int, b: int, b2: int) -> str:
-    """The word a hard wrap split at ``b`` (a line break), read as one."""
-    return stem((text[a:b] + text[b + 1 : b2]).lower())
-
-
-def _rejoined(text: str, tw: list[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
-    """The text's words with each word a hard wrap split read as one."""
-    cuts = set(_splits(text, tw, known)) if "\n" in text else set()
-    if not cuts:
-        return tw
+def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
+    """The text's words with each word a hard wrap split read as one: two words with only a line break between
+    them, on a line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor
+    at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says
+    'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got'
+    and 'b' / 'e' of 'be', which are template words too)."""
+    if "\n" not in text:
+        return list(tw)
     out: list[tuple[str, int, int]] = []
-    for w, a, b in tw:
-        if out and out[-1][2] in cuts and a == out[-1][2] + 1:
-            out[-1] = (_joined(text, out[-1][1], out[-1][2], b), out[-1][1], b)
-        else:
-            out.append((w, a, b))
+    for w2, a2, b2 in tw:
+        w, a, b = out[-1] if out else ("", 0, -2)
+        if a2 == b + 1 and text[b] == "\n" and b - line_start(text, b) >= WRAP_MIN:
+            joined = stem((text[a:b] + text[b + 1 : b2]).lower())
+            if joined in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
+                out[-1] = (joined, a, b2)
+                continue
+        out.append((w2, a2, b2))
     return out
 
 
 def _unwrapped(text: str, known: Container[str]) -> str:
-    """The text with each word a hard wrap split joined back, the line break moved to the end of the line it
-    joins (the lines keep their numbers)."""
-    for nl in reversed(_splits(text, words(text), known) if "\n" in text else []):
-        end = text.find("\n", nl + 1)
-        end = len(text) if end < 0 else end
-        text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
+    """The text with each word a hard wrap split joined back (``_rejoined``), the line break moved to the end of
+    the line it joins (the lines keep their numbers)."""
+    for _w, a, b in reversed(_rejoined(text, words(text), known)):
+        nl = text.find("\n", a, b)
+        if nl >= 0:
+            end = text.find("\n", nl + 1)
+            end = len(text) if end < 0 else end
+            text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
 
 
@@ -839,9 +819,13 @@ def _joiner(read: str, at: int) -> str:
     return "_" if read[at : at + 1] == "_" and at > 0 else " "
 
 
-def _cased(raw: str, spelt: str) -> str:
-    """``spelt`` (lower case) in the case of the word ``raw`` it stands for (``raw`` where it is that word)."""
-    if raw.lower() == spelt:
+def _spelt(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
+    """The word ``raw`` as the signature spells it (``place``: at its place in its template; else its stem's
+    first spelling, where the signature does not spell it as it is), in the case of ``raw``."""
+    low = raw.lower()
+    known = spelling.get(stem(low)) or [low]
+    spelt = place or (low if low in known else known[0])
+    if low == spelt:
         return raw
     return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
 
@@ -862,10 +846,18 @@ def _spelling(sig: Signature) -> dict[str, list[str]]:
 def _placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
     """The signature's spelling of each word of its template ``tpl`` at its place (lower case; None: unknown):
     the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
-    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them."""
+    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them (fewer:
+    another message's; a signature's message and its templates may be other messages)."""
     got: list[str | None] = [None] * len(tpl)
     for msg in messages(sig):
-        got = [a or b for a, b in zip(got, _placed_in(tpl, msg), strict=True)]
+        tw = words(msg)
+        blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
+        here: list[str | None] = [None] * len(tpl)
+        for a, b, n in blocks:
+            for d in range(n):
+                here[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
+        if sum(1 for g in here if g) >= PLACED * sum(1 for w in tpl if w):
+            got = [x or y for x, y in zip(got, here, strict=True)]
     return got
 
 
@@ -880,26 +872,6 @@ def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
     return frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
 
 
-def _placed_in(tpl: Sequence[str], msg: str) -> list[str | None]:
-    """The words of ``msg`` (lower case) at the places of the template's words they are, in order (None elsewhere);
-    none where they are fewer than PLACED of the template's: another message's (a signature's message and its
-    templates may be other messages)."""
-    tw = words(msg)
-    blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
-    got: list[str | None] = [None] * len(tpl)
-    for a, b, n in blocks:
-        for d in range(n):
-            got[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
-    return got if sum(1 for g in got if g) >= PLACED * sum(1 for w in tpl if w) else [None] * len(tpl)
-
-
-def _spelt_as(raw: str, spelling: dict[str, list[str]]) -> list[str]:
-    """How the signature spells the word ``raw`` (its stem's spellings; none where it spells it so)."""
-    low = raw.lower()
-    known = spelling.get(stem(low))
-    return [] if not known or low in known else known
-
-
 def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
     """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
     as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
@@ -907,14 +879,9 @@ def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> st
     measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
     Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
     (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
-
-    def one(m: re.Match[str]) -> str:
-        known = _spelt_as(m.group(0), spelling)
-        return _cased(m.group(0), known[0]) if known else m.group(0)
-
     last = _LAST_WORD.search(read) if cut else None
     tail = last.start() if last else len(read)
-    return _GLUED.sub(" ", WORD.sub(one, read[:tail]) + read[tail:])
+    return _GLUED.sub(" ", WORD.sub(lambda m: _spelt(m.group(0), spelling), read[:tail]) + read[tail:])
 
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
