@@ -86,9 +86,3 @@ Traceback (most recent call last):
 
 def test_a_bare_status_title_alone_stays_general() -> None:
     assert _ids("# PyTorch 1.8 CUDNN_STATUS_NOT_INITIALIZED\n") == ["cudnn/status-not-initialized"]
-
-
-def test_a_code_comment_naming_the_release_is_no_title() -> None:
-    """'# ' then a lower-case word is a code comment (tolerant.py's rule for a heading), not an issue's title."""
-    ids = _ids("# needs torch 1.8 for the fused encoder\n\n" + CUT_AFTER_RNN + MESSAGE)
-    assert ids[0] == "cudnn/rnn-status-not-initialized" and CAUSE not in ids, ids
