@@ -55,26 +55,3 @@ def test_nvidia_smi_cuda_is_not_read_as_the_toolkit() -> None:
 def test_a_free_form_version_does_not_beat_a_better_source() -> None:
     env = detect("torch 1.13\ntorch==2.2.0\n")
     assert env.versions["torch"] == "2.2.0"  # a pip row (70) over what someone wrote (60)
-
-
-@pytest.mark.parametrize(
-    ("text", "want"),
-    [
-        # a release named as the one that works is a contrast, not the environment in play (heldout11 class D)
-        ("It works with PyTorch 1.7.1.", {}),
-        ("Worked fine on torch 1.6.0 last week", {}),
-        ("fine with tf 2.3.1", {}),
-        ("this was fixed in torch 1.8.1", {}),
-        ("works fine with cuDNN 8.0.5", {}),
-        ("Works with PyTorch 1.7.1+cu110", {}),
-        # the release that fails on the same line is still read
-        ("Crashes on torch 1.8.0, works with torch 1.7.1", {"torch": "1.8.0"}),
-        # a title naming one release: the fact; a line naming two of one component: none of them
-        ("# PyTorch 1.8 raises CUDNN_STATUS_NOT_INITIALIZED", {"torch": "1.8"}),
-        ("upgraded from torch 1.7.1 to torch 1.8.0", {}),
-        ("I am working with PyTorch 1.8.0 on Ubuntu", {"torch": "1.8.0"}),
-    ],
-)
-def test_a_release_named_as_the_one_that_works_is_no_fact(text: str, want: dict[str, str]) -> None:
-    got = detect("some noise\n" + text + "\nmore noise\n").versions
-    assert {k: v for k, v in got.items() if k in ("torch", "tensorflow", "cudnn", "cuda")} == want

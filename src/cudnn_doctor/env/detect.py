@@ -327,45 +327,21 @@ _FREE_LITERALS = (
 )
 
 
-# a version named as the one that does NOT fail ("Works with PyTorch 1.7.1", "worked fine on torch 1.7",
-# "fine with tf 2.3", "fixed in torch 1.8.1"): a contrast with the environment in play, not a fact of it
-_CONTRAST = LazyRe(
-    r"(?:\b(?:works?|worked)(?:\s+(?:fine|well|ok|okay|correctly|perfectly|great))?|\bfine|\bfixed)"
-    r"\s+(?:with|on|in|under|using)\s+$",
-    re.IGNORECASE,
-)
-
-
 def _free_version(m: re.Match[str]) -> Iterable[tuple[str, str]]:
-    """Every package/version pair on the line ("pytorch 1.4 with cudnn 7.6.5 and CUDA 10.1"), from ``m`` on; not
-    one named as the release that works (``_CONTRAST``: "fails on torch 1.8, works with torch 1.7.1" gives 1.8),
-    and none of a component the line gives two other versions of ("from torch 1.7.1 to torch 1.8"): which one is
-    in play, the line does not say."""
-    found: dict[str, set[str]] = {}
+    """Every package/version pair on the line ("pytorch 1.4 with cudnn 7.6.5 and CUDA 10.1"), from ``m`` on."""
+    out: list[tuple[str, str]] = []
     for one in _compiled(_FREE_VERSION).finditer(m.string, m.start()):
         name = one.group("pkg").lower().split()[0]
         component = _FREE_NAMES.get(re.sub(r"-(?:gpu|cpu|cu\d+\w*|cuda\d+\w*)$", "", name))
         version = one.group("v")
-        if component is None or int(version.split(".")[0]) not in _FREE_MAJORS[component]:
-            continue
-        if not _CONTRAST.search(m.string, 0, one.start()):
-            found.setdefault(component, set()).add(version)
-    return [(c, next(iter(vs))) for c, vs in found.items() if len(vs) == 1]
+        if component is not None and int(version.split(".")[0]) in _FREE_MAJORS[component]:
+            out.append((component, version))
+    return out
 
 
 def _cu_hint(m: re.Match[str]) -> Iterable[tuple[str, str]]:
     cu = m.group("cu")
-    return [] if _contrast(m) else [("cuda", f"{cu[:-1]}.{cu[-1]}")]
-
-
-def _contrast(m: re.Match[str]) -> bool:
-    """Whether the version ``m`` reads is named as the release that works (``_CONTRAST``)."""
-    return _CONTRAST.search(m.string, 0, m.start()) is not None
-
-
-def _stated(emit: Emit) -> Emit:
-    """``emit``, but nothing for a version named as the release that works ("works with cuDNN 8.0.5")."""
-    return lambda m: [] if _contrast(m) else emit(m)
+    return [("cuda", f"{cu[:-1]}.{cu[-1]}")]
 
 DETECTORS: list[Detector] = [
     # --- our own `cudnn-doctor env` output (rank per "(how)" tag, see _OURS_RANK)
@@ -424,7 +400,7 @@ DETECTORS: list[Detector] = [
     _d("cuDNN version text",
        [CUDNN],
        r"(?<![\w/-])cuDNN(?: runtime)?(?:\s+version)?\s*[:=]?\s*v?(?P<v>\d+\.\d+(?:\.\d+)*|\d{4,5})(?![\w.])",
-       80, _stated(_one("cudnn", **_CUDNN)), "cudnn"),
+       80, _one("cudnn", **_CUDNN), "cudnn"),
     _d("libcudnn file", ["libcudnn", "cudnn64_"],
        r"(?:libcudnn(?:_\w+)?\.so\.|libcudnn(?:_\w+)?\.(?=\d[\d.]*\.dylib)|cudnn64_)(?P<v>\d+(?:\.\d+){0,2})",
        50, _one("cudnn", **_CUDNN), "cudnn"),
