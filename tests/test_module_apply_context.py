@@ -117,6 +117,21 @@ def test_an_apply_frame_of_a_users_module_is_no_evidence() -> None:
     assert all(f.signature.scope != "rnn" for f in result.findings), [f.id for f in result.findings]
 
 
+def test_a_packages_apply_override_below_torch_s_frames_is_no_evidence() -> None:
+    """torch's _apply frames, then a third-party module's own ``_apply`` override that picks a cuDNN algorithm
+    itself: the status comes from that package's code, not from RNNBase._apply (base: the general id)."""
+    text = APPLY_FRAMES.replace(
+        "  ...\n",
+        '  File "/srv/venv/lib/python3.10/site-packages/sparsekit/layers.py", line 212, in _apply\n'
+        "    self._select_kernel()\n"
+        '  File "/srv/venv/lib/python3.10/site-packages/sparsekit/layers.py", line 240, in _select_kernel\n'
+        "    self.algo = _backend.find_algorithm(self.shape)\n",
+    )
+    result = diagnose(text + "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n")
+    assert all(f.signature.scope != "rnn" for f in result.findings), [f.id for f in result.findings]
+    assert any(f.id == "cudnn/status-not-initialized" for f in result.findings), [f.id for f in result.findings]
+
+
 def test_rnn_stays_searched_line_by_line() -> None:
     """The cross-line pattern is a set of its own: @rnn, read around every RNN warning of a big log, keeps its
     line-by-line search (match/context.py: only the lines holding its literals, each distinct line once)."""
