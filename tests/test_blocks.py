@@ -151,10 +151,11 @@ def test_block_tails_and_heads_as_lists_of_lines_gave(seed: int) -> None:
     line-list versions gave, over blocks of any length (one empty line, fewer lines than kept, long runs)."""
     from cudnn_doctor.match.lines import head_region as _head_region
     from cudnn_doctor.match.lines import tail_region as _tail_region
+    from cudnn_doctor.match.lines import tail_views
 
     rng = random.Random(seed)
     prev_ref: list[bytes] = []
-    prev: tuple[bytes, int] = (b"", 0)
+    prev: tuple[tuple[tuple[bytes, int, int], ...], int] = ((), 0)
     for _ in range(60):
         rows = [b"z" * rng.choice((0, 1, 5, 40, 90, 400)) for _ in range(rng.choice((1, 2, 5, 30, 150, 600)))]
         data = b"\n".join(rows)
@@ -162,7 +163,8 @@ def test_block_tails_and_heads_as_lists_of_lines_gave(seed: int) -> None:
             head = _head_lines_reference(data, n)
             assert _head_region(data, n) == (b"\n".join(head), len(head)), (n, len(rows))
             tail = _tail_lines_reference(data, n, prev_ref)
-            assert _tail_region(data, len(rows), n, prev) == (b"\n".join(tail), len(tail)), (n, len(rows))
+            pieces, k = _tail_region(data, len(rows), n, prev)
+            assert (b"\n".join(tail_views(pieces)), k) == (b"\n".join(tail), len(tail)), (n, len(rows))
         prev_ref = _tail_lines_reference(data, 214, prev_ref)
         prev = _tail_region(data, len(rows), 214, prev)
 

@@ -95,9 +95,9 @@ def test_ruling_context_lines_out_changes_no_verdict(monkeypatch: pytest.MonkeyP
 
 
 def test_a_linewise_item_with_lookarounds_finds_in_its_literal_lines_what_it_finds_in_all() -> None:
-    """A linewise item (Matcher._context_text reads each distinct line once for it) finds in a subset of the lines,
-    those holding one of its literals, what it finds in all; lookarounds count as linewise (a line-local
-    pattern's cannot read a line break, so they see their line alone either way)."""
+    """ruleout.py searches a linewise item only in the lines holding one of its literals; lookarounds count as
+    linewise (a line-local pattern's cannot read a line break, so they see their line alone either way): the
+    first match there is the first match in all the lines."""
     from pathlib import Path
 
     catalog = load_catalog()

@@ -4,9 +4,9 @@ Each item is a regex, or an ``@set`` of the catalog's evidence file (``_evidence
 case. Every item's regex runs under the same CPU budget as a signature's: past it the item is skipped for the
 rest of the run, with one warning (a user's catastrophic pattern costs its budget once, not at every match).
 
-Around a big log's repeated warning the lines of a context are not normalized for an item prefilter.RuleOut rules
-out (none of its literals there: ``Matcher._context_text``); an item found within one line reads each distinct
-line once.
+Around a big log's repeated warning the lines of a context are not all normalized: prefilter.RuleOut says on which
+raw lines an item may match at all, and only those are read (``Matcher._context_text``), each distinct line
+once for an item found within one line.
 """
 
 from __future__ import annotations

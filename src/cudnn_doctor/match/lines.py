@@ -103,18 +103,36 @@ def head_region(data: bytes, n: int) -> tuple[bytes, int]:
     return data[:end], n if end < len(data) else data.count(b"\n") + 1
 
 
-Buffer = bytes | memoryview  # a tail: a view of the block (or the blocks) it ends
+Piece = tuple[bytes, int, int]  # a block, an offset in it, and how many lines block[offset:] holds
 
 
-def tail_region(data: bytes, lines: int, n: int, prev: tuple[Buffer, int]) -> tuple[Buffer, int]:
-    """The last ``n`` lines of a block of ``lines`` lines as a view of it (not copied: with lines of 30 KiB a
-    tail is ~7 MiB), and how many they are: topped up from the previous tail (``prev``: its bytes and lines)
-    when the block is shorter."""
+def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], int]) -> tuple[tuple[Piece, ...], int]:
+    """The last ``n`` lines of a block of ``lines`` lines, as pieces of it and of the blocks before it (nothing
+    copied: the tail is joined only for a window whose lines are read, match/matcher.py), and how many they are:
+    topped up from the previous tail (``prev``: its pieces and lines) when the block is shorter, by dropping that
+    tail's first lines (with lines of 30 KiB the tail spans ~7 blocks: it was copied for every block)."""
     if n <= 0:
-        return b"", 0
-    if lines < n and prev[1]:
-        data, lines = b"\n".join((prev[0], data)), prev[1] + lines
-    return memoryview(data)[nth_back(data, n, len(data)) + 1 :], min(n, lines)
+        return (), 0
+    if lines >= n:
+        return ((data, nth_back(data, n, len(data)) + 1, n),), n
+    pieces, k = prev
+    out = [*pieces, (data, 0, lines)]
+    drop = k + lines - n  # the previous tail's lines that fall out
+    while drop > 0:
+        block, at, m = out[0]
+        if m <= drop:
+            del out[0]
+            drop -= m
+            continue
+        for _ in range(drop):
+            at = block.find(b"\n", at) + 1
+        out[0], drop = (block, at, m - drop), 0
+    return tuple(out), min(n, k + lines)
+
+
+def tail_views(pieces: tuple[Piece, ...]) -> list[memoryview]:
+    """A tail's pieces as views of their lines (joined by newlines, the tail's bytes)."""
+    return [memoryview(block)[at:] for block, at, _ in pieces]
 
 
 def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

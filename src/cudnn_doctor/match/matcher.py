@@ -36,7 +36,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Buffer, Lines, head_region, line_end, runs, tail_region
+from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -58,9 +58,9 @@ class Window:
     """One window being scanned: its lines, where it starts, and the whole scan's de-duplication and
     near-miss counts. Its parts (the previous block's tail, the block, the next block's head) are joined when
     its lines are first asked for: a block whose prefilter finds no line never is (with lines of 30 KiB the
-    tail and head are ~8 MiB a block: the long and keras kinds, +20% CPU per byte joined at every block)."""
+    tail and head are ~10 MiB a block)."""
 
-    def __init__(self, parts: list[Buffer], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
+    def __init__(self, parts: list[bytes | memoryview], count: int, first_line: int, source: str, scan: dict[str, Any]) -> None:
         self._parts = parts
         self._count = count
         self.first_line = first_line  # absolute line number of the window's first line
@@ -143,20 +143,20 @@ class Matcher:
         """Scan consecutive blocks of whole lines (UTF-8 bytes or text, '\\n'-joined, no trailing newline);
         (None, None) after each block."""
         scan: dict[str, Any] = {"seen": {}, "missed": {}, "framed": set()}
-        tail: Buffer = b""  # the previous block's last lines
-        n_tail = 0  # and their number
+        prev_tail: tuple[tuple[Piece, ...], int] = ((), 0)  # the previous block's last lines (pieces) and their number
         base = 1  # absolute line number of the first line of the current block
         it = (as_block(b) for b in blocks)
         cur = next(it, None)
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            parts = [*([tail] if n_tail else []), cur.data, *([head] if n_head else [])]
+            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
+            parts = [*tail, cur.data, *([head] if n_head else [])]
             win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
-            yield from self._scan_window(win, cur.data, len(tail) + 1 if n_tail else 0, range(n_tail, n_tail + cur.lines))
+            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
             yield None, None
             base += cur.lines
-            tail, n_tail = tail_region(cur.data, cur.lines, self.before, (tail, n_tail))
+            prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
             _forget(scan["seen"], base - self.before - 1)
             cur = nxt
 
@@ -344,18 +344,21 @@ class Matcher:
 
     def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
         """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; none for an item whose literals none of them holds (prefilter.RuleOut)."""
+        match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
         lo, hi = context_span(sig, *span, win.lines.size)
-        holds = self.ruleout.region(win.lines, lo, hi)
+        region = self.ruleout.region(win.lines, lo, hi)
 
         def text(item: str) -> str:
-            lits = self.ruleout.literals.get(item)
-            if lits is not None and not holds(lits):  # each of its matches holds one of its literals
-                return ""
-            texts = win.lines.texts(range(lo, hi + 1), stream)
+            lines: Sequence[int] = range(lo, hi + 1)
+            linewise = self.evidence.linewise(item)
+            if item in self.ruleout.literals:  # each of its matches holds one of its literals
+                at = region(item)
+                if not at or linewise:
+                    lines = at
+            texts = win.lines.texts(lines, stream)
             # an item found within one line finds the same first text in each distinct line once: a line
             # repeated hundreds of times is searched once
-            return "\n".join(dict.fromkeys(texts) if self.evidence.linewise(item) else texts)
+            return "\n".join(dict.fromkeys(texts) if linewise else texts)
 
         return text
 

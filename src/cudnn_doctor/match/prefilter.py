@@ -5,9 +5,9 @@
   installed). A speed mechanism (bench/: every kind of 1 GiB log); its equivalence tests:
   tests/test_streaming.py (the two engines), tests/test_behind_escapes.py (a colour code inside a literal, and
   ``_coloured``: a region coloured throughout cleaned only where a literal may hide; bench/kinds.py colour).
-- ``RuleOut`` says whether a context item may match around a match at all: one hyperscan database of every
-  context item's literals (bench/: the flatten_parameters warning 10,000 times, each with 100 lines of
-  context); only the items it saw are searched with `regex`, on lines then normalized. Its equivalence tests:
+- ``RuleOut`` says on which lines around a match a context item may match at all: one hyperscan database of
+  every context item's literals (bench/: the flatten_parameters warning 10,000 times, each with 100 lines of
+  context); only those lines are normalized and searched with `regex`. Its equivalence tests:
   tests/test_match_budgets.py (with and without hyperscan).
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 import _thread  # threading's get_ident, without importing threading (start-up)
 import os
 import sys
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from itertools import accumulate
@@ -202,40 +202,75 @@ def holding(low: bytes, lit: bytes) -> Iterator[int]:
 
 
 class RuleOut:
-    """Which context items may match in a region of lines (``literals``: item -> its literals, lower-case, for the
-    items that have some; each of an item's matches holds one)."""
+    """Which context items may match in a region of lines, and on which lines (``literals``: item -> its
+    literals, lower-case, for the items that have some; each of an item's matches holds one)."""
 
     def __init__(self, literals: dict[str, tuple[bytes, ...]]) -> None:
         self.literals = literals
         self.all = tuple(sorted({lit for lits in literals.values() for lit in lits}))
         self._dbs: dict[int, Any] = {}  # per thread: a database's scratch serves one scan at a time
 
-    def region(self, lines: Lines, lo: int, hi: int) -> Callable[[tuple[bytes, ...]], bool]:
-        """Whether lines lo..hi of a window (the pieces of PIECE lines that hold them) hold one of some literals
-        as normalization reads them; each piece scanned once (the checks around a repeated warning ask for
-        overlapping regions)."""
+    def region(self, lines: Lines, lo: int, hi: int) -> Callable[[str], list[int]]:
+        """Which of lines lo..hi of a window hold one of an item's literals (sorted), looked at in pieces of
+        PIECE lines, each scanned once (the checks around a repeated warning ask for overlapping regions)."""
         pieces = []
         for k in range(lo // PIECE, hi // PIECE + 1):
             piece = lines.memo.get(k)
             if piece is None:  # (its raw lines: k * PIECE, a line of the window, on)
                 end = line_end(lines.data, lines.start(min(lines.size - 1, k * PIECE + PIECE - 1)))
-                piece = lines.memo[k] = self._scan(lines.data[lines.start(k * PIECE) : end], len(lines.data) > SMALL_TEXT)
+                piece = lines.memo[k] = self._scan(lines.data[lines.start(k * PIECE) : end], k * PIECE, len(lines.data) > SMALL_TEXT)
             pieces.append(piece)
-        return lambda lits: any(lit in piece for piece in pieces for lit in lits)
+        present = None if any(p.present is None for p in pieces) else set().union(*(p.present or () for p in pieces))
 
-    def _scan(self, region: bytes, big: bool) -> bytes | set[bytes]:
-        """What ``region`` holds as normalization reads them: in a ``big`` window (not a paste), one pass of the
-        database says which literals are there; else its lower-cased bytes, each literal looked for in them."""
+        def holding(item: str) -> list[int]:
+            lits = self.literals[item]
+            if present is not None and present.isdisjoint(lits):
+                return []
+            got: set[int] = set()
+            for piece in pieces:
+                piece.lines(lits, lo, hi, got)
+            return sorted(got)
+
+        return holding
+
+    def _scan(self, region: bytes, first: int, big: bool) -> Presence:
+        """What ``region`` (raw lines, the first of index ``first``) holds as normalization reads it: in a
+        ``big`` window (not a paste), one pass of the database says which literals are there at all."""
         low = delete_escapes(region).lower()
         thread = _thread.get_ident()
         if big and thread not in self._dbs:
             self._dbs[thread] = hyperscan_db(self.all, single=True)
         db = self._dbs.get(thread) if big else None
-        if db is None:
-            return low
-        lits, present = self.all, set()
-        db.scan(low, match_event_handler=lambda lit_id, *_: present.add(lits[lit_id]))
-        return present
+        present: set[bytes] | None = None
+        if db is not None:
+            lits, present = self.all, set()
+            db.scan(low, match_event_handler=lambda lit_id, *_: present.add(lits[lit_id]))  # type: ignore[union-attr]
+        return Presence(low, first, present)
+
+
+class Presence:
+    """The literals of one piece of lines and the lines holding each, located on first use."""
+
+    def __init__(self, low: bytes, first: int, present: set[bytes] | None) -> None:
+        self.low = low
+        self.first = first
+        self.present = present  # None: not known (no hyperscan), each literal is looked for
+        self._at: dict[bytes, list[int]] = {}
+
+    def lines(self, lits: tuple[bytes, ...], lo: int, hi: int, got: set[int]) -> None:
+        """Add to ``got`` the indexes of the lines lo..hi holding one of ``lits``."""
+        for lit in lits:
+            if self.present is not None and lit not in self.present:
+                continue
+            at = self._at.get(lit)
+            if at is None:
+                at = self._at[lit] = []
+                li, prev = self.first, 0
+                for ls in holding(self.low, lit):
+                    li += self.low.count(b"\n", prev, ls)
+                    prev = ls
+                    at.append(li)
+            got.update(at[bisect_left(at, lo) : bisect_right(at, hi)])
 
 
 @lru_cache(maxsize=64)
