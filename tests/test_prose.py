@@ -152,6 +152,30 @@ def test_a_description_several_messages_share_gives_near_misses_not_a_pick(catal
     assert {"pytorch/rnn-hidden-size-mismatch", "pytorch/rnn-cell-hidden-size-mismatch"} <= named
 
 
+OP_NOT_REGISTERED = "tensorflow/rnn-op-type-not-registered"
+
+
+def test_a_name_a_regex_takes_from_a_closed_set_is_a_code_name_of_its_signature_too(catalog) -> None:  # type: ignore[no-untyped-def]
+    # 'Op type not registered' takes the op from (?:CudnnRNN|BlockLSTM|...)\w*: CudnnRNN is its code name as much as
+    # that of the CPU-only package's cause, whose message spells it; both own it, and the line's other words tell them
+    tolerant = Matcher(catalog).tolerant()
+    owners = {tolerant.sigs[i].id: kind for i, kind in code_names(tuple(tolerant.sigs), tolerant.rec)["cudnnrnn"]}
+    assert owners[OP_NOT_REGISTERED] == "value" and "tensorflow/cause-cpu-only-tensorflow-package" in owners
+    # (our own sentences) the op's name quoted, with words of the registry's message: the registry, not the cause
+    for text in (
+        "Since moving to the Windows build I get an error that the Op 'CudnnRNN' is not registered in the binary.",
+        "Loading the model in C# gives an error because op type 'CudnnRNN' is not registered there.",
+    ):
+        assert _described(diagnose(text, catalog=catalog))[:1] == [OP_NOT_REGISTERED], text
+    # words both templates hold: near misses naming both, no pick
+    d = diagnose("Every run ends with an error: op 'CudnnRNN' was not registered.", catalog=catalog)
+    assert not d.findings
+    assert {OP_NOT_REGISTERED, "tensorflow/cause-cpu-only-tensorflow-package"} <= {m.id for m in d.near_misses}
+    # a value only where the line quotes it (as a quoted word of a message); an exception's class is no value
+    assert OP_NOT_REGISTERED not in _described(diagnose("Loading the model in C# gives an error because op type CudnnRNN is not registered there.", catalog=catalog))
+    assert all(kind != "value" for _i, kind in code_names(tuple(tolerant.sigs), tolerant.rec).get("runtimeerror", ()))
+
+
 def test_a_described_finding_is_the_least_sure_and_says_so_in_every_format(catalog) -> None:  # type: ignore[no-untyped-def]
     text = "pack_padded_sequence requires a CPU tensor for the lengths instead of a cuda one"
     d = diagnose(text, catalog=catalog)

@@ -9,8 +9,9 @@ signature when it
 
 1. names one of the signature's *code names*: a function it is raised in (``raised_at``: '_pack_padded_sequence'
    read as 'pack_padded_sequence' too), or a name in code its message spells ('input_size', 'cudnnRNNForward',
-   a name it quotes, 'lengths', where the line quotes it too), one that tells something (CODE_BITS over the base's
-   words; a word the base does not know counts as rare), and
+   a name it quotes, 'lengths', where the line quotes it too; one of the closed set of names its regex takes as a
+   value, 'CudnnRNN' of '(?P<op>(?:CudnnRNN|BlockLSTM|...)...)', where the line quotes it), one that tells
+   something (CODE_BITS over the base's words; a word the base does not know counts as rare), and
 2. holds, in any order, words of one of the signature's templates that tell something (RARE_BITS each, not a
    framework's name, not a link's nor a name in code's), PROSE_BITS in all and MIN_RARE of them besides the code name's (a name its messages spell
    counts only with a template that spells it: not 'set_detect_anomaly' of a hint after the message), and
@@ -54,6 +55,11 @@ _NAMING = LazyRe(lambda: _CODE_SHAPE.pattern + r"""|['`"]""")
 _URL = LazyRe(r"\b(?:https?://|www\.)\S+")
 _QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
 _DUNDER = LazyRe(r"__\w+__")
+# a named group of a regex whose value is one of a closed set of names ('(?P<op>(?:CudnnRNN|BlockLSTM|...)\w*)'): each
+# is a code name of its signature as much as one its message spells; not an exception class's ('(?:Jax|Xla)?RuntimeError')
+_VALUES = LazyRe(r"\(\?P<\w+>(?:\(\?:)?((?:[A-Za-z_]\w*\|)+[A-Za-z_]\w*)\)")
+_EXCEPTION = LazyRe(r"\w*(?:Error|Exception|Warning)")
+_QUOTED_ONLY = frozenset({"quoted", "value"})  # kinds of code name a line names only where it quotes them
 # what says an error happened: an error, a failure, a crash, a requirement or expectation, something unsupported or
 # that cannot be done
 _CUE = LazyRe(
@@ -134,7 +140,7 @@ class Prose:
         (``_spelt_names``), where they are enough."""
         code_words = frozenset(w for w, _a, _b in words(code))
         spelt = code_words <= tpl
-        if not spelt and kind != "raised":
+        if not spelt and kind not in ("raised", "value"):
             return None  # a name its messages spell outside this template ('set_detect_anomaly' of a hint after it)
         weight = self.rec.weight
         if sum(w in tpl for w in have) >= MESSAGE_SHARE * len(have):
@@ -169,7 +175,7 @@ class Prose:
             name = m.group("name").lower().lstrip("_")
             quoted = m.group("q") is not None and m.group("q") == m.group("c")
             for idx, kind in names.get(name, ()):
-                if quoted or kind != "quoted":
+                if quoted or kind not in _QUOTED_ONLY:
                     out.setdefault(idx, set()).add((name, kind))
         return out
 
@@ -187,7 +193,7 @@ def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
             key = name.lower().lstrip("_")
             if _DUNDER.fullmatch(name) or len(key) < 4:
                 continue
-            if kind == "quoted" or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS:
+            if kind in _QUOTED_ONLY or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS:
                 owners.setdefault(key, {})[idx, kind] = None  # (a name that tells something, or one quoted)
     return {key: list(got) for key, got in owners.items()}
 
@@ -195,12 +201,16 @@ def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
 def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
     """A signature's code names as it spells them, each with its kind: "raised", a function it is raised in;
     "named", a name in code of its messages (snake_case or camelCase); "quoted", a word they quote (a name
-    only where the line quotes it too). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
+    only where the line quotes it too); "value", one of the closed set of names a group of its regex takes (the
+    op of 'Op type not registered 'CudnnRNN'', which its messages spell as another op: only where the line
+    quotes it too, and with any of its templates). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
     raised = [re.split(r"\.|::", where.partition(" ")[2])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
     yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
     text = "\n".join(messages(sig))
     yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())
     yield from ((name, "quoted") for name in _QUOTED.findall(text))
+    values = sorted({name for m in _VALUES.finditer(sig.regex) for name in m.group(1).split("|")})
+    yield from ((name, "value") for name in values if _CODE_SHAPE.search(name) and not name.isupper() and not _EXCEPTION.fullmatch(name))
 
 
 def messages(sig: Signature) -> list[str]:
