@@ -24,7 +24,9 @@ pytest (``pytest -v``: lines of equal length), summary (Keras model summaries: l
 full-width punctuation), colour (every line coloured by a logging library, a live progress display's lines), gradle (a
 Java build: '> Task' lines, '- ' items), notebook (a notebook's JSON), docker (a container's
 training output in Docker's json-file log: a JSON record per line, colour codes and tqdm's '\r' escaped in it),
-mix (all of them in turn, 256 KiB each).
+mix (all of them in turn, 256 KiB each), warnings (distinct training lines with PyTorch's RNN flatten warning after
+every 50: each a finding's occurrence, its context read), wide (every line ~63 KB, near the reader's MAX_LINE: a
+block of 1 MiB holds a few lines).
 """
 
 from __future__ import annotations
@@ -125,6 +127,27 @@ def _long(rng: random.Random, step: int) -> list[str]:
     return [f'{{"event": "metrics", "step": {step}, "lstm_hidden": [{values}]}}', f"INFO:trainer:step {step} done"]
 
 
+# PyTorch's warning for an RNN whose weights are not one chunk (rnn.py, Python's warnings form), as a training log
+# repeats it when the module is not flattened after being moved or replicated
+RNN_WARNING = (
+    "/srv/train/model.py:88: UserWarning: RNN module weights are not part of single contiguous chunk of memory. "
+    "This means they need to be compacted at every call, possibly greatly increasing memory usage. To compact "
+    "weights again call flatten_parameters().\n  output, hidden = self.lstm(packed, hidden)"
+)
+
+
+def _warnings(rng: random.Random, step: int) -> list[str]:
+    """Distinct training lines with the RNN warning after every 50 of them (each a finding's occurrence)."""
+    line = f"2024-05-14 09:12:{step % 60:02d},{step % 1000:03d} INFO step {step}: loss {rng.random() * 3:.5f} acc {rng.random():.4f}"
+    return [line, *RNN_WARNING.split("\n")] if step % 50 == 49 else [line]
+
+
+def _wide(rng: random.Random, step: int) -> list[str]:
+    """Every line near the reader's longest (MAX_LINE, 64 KiB): a metrics dump of ~60 KB per line."""
+    values = ", ".join(f"{rng.random():.6f}" for _ in range(5800))
+    return [f'{{"event": "metrics", "step": {step}, "gru_state": [{values}]}}']
+
+
 def _crlf(rng: random.Random, step: int) -> list[str]:
     return _biglog_noise(False)(rng, step)
 
@@ -194,7 +217,7 @@ KINDS: dict[str, Callable[[random.Random, int], list[str]]] = {
     "sparse": _biglog_noise(False), "dense": _biglog_noise(True), "dense-nover": _biglog_noise(True, loaded=False),
     "tqdm": _tqdm, "keras": _keras, "alternating": _alternating, "pytest": _pytest, "summary": _summary,
     "long": _long, "crlf": _crlf, "notebook": _biglog_noise(False), "mix": _biglog_noise(False), "docker": _docker,
-    "cjk": _cjk, "colour": _colour, "gradle": _gradle,
+    "cjk": _cjk, "colour": _colour, "gradle": _gradle, "warnings": _warnings, "wide": _wide,
 }
 PLANTS = {"keras": [(0.5, KERAS_ERROR), (1.0, KERAS_ERROR)]}
 # the last plant ends the log (the tail reading): corpus 010, a message whose finding is its own wherever it stands;
@@ -204,12 +227,14 @@ DEFAULT_PLANTS = [(0.3, "001"), (0.7, "038"), (1.0, "010")]
 
 
 def _plants(kind: str) -> list[tuple[float, str]]:
+    if kind == "warnings":  # its warnings are findings of their own: one planted, the rest are its noise
+        return [(at, biglog._case(name)) for at, name in DEFAULT_PLANTS] + [(0.5, RNN_WARNING)]
     return PLANTS.get(kind) or [(at, biglog._case(name)) for at, name in DEFAULT_PLANTS]
 
 
 def _mixed(rng: random.Random) -> Iterator[list[str]]:
     """The mix: each kind in turn, ~256 KiB of its lines."""
-    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker", "cjk", "colour", "gradle")]  # (the mix of the earlier rounds)
+    kinds = [k for k in KINDS if k not in ("mix", "notebook", "docker", "cjk", "colour", "gradle", "warnings", "wide")]  # (the mix of the earlier rounds)
     step = 0
     while True:
         for kind in kinds:
