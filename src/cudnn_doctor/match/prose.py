@@ -131,9 +131,11 @@ class Prose:
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
         best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
-        if best is None:  # (the rarer check last)
-            return None
-        return None if any(holds(look, [w for w, _a, _b in words(line)]) for look in self.sigs[idx].lookalikes) else best
+        looks = self.sigs[idx].lookalikes
+        if best is None or not looks:  # (the rarer check last)
+            return best
+        tw = [w for w, _a, _b in words(line)]
+        return None if any(holds(look, tw) for look in looks) else best
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
