@@ -89,13 +89,11 @@ def stem(word: str) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def _stemmed(word: str) -> str:
-    while len(word) > 2 and word.isalpha():
-        for suffix in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 2 and not word.endswith(_KEPT):
-                word = word[: -len(suffix)]
-                break
-        else:
-            return word
+    while len(word) > 2 and not word.endswith(_KEPT):
+        suffix = next((s for s in _SUFFIXES if word.endswith(s) and len(word) - len(s) >= 2), "")
+        if not suffix:
+            break
+        word = word[: -len(suffix)]
     return word
 
 
@@ -295,10 +293,8 @@ def _expire(waiting: dict[str, list[Chain]], i: int, done: list[Chain]) -> None:
 def word_ends(text: str, text_words: Words) -> frozenset[int]:
     """The indexes of the words after which a line or the text ends, or an ellipsis follows: a cut mark
     between a word and the next (the marks are found in one pass and placed by bisection)."""
-    if not text_words:
-        return frozenset()
     starts = [a for _w, a, _b in text_words]
-    out = {len(text_words) - 1}
+    out = {len(text_words) - 1} if text_words else set()
     for m in _CUT_MARK.finditer(text):
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and text_words[i][2] <= m.start() and (i + 1 == len(starts) or m.end() <= starts[i + 1]):

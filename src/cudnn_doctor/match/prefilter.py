@@ -90,43 +90,25 @@ class Prefilter:
     def scan(self, data: bytes | str) -> dict[int, list[str]]:
         """{line start offset: literals on that line} for the lines of ``data`` holding a literal.
 
-        Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding)."""
+        Offsets are byte offsets (a ``str`` is scanned as its UTF-8 encoding). A big input goes through
+        hyperscan, whose (end offset, literal id) hits are grouped by line; a pasted traceback (importing
+        hyperscan and loading its database, ~50 ms, would cost it more than the scan), and every input where
+        hyperscan is not installed, through one ``bytes.find`` per literal over the lower-cased bytes."""
         chunk = as_bytes(data)
         if not self.literals or not chunk:
             return {}
         if (len(chunk) > SMALL_TEXT or self._hs is not None) and self._load_hyperscan() is not None:
             found: list[tuple[int, int]] = []
             self._hs.scan(chunk, match_event_handler=lambda lit_id, _frm, to, *_: found.append((to, lit_id)))
-            return self._lines_of(chunk, found)
-        return self._scan_find(chunk.lower())
-
-    def _lines_of(self, chunk: bytes, found: list[tuple[int, int]]) -> dict[int, list[str]]:
-        """Group hyperscan's (end offset, literal id) hits by line."""
+            hits = _by_line(chunk, sorted(found))
+        else:
+            low = chunk.lower()
+            hits = ((ls, k) for k, lit in enumerate(self._bytes) for ls in holding(low, lit))
         out: dict[int, list[str]] = {}
-        if found:
-            found.sort()
-            end = -1
-            lits: list[str] = []
-            literals = self.literals
-            for to, lit_id in found:
-                if to > end:  # a new line (the hit ends past the current line's end)
-                    end = line_end(chunk, to - 1)
-                    lits = out[chunk.rfind(b"\n", 0, to - 1) + 1] = []
-                lit = literals[lit_id]
-                if lit not in lits:
-                    lits.append(lit)
-        return out
-
-    def _scan_find(self, low: bytes) -> dict[int, list[str]]:
-        """One ``bytes.find`` per literal over the lower-cased bytes: a pasted traceback (importing hyperscan
-        and loading its database, ~50 ms, would cost it more than the scan), and every input where hyperscan
-        is not installed."""
-        out: dict[int, list[str]] = {}
-        for raw, lit in zip(self._bytes, self.literals, strict=True):
-            for ls in holding(low, raw):
-                lits = out.setdefault(ls, [])
-                if lit not in lits:
-                    lits.append(lit)
+        for ls, k in hits:
+            lits = out.setdefault(ls, [])
+            if self.literals[k] not in lits:
+                lits.append(self.literals[k])
         return out
 
     def behind_escapes(self, region: bytes) -> dict[int, list[str]]:
@@ -147,10 +129,7 @@ class Prefilter:
         # (a few escapes: cleaning their lines costs less than _coloured's three passes over the region)
         maybe = self._coloured(region) if marked is region and region.count(b"\x1b") * COLOURED > len(region) else None
         starts = list(holding(marked, b"\x1b")) if maybe is None else maybe
-        moved = [region[ls : line_end(region, ls)] for ls in starts]
-        if not moved:
-            return {}
-        clean = delete_escapes(b"\n".join(moved))  # never a newline: the n-th line is the n-th line
+        clean = delete_escapes(b"\n".join(region[ls : line_end(region, ls)] for ls in starts))  # never a newline: the n-th line is the n-th line
         found = self.scan(clean)
         if not found:
             return {}
@@ -201,6 +180,15 @@ def holding(low: bytes, lit: bytes) -> Iterator[int]:
         pos = -1 if le < 0 else low.find(lit, le)
 
 
+def _by_line(chunk: bytes, found: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """(line start, literal id) of hyperscan's sorted (end offset, literal id) hits: each line found once."""
+    end = ls = -1
+    for to, k in found:
+        if to > end:  # a new line (the hit ends past the current line's end)
+            end, ls = line_end(chunk, to - 1), chunk.rfind(b"\n", 0, to - 1) + 1
+        yield ls, k
+
+
 class RuleOut:
     """Which context items may match in a region of lines, and on which lines (``literals``: item -> its
     literals, lower-case, for the items that have some; each of an item's matches holds one)."""
@@ -213,39 +201,25 @@ class RuleOut:
     def region(self, lines: Lines, lo: int, hi: int) -> Callable[[str], list[int]]:
         """Which of lines lo..hi of a window hold one of an item's literals (sorted), looked at in pieces of
         PIECE lines, each scanned once (the checks around a repeated warning ask for overlapping regions)."""
-        pieces = []
-        for k in range(lo // PIECE, hi // PIECE + 1):
-            piece = lines.memo.get(k)
-            if piece is None:  # (its raw lines: k * PIECE, a line of the window, on)
-                end = line_end(lines.data, lines.start(min(lines.size - 1, k * PIECE + PIECE - 1)))
-                piece = lines.memo[k] = self._scan(lines.data[lines.start(k * PIECE) : end], k * PIECE, len(lines.data) > SMALL_TEXT)
-            pieces.append(piece)
-        present = None if any(p.present is None for p in pieces) else set().union(*(p.present or () for p in pieces))
+        pieces = [self._piece(lines, k) for k in range(lo // PIECE, hi // PIECE + 1)]
+        return lambda item: sorted({li for piece in pieces for li in piece.lines(self.literals[item], lo, hi)})
 
-        def holding(item: str) -> list[int]:
-            lits = self.literals[item]
-            if present is not None and present.isdisjoint(lits):
-                return []
-            got: set[int] = set()
-            for piece in pieces:
-                piece.lines(lits, lo, hi, got)
-            return sorted(got)
-
-        return holding
-
-    def _scan(self, region: bytes, first: int, big: bool) -> Presence:
-        """What ``region`` (raw lines, the first of index ``first``) holds as normalization reads it: in a
-        ``big`` window (not a paste), one pass of the database says which literals are there at all."""
-        low = delete_escapes(region).lower()
-        thread = _thread.get_ident()
-        if big and thread not in self._dbs:
-            self._dbs[thread] = hyperscan_db(self.all, single=True)
-        db = self._dbs.get(thread) if big else None
-        present: set[bytes] | None = None
-        if db is not None:
-            lits, present = self.all, set()
-            db.scan(low, match_event_handler=lambda lit_id, *_: present.add(lits[lit_id]))  # type: ignore[union-attr]
-        return Presence(low, first, present)
+    def _piece(self, lines: Lines, k: int) -> Presence:
+        """Piece ``k`` of a window (its raw lines: k * PIECE, a line of the window, on) as normalization reads
+        it: in a big window (not a paste), one pass of the database says which literals are there at all."""
+        piece = lines.memo.get(k)
+        if piece is None:
+            end = line_end(lines.data, lines.start(min(lines.size - 1, k * PIECE + PIECE - 1)))
+            low = delete_escapes(lines.data[lines.start(k * PIECE) : end]).lower()
+            thread = _thread.get_ident()
+            if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
+                self._dbs[thread] = hyperscan_db(self.all, single=True)
+            db = self._dbs.get(thread) if len(lines.data) > SMALL_TEXT else None
+            present: set[bytes] | None = None if db is None else set()
+            if db is not None:
+                db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
+            piece = lines.memo[k] = Presence(low, k * PIECE, present)
+        return piece
 
 
 class Presence:
@@ -257,8 +231,8 @@ class Presence:
         self.present = present  # None: not known (no hyperscan), each literal is looked for
         self._at: dict[bytes, list[int]] = {}
 
-    def lines(self, lits: tuple[bytes, ...], lo: int, hi: int, got: set[int]) -> None:
-        """Add to ``got`` the indexes of the lines lo..hi holding one of ``lits``."""
+    def lines(self, lits: tuple[bytes, ...], lo: int, hi: int) -> Iterator[int]:
+        """The indexes of the lines lo..hi holding one of ``lits``."""
         for lit in lits:
             if self.present is not None and lit not in self.present:
                 continue
@@ -270,7 +244,7 @@ class Presence:
                     li += self.low.count(b"\n", prev, ls)
                     prev = ls
                     at.append(li)
-            got.update(at[bisect_left(at, lo) : bisect_right(at, hi)])
+            yield from at[bisect_left(at, lo) : bisect_right(at, hi)]
 
 
 @lru_cache(maxsize=64)

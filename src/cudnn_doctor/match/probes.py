@@ -33,36 +33,28 @@ class Probes:
 
     def give(self, line: bytes, pidxs: tuple[int, ...], text: Callable[[], tuple[str, int]]) -> bool:
         """Give a raw line holding the probes ``pidxs``' literals to them (``text``: its normalized text and
-        absolute line number, asked only when needed); True when a probe retired (its literals may go)."""
+        absolute line number, asked only when needed); True when a probe retired: it is given no more lines,
+        and its literals no longer make a line a probe line (they may go)."""
         shape = (line.translate(_SHAPE), pidxs) if len(line) <= MEMO_LINE else None
-        todo = self._shapes.get(shape) if shape is not None else None
+        todo = self._shapes.get(shape)  # type: ignore[arg-type]
         if todo == ():  # a shape every probe declined: the commonest case
             return False
-        wanted, retired = self._handle(tuple(sorted(set(pidxs))) if todo is None else todo, *text())
-        if shape is not None:
-            if len(self._shapes) >= PROBED_MEMO:
-                self._shapes.clear()
-            self._shapes[shape] = wanted
-        return retired
-
-    def _handle(self, todo: tuple[int, ...], text: str, line: int) -> tuple[tuple[int, ...], bool]:
-        """Give a new line to the probes ``todo``: those that want more lines of its shape, and whether one
-        retired."""
-        wanted: list[int] = []
+        norm, at = text()
+        wanted: list[int] = []  # the probes that want more lines of its shape
         retired = False
-        for pidx in todo:
+        for pidx in tuple(sorted(set(pidxs))) if todo is None else todo:
             if pidx in self.retired:
                 continue
-            said = self.probes[pidx].handle(text, line)
+            said = self.probes[pidx].handle(norm, at)
             if said == RETIRE:
-                self._retire(pidx)
+                self.retired.add(pidx)
+                self.by_literal = {lit: kept for lit, ps in self.by_literal.items() if (kept := tuple(p for p in ps if p != pidx))}
+                self._shapes.clear()
                 retired = True
             elif said is not False or not self.probes[pidx].shape_free:
                 wanted.append(pidx)
-        return tuple(wanted), retired
-
-    def _retire(self, pidx: int) -> None:
-        """Stop giving lines to probe ``pidx``: its literals no longer make a line a probe line."""
-        self.retired.add(pidx)
-        self.by_literal = {lit: kept for lit, ps in self.by_literal.items() if (kept := tuple(p for p in ps if p != pidx))}
-        self._shapes.clear()
+        if shape is not None:
+            if len(self._shapes) >= PROBED_MEMO:
+                self._shapes.clear()
+            self._shapes[shape] = tuple(wanted)
+        return retired

@@ -66,9 +66,7 @@ class Reader:
         lmap = LineMap()
         seen: list[_Seen] = []
         state = {"done": False, "bytes": 0}
-        matcher = self.matcher
-        literals = _Vocabulary(matcher)
-        skim = Skim(matcher, TAIL_LINES, SKIM_MARGIN)
+        literals, skim = _Vocabulary(self.matcher), Skim(self.matcher, TAIL_LINES, SKIM_MARGIN)
 
         def presented() -> Iterator[Block]:
             for n, b in enumerate(rechunk(blocks)):
@@ -84,12 +82,12 @@ class Reader:
                 yield out
             state["done"] = True
 
-        probes = matcher.probes
-        matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
+        probes = self.matcher.probes
+        self.matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
         try:
-            yield from self._scan(matcher.scan_blocks(presented(), source), seen, state, lmap, source)
+            yield from self._scan(self.matcher.scan_blocks(presented(), source), seen, state, lmap, source)
         finally:
-            matcher.probes = probes
+            self.matcher.probes = probes
 
     def _scan(self, found: Yielded, seen: list[_Seen], state: dict[str, Any], lmap: LineMap, source: str) -> Yielded:
         """The matcher's matches and near misses, mapped back; after each block, its tolerant reading."""

@@ -73,10 +73,7 @@ class Skim:
         hits = _hits(pf, data, sorted({*pf.scan(data), *flags.scan(data)})) if head else None
         if head is None or hits is None:
             return None
-        if not hits:  # (most blocks) its head, its tail, the lines between empty
-            tail = decoded_lines(data[end + 1 :])
-            return None if tail is None else head + b"\n" * (lines - head.count(b"\n") - self.last) + tail
-        spans = merged([(0, start), *_around(data, hits, self.reach), (end + 1, len(data))])
+        spans = merged([(0, start), *_around(data, hits, self.reach), (end + 1, len(data))])  # (most blocks: no hit)
         parts = [head if (lo, hi) == (0, start) else decoded_lines(data[lo:hi]) for lo, hi in spans]
         if None in parts:
             return None
