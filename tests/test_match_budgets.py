@@ -137,3 +137,39 @@ def test_signatures_that_share_a_verdict_get_what_each_gets_alone() -> None:
     alone = sorted(r for s in warned for r in rows([s]))
     assert len({r[0] for r in alone}) == 6 and len({r[2] for r in alone}) > 2
     assert rows([*warned, *copies]) == sorted(alone + alone)
+
+
+class _Unshared(dict):  # type: ignore[type-arg]
+    """A window's memo that keeps no line search and no verdict: each occurrence searched and decided anew."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if not (isinstance(key, tuple) and key[0] in ("line", "verdict")):
+            super().__setitem__(key, value)
+
+
+def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matcher._in_line searches a line-local regex once per distinct line text of a window, and Matcher._context
+    decides a context once per distinct set of texts its items are searched in (a warning repeated 10,000 times):
+    each occurrence gets what it gets searched and decided on its own, in two streams, with and without hyperscan."""
+    from cudnn_doctor.match import lines, matcher
+
+    text = _warnings_log()
+    text += "\n" + "\n".join(f"[rank{i % 3 // 2}]: {line}" for i, line in enumerate(text.split("\n")[:1200]))
+
+    def rows() -> list[tuple[object, ...]]:
+        matches, misses = Matcher(load_catalog()).scan_text(text)
+        return [(x.sig.id, x.line, x.end_line, x.text, sorted(x.captures.items(), key=str), x.stream, x.evidence, x.supported, x.before) for x in matches] + [
+            (x.sig.id, x.line, x.reason) for x in misses]
+
+    class Unshared(lines.Lines):
+        def __init__(self, data: bytes, size: int) -> None:
+            super().__init__(data, size)
+            self.memo = _Unshared()
+
+    for off in ("", "1"):
+        monkeypatch.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", off) if off else monkeypatch.delenv("CUDNN_DOCTOR_NO_HYPERSCAN", raising=False)
+        shared = rows()
+        with monkeypatch.context() as m:
+            m.setattr(matcher, "Lines", Unshared)
+            assert rows() == shared
+        assert len({r[0] for r in shared}) >= 6
