@@ -173,3 +173,27 @@ def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(
             m.setattr(matcher, "Lines", Unshared)
             assert rows() == shared
         assert len({r[0] for r in shared}) >= 6
+
+
+@pytest.mark.parametrize("block_lines", [3, 17])
+def test_a_window_holding_only_the_lines_its_candidates_read_finds_what_the_longest_finds(block_lines: int) -> None:
+    """Matcher._reach: a block's window starts as far back as its candidate signatures read (their window and
+    context, the lines kept before a first match, a raise's frame header), not as far as the furthest-reading
+    signature of the base (a tail of 214 lines of 60 KB is 13 MB). Each match and miss over logs cut into small
+    blocks is what a window with the whole tail gets."""
+    from pathlib import Path
+
+    corpus = Path(__file__).parent / "fixtures" / "corpus"
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.glob("*.log"))[:40])
+    lines = text.split("\n")
+    blocks = ["\n".join(lines[i : i + block_lines]) for i in range(0, len(lines), block_lines)]
+
+    def rows(whole_tail: bool) -> list[tuple[object, ...]]:
+        matcher = Matcher(load_catalog())
+        if whole_tail:
+            matcher.reach = [matcher.before] * len(matcher.sigs)
+        found = [f for pair in matcher.scan_blocks(blocks, "log") for f in pair if f is not None]
+        return [(f.sig.id, f.line, getattr(f, "before", None), getattr(f, "evidence", None), getattr(f, "reason", None)) for f in found]
+
+    got = rows(False)
+    assert len(got) > 40 and got == rows(True)

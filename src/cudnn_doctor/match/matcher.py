@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..kb.patterns import compile_pattern, regex_error
 from ..kb.regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from ..model import Probe, Signature
-from ..read.frames import quoted_source
+from ..read.frames import AROUND_RAISE, quoted_source
 from ..read.sources import Block
 from .context import (
     MATCH_TIMEOUT_S,
@@ -38,7 +38,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
+from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -103,6 +103,10 @@ class Matcher:
         self.probes = probes  # (the setter: the probes, and the prefilter of their literals and the signatures')
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
+        # the lines before its candidate line a signature may read: its window and context, or the lines kept before
+        # its first match or read for a raise's frame header (from where the window lets a match start), at most
+        # ``before`` (where every read stops at the window's start)
+        self.reach = [min(self.before, s.window_before + max(s.context.lines_before, TRACEBACK_LINES, AROUND_RAISE)) for s in self.sigs]
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
         # each signature's context as a number (-1: none), one for contexts that read alike (model.Context
         # compares by identity): their verdicts on the same lines are one (a message and its causes; the ten
@@ -154,10 +158,14 @@ class Matcher:
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
-            parts = [*tail, cur.data, *([head] if n_head else [])]
-            win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
-            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            hits = self._hits(cur.data)
+            pieces, n_tail = trimmed(*prev_tail, self._reach(hits))  # (the lines before the block its candidates read)
+            tail = tail_views(pieces)
+            # (the window is no local here: its lines, their texts and its rule-out pieces are freed before the block's
+            # end is yielded, when the tolerant reading of the block holds its own)
+            win = Window([*tail, cur.data, *([head] if n_head else [])], n_tail + cur.lines + n_head, base - n_tail, source, scan)
+            yield from self._scan_window(win, hits, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            del win
             yield None, None
             base += cur.lines
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
@@ -177,23 +185,34 @@ class Matcher:
 
     # ------------------------------------------------------------------ one window
 
-    def _scan_window(self, win: Window, core_data: bytes, core_start: int, core: range) -> Yielded:
-        cand = self._candidates(win, core_data, core_start)
+    def _scan_window(self, win: Window, hits: dict[int, list[str]], core_start: int, core: range) -> Yielded:
+        cand = self._candidates(win, hits, core_start)
         for idx in self.full_scan:
             cand[idx] = list(core)
         for idx in sorted(cand):
             if self.sigs[idx].id not in self.budget.skipped:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
 
-    def _candidates(self, win: Window, core_data: bytes, core_start: int) -> dict[int, list[int]]:
-        """{signature: candidate lines} from the prefilter's hits in the window's core (the block: ``core_data``,
-        at ``core_start`` in the window); probe lines go to the probes."""
-        cand: dict[int, list[int]] = {}
-        by_literal = self.by_literal
-        hits = self.prefilter.scan(core_data)  # offsets in the core
+    def _hits(self, core_data: bytes) -> dict[int, list[str]]:
+        """The prefilter's hits in a block: {offset: literals}."""
+        hits = self.prefilter.scan(core_data)
         for at, more in self.prefilter.behind_escapes(core_data).items():  # colour codes
             have = hits.setdefault(at, [])
             have += (lit for lit in more if lit not in have)
+        return hits
+
+    def _reach(self, hits: dict[int, list[str]]) -> int:
+        """How many lines before a block its window needs: the most any of its candidate signatures reads before
+        a match of its first line (``reach``), not the most of all the signatures (with lines of 60 KB, a tail of
+        214 lines is 13 MB)."""
+        sigs = [idx for lit in set().union(*hits.values()) for idx in self.by_literal.get(lit, ())]
+        return max((self.reach[idx] for idx in (*sigs, *self.full_scan)), default=0)
+
+    def _candidates(self, win: Window, hits: dict[int, list[str]], core_start: int) -> dict[int, list[int]]:
+        """{signature: candidate lines} from the prefilter's hits in the window's core (``hits``: offsets in the
+        block, at ``core_start`` in the window); probe lines go to the probes."""
+        cand: dict[int, list[int]] = {}
+        by_literal = self.by_literal
         if not hits:
             return cand
         lines = win.lines
