@@ -6,6 +6,10 @@
   results the plain search of every line gives, with and without hyperscan.
 - Signatures with the same context share its verdict on the same lines (Matcher._context): each gets what it
   gets alone.
+- A repeated occurrence is searched once per distinct line text (Matcher._in_line) and decided once per distinct
+  set of context texts (Matcher._context): each gets what it gets searched and decided anew.
+- A block's window holds only the lines its candidate signatures read before it (Matcher._reach): each match and
+  miss is what a window with the whole tail gets.
 """
 
 from __future__ import annotations
