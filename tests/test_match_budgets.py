@@ -6,6 +6,10 @@
   results the plain search of every line gives, with and without hyperscan.
 - Signatures with the same context share its verdict on the same lines (Matcher._context): each gets what it
   gets alone.
+- A repeated occurrence is searched once per distinct line text (Matcher._in_line) and decided once per distinct
+  set of context texts (Matcher._context): each gets what it gets searched and decided anew.
+- A block's window holds only the lines its candidate signatures read before it (Matcher._reach): each match and
+  miss is what a window with the whole tail gets.
 """
 
 from __future__ import annotations
@@ -137,3 +141,63 @@ def test_signatures_that_share_a_verdict_get_what_each_gets_alone() -> None:
     alone = sorted(r for s in warned for r in rows([s]))
     assert len({r[0] for r in alone}) == 6 and len({r[2] for r in alone}) > 2
     assert rows([*warned, *copies]) == sorted(alone + alone)
+
+
+class _Unshared(dict):  # type: ignore[type-arg]
+    """A window's memo that keeps no line search and no verdict: each occurrence searched and decided anew."""
+
+    def __setitem__(self, key: object, value: object) -> None:
+        if not (isinstance(key, tuple) and key[0] in ("line", "verdict")):
+            super().__setitem__(key, value)
+
+
+def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matcher._in_line searches a line-local regex once per distinct line text of a window, and Matcher._context
+    decides a context once per distinct set of texts its items are searched in (a warning repeated 10,000 times):
+    each occurrence gets what it gets searched and decided on its own, in two streams, with and without hyperscan."""
+    from cudnn_doctor.match import lines, matcher
+
+    text = _warnings_log()
+    text += "\n" + "\n".join(f"[rank{i % 3 // 2}]: {line}" for i, line in enumerate(text.split("\n")[:1200]))
+
+    def rows() -> list[tuple[object, ...]]:
+        matches, misses = Matcher(load_catalog()).scan_text(text)
+        return [(x.sig.id, x.line, x.end_line, x.text, sorted(x.captures.items(), key=str), x.stream, x.evidence, x.supported, x.before) for x in matches] + [
+            (x.sig.id, x.line, x.reason) for x in misses]
+
+    class Unshared(lines.Lines):
+        def __init__(self, data: bytes, size: int) -> None:
+            super().__init__(data, size)
+            self.memo = _Unshared()
+
+    for off in ("", "1"):
+        monkeypatch.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", off) if off else monkeypatch.delenv("CUDNN_DOCTOR_NO_HYPERSCAN", raising=False)
+        shared = rows()
+        with monkeypatch.context() as m:
+            m.setattr(matcher, "Lines", Unshared)
+            assert rows() == shared
+        assert len({r[0] for r in shared}) >= 6
+
+
+@pytest.mark.parametrize("block_lines", [3, 17])
+def test_a_window_holding_only_the_lines_its_candidates_read_finds_what_the_longest_finds(block_lines: int) -> None:
+    """Matcher._reach: a block's window starts as far back as its candidate signatures read (their window and
+    context, the lines kept before a first match, a raise's frame header), not as far as the furthest-reading
+    signature of the base (a tail of 214 lines of 60 KB is 13 MB). Each match and miss over logs cut into small
+    blocks is what a window with the whole tail gets."""
+    from pathlib import Path
+
+    corpus = Path(__file__).parent / "fixtures" / "corpus"
+    text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(corpus.glob("*.log"))[:40])
+    lines = text.split("\n")
+    blocks = ["\n".join(lines[i : i + block_lines]) for i in range(0, len(lines), block_lines)]
+
+    def rows(whole_tail: bool) -> list[tuple[object, ...]]:
+        matcher = Matcher(load_catalog())
+        if whole_tail:
+            matcher.reach = [matcher.before] * len(matcher.sigs)
+        found = [f for pair in matcher.scan_blocks(blocks, "log") for f in pair if f is not None]
+        return [(f.sig.id, f.line, getattr(f, "before", None), getattr(f, "evidence", None), getattr(f, "reason", None)) for f in found]
+
+    got = rows(False)
+    assert len(got) > 40 and got == rows(True)

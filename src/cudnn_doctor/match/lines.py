@@ -116,8 +116,13 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], 
     if lines >= n:
         return ((data, nth_back(data, n, len(data)) + 1, n),), n
     pieces, k = prev
-    out = [*pieces, (data, 0, lines)]
-    drop = k + lines - n  # the previous tail's lines that fall out
+    return trimmed((*pieces, (data, 0, lines)), k + lines, n)
+
+
+def trimmed(pieces: tuple[Piece, ...], k: int, n: int) -> tuple[tuple[Piece, ...], int]:
+    """The last ``n`` of the ``k`` lines of ``pieces`` (all of them where they are fewer), as pieces."""
+    out = list(pieces)
+    drop = k - n  # the first lines that fall out
     while drop > 0:
         block, at, m = out[0]
         if m <= drop:
@@ -127,7 +132,7 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], 
         for _ in range(drop):
             at = block.find(b"\n", at) + 1
         out[0], drop = (block, at, m - drop), 0
-    return tuple(out), min(n, k + lines)
+    return tuple(out), min(n, k)
 
 
 def tail_views(pieces: tuple[Piece, ...]) -> list[memoryview]:

@@ -10,7 +10,9 @@ For each block (scanned with the tail of the previous block and the head of the 
 3. each match's context (``exclude_any`` / ``require_any`` / ``support_any``, context.py) is checked on the
    lines around it where an item may match (prefilter.RuleOut), and it is yielded as a RawMatch, or a Miss.
 
-Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``).
+Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``); a
+line-local regex searches each distinct line text of a window once, and a context is decided once per distinct set
+of texts its items are searched in (a warning repeated 10,000 times: tests/test_match_budgets.py).
 A near miss (a literal, not the regex) is read again by the tolerant reading (tolerant.py: ``recased``): the
 message in another casing or broken over lines.
 """
@@ -18,7 +20,7 @@ message in another casing or broken over lines.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..kb.patterns import compile_pattern, regex_error
 from ..kb.regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
 from ..model import Probe, Signature
-from ..read.frames import quoted_source
+from ..read.frames import AROUND_RAISE, quoted_source
 from ..read.sources import Block
 from .context import (
     MATCH_TIMEOUT_S,
@@ -36,7 +38,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views
+from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 
 MAX_NEAR_MISSES_PER_SIG = 3
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
+SHARED_TEXT = 4096  # the most characters of context texts a window keeps a verdict by (its memory stays small)
 QUOTED_IN_CODE = "the message stands in a raise statement's string literal with no traceback frame above it: source code quoted, not the error raised"
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
@@ -100,6 +103,10 @@ class Matcher:
         self.probes = probes  # (the setter: the probes, and the prefilter of their literals and the signatures')
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
+        # the lines before its candidate line a signature may read: its window and context, or the lines kept before
+        # its first match or read for a raise's frame header (from where the window lets a match start), at most
+        # ``before`` (where every read stops at the window's start)
+        self.reach = [min(self.before, s.window_before + max(s.context.lines_before, TRACEBACK_LINES, AROUND_RAISE)) for s in self.sigs]
         self.ruleout = RuleOut(literal_map(self.evidence, (item for sig in self.sigs for item in context_items(sig))))
         # each signature's context as a number (-1: none), one for contexts that read alike (model.Context
         # compares by identity): their verdicts on the same lines are one (a message and its causes; the ten
@@ -109,6 +116,7 @@ class Matcher:
         for idx, c in enumerate(s.context for s in self.sigs):
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
+        self.plans: dict[int, tuple[tuple[str, bool, bool], ...]] = {}  # context -> its items: (item, linewise, has literals)
 
     @property
     def probes(self) -> list[Probe]:
@@ -150,10 +158,14 @@ class Matcher:
         while cur is not None:
             nxt = next(it, None)
             head, n_head = head_region(nxt.data, self.after) if nxt is not None else (b"", 0)
-            tail, n_tail = tail_views(prev_tail[0]), prev_tail[1]
-            parts = [*tail, cur.data, *([head] if n_head else [])]
-            win = Window(parts, n_tail + cur.lines + n_head, base - n_tail, source, scan)
-            yield from self._scan_window(win, cur.data, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            hits = self._hits(cur.data)
+            pieces, n_tail = trimmed(*prev_tail, self._reach(hits))  # (the lines before the block its candidates read)
+            tail = tail_views(pieces)
+            # (the window is no local here: its lines, their texts and its rule-out pieces are freed before the block's
+            # end is yielded, when the tolerant reading of the block holds its own)
+            win = Window([*tail, cur.data, *([head] if n_head else [])], n_tail + cur.lines + n_head, base - n_tail, source, scan)
+            yield from self._scan_window(win, hits, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))
+            del win
             yield None, None
             base += cur.lines
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
@@ -173,23 +185,34 @@ class Matcher:
 
     # ------------------------------------------------------------------ one window
 
-    def _scan_window(self, win: Window, core_data: bytes, core_start: int, core: range) -> Yielded:
-        cand = self._candidates(win, core_data, core_start)
+    def _scan_window(self, win: Window, hits: dict[int, list[str]], core_start: int, core: range) -> Yielded:
+        cand = self._candidates(win, hits, core_start)
         for idx in self.full_scan:
             cand[idx] = list(core)
         for idx in sorted(cand):
             if self.sigs[idx].id not in self.budget.skipped:
                 yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
 
-    def _candidates(self, win: Window, core_data: bytes, core_start: int) -> dict[int, list[int]]:
-        """{signature: candidate lines} from the prefilter's hits in the window's core (the block: ``core_data``,
-        at ``core_start`` in the window); probe lines go to the probes."""
-        cand: dict[int, list[int]] = {}
-        by_literal = self.by_literal
-        hits = self.prefilter.scan(core_data)  # offsets in the core
+    def _hits(self, core_data: bytes) -> dict[int, list[str]]:
+        """The prefilter's hits in a block: {offset: literals}."""
+        hits = self.prefilter.scan(core_data)
         for at, more in self.prefilter.behind_escapes(core_data).items():  # colour codes
             have = hits.setdefault(at, [])
             have += (lit for lit in more if lit not in have)
+        return hits
+
+    def _reach(self, hits: dict[int, list[str]]) -> int:
+        """How many lines before a block its window needs: the most any of its candidate signatures reads before
+        a match of its first line (``reach``), not the most of all the signatures (with lines of 60 KB, a tail of
+        214 lines is 13 MB)."""
+        sigs = [idx for lit in set().union(*hits.values()) for idx in self.by_literal.get(lit, ())]
+        return max((self.reach[idx] for idx in (*sigs, *self.full_scan)), default=0)
+
+    def _candidates(self, win: Window, hits: dict[int, list[str]], core_start: int) -> dict[int, list[int]]:
+        """{signature: candidate lines} from the prefilter's hits in the window's core (``hits``: offsets in the
+        block, at ``core_start`` in the window); probe lines go to the probes."""
+        cand: dict[int, list[int]] = {}
+        by_literal = self.by_literal
         if not hits:
             return cand
         lines = win.lines
@@ -256,25 +279,30 @@ class Matcher:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
         disabled, with a warning). Signatures with the same regex and window search a run once."""
         sig = self.sigs[idx]
-        local = line_local(sig.regex, sig.flags)  # derived: worked out once per pattern
-        key = ("run", sig.regex, sig.flags, 0 if local else sig.window_before, 0 if local else sig.window_after, *run)
-        got = win.lines.memo.get(key)
-        if got is not None:
-            return got  # type: ignore[no-any-return]
         try:
-            if not local:
-                got = self._search_region(idx, run, stream, win)
-            elif cannot_match(sig.regex, sig.flags, "\n".join(win.lines.norm(li)[0] for li in run)):
-                got = []  # no line of the run holds an alternative's literals: no need to compile it (a paste)
-            else:
-                pattern = compile_pattern(sig.regex, sig.flags)
-                got = [(m, li, li, m.start()) for li in run for m in self._finditer(idx, pattern, win.lines.norm(li)[0])]
+            if line_local(sig.regex, sig.flags):  # (derived: worked out once per pattern)
+                return [(m, li, li, m.start()) for li in run for m in self._in_line(idx, win.lines.norm(li)[0], win)]
+            key = ("run", sig.regex, sig.flags, sig.window_before, sig.window_after, *run)
+            got = win.lines.memo.get(key)
+            if got is None:
+                got = win.lines.memo[key] = self._search_region(idx, run, stream, win)
+            return got  # type: ignore[no-any-return]
         except (TimeoutError, regex_error()) as exc:
             hint = f" ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
             self.budget.skip(sig.id, f"signature {sig.id}", exc, hint)
             return None
-        win.lines.memo[key] = got
-        return got
+
+    def _in_line(self, idx: int, text: str, win: Window) -> list[Any]:
+        """A line-local regex's matches in one line's text, searched once per distinct text in a window (a warning
+        repeated 10,000 times, and the signatures with the same regex); not compiled for a text that holds none of
+        an alternative's literals (a paste)."""
+        sig = self.sigs[idx]
+        key = ("line", sig.regex, sig.flags, text)
+        got = win.lines.memo.get(key)
+        if got is None:
+            got = [] if cannot_match(sig.regex, sig.flags, text) else self._finditer(idx, compile_pattern(sig.regex, sig.flags), text)
+            win.lines.memo[key] = got
+        return got  # type: ignore[no-any-return]
 
     def _finditer(self, idx: int, pattern: Any, text: str) -> list[Any]:
         return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, timeout=timeout)))  # type: ignore[no-any-return]
@@ -332,35 +360,43 @@ class Matcher:
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
     def _context(self, sig: Signature, ctx: int, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
-        """(evidence, supported), or the near-miss reason, decided on the lines around the match where an
-        item of its context may match. Signatures with the same context (``ctx``) share the verdict on the same
-        lines (the lines around a warning repeated 10,000 times are read once, not once per signature)."""
+        """(evidence, supported), or the near-miss reason, decided on the text each item of the context may match
+        in around the match. Signatures with the same context (``ctx``) share the verdict on the same texts: a
+        warning repeated 10,000 times, whose items' literals stand only on its own lines, is decided once a window."""
         direct = direct_rnn(sig, matched)
-        key = ("verdict", ctx, direct, *span, stream)
+        texts = self._context_texts(sig, ctx, span, stream, win)
+        key = ("verdict", ctx, direct, *texts.items())
         got = win.lines.memo.get(key)
         if got is None:
-            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(sig, span, stream, win))
+            got = self.evidence.verdict(sig, direct, lambda item: texts.get(item, ""))
+            if sum(map(len, texts.values())) <= SHARED_TEXT:
+                win.lines.memo[key] = got
         return got  # type: ignore[no-any-return]
 
-    def _context_text(self, sig: Signature, span: tuple[int, int], stream: str, win: Window) -> Callable[[str], str]:
-        """The text each item of the context is searched in: the normalized lines of ``stream`` around the
-        match; for an item found line by line, only those holding one of its literals (prefilter.RuleOut)."""
+    def _context_texts(self, sig: Signature, ctx: int, span: tuple[int, int], stream: str, win: Window) -> dict[str, str]:
+        """{item: the text it is searched in} for the items of the context that may match around the match: the
+        normalized lines of ``stream`` around it; for an item with literals, none where no line there holds one
+        (prefilter.RuleOut), and for one found line by line only the lines that do."""
         lo, hi = context_span(sig, *span, win.lines.size)
         region = self.ruleout.region(win.lines, lo, hi)
-
-        def text(item: str) -> str:
+        texts: dict[str, str] = {}
+        plan = self.plans.get(ctx)
+        if plan is None:
+            plan = self.plans[ctx] = tuple((i, self.evidence.linewise(i), i in self.ruleout.literals) for i in dict.fromkeys(context_items(sig)))
+        for item, linewise, ruled in plan:
             lines: Sequence[int] = range(lo, hi + 1)
-            linewise = self.evidence.linewise(item)
-            if item in self.ruleout.literals:  # each of its matches holds one of its literals
+            if ruled:  # each of its matches holds one of its literals
                 at = region(item)
-                if not at or linewise:
+                if not at:
+                    continue
+                if linewise:
                     lines = at
-            texts = win.lines.texts(lines, stream)
+            got = win.lines.texts(lines, stream)
             # an item found within one line finds the same first text in each distinct line once: a line
             # repeated hundreds of times is searched once
-            return "\n".join(dict.fromkeys(texts) if linewise else texts)
-
-        return text
+            if got:
+                texts[item] = "\n".join(dict.fromkeys(got) if linewise else got)
+        return texts
 
 
 def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:
