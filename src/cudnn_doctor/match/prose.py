@@ -100,8 +100,8 @@ class Prose:
         describe: another whose template holds the same words, named in the line too or of the same framework
         (the code name tells it)."""
         line = _URL.sub(" ", line)  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
-        named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
-        if not named or self._quoting(line):
+        # (the base's code names made for such a line only)
+        if not _NAMING.search(line) or not (named := self._named(line)) or self._quoting(line):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
         got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
         most = max((read[0] for _i, read in got), default=0.0)

@@ -444,8 +444,7 @@ class Tolerant:
         first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
         if c.part or self.rec.next_word(c.tid, c.last) is not None:
             return False
-        values = sum(1 for w in self.rec.words_of(c) if not w)
-        if values:
+        if values := sum(1 for w in self.rec.words_of(c) if not w):
             return len(FORMAT.findall(where.read)) >= values and not listed_around(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
@@ -457,8 +456,7 @@ class Tolerant:
         is: it begins the template's word there, not another word of the same stem; None: as they are, where no
         chain read them, ``recased``; ``respelt``: as given), its values and what follows it as Python 3 prints
         them (``_py3_values``). Returns (its first line, the text, the reading's start and end in it)."""
-        sig = self.sigs[idx]
-        lo = max(0, where.li_s - max(sig.window_before, 1))
+        lo = max(0, where.li_s - max(self.sigs[idx].window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(part))
@@ -470,8 +468,7 @@ class Tolerant:
         matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
         memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
         lower confidence)."""
-        mode = "exact" if exact else ""
-        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, mode))]
+        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, "exact" if exact else ""))]
         if got or exact:
             return got
         return [
@@ -561,8 +558,7 @@ class Tolerant:
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
-        got = self.rec.held.get(seq)
-        if got is None:
+        if (got := self.rec.held.get(seq)) is None:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
             chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
@@ -600,7 +596,6 @@ class Tolerant:
             if (cpp := self._backtrace(lines, li)) is not None or (log := logged(lines, li)) is None:
                 return cpp
             return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
-        telling = RNN_CODE.search(" ".join(at)) is not None
         called, msg = cut_call(lines, li) or (None, None)
         idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
         why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
@@ -610,7 +605,7 @@ class Tolerant:
             why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        return idxs, why, telling
+        return idxs, why, RNN_CODE.search(" ".join(at)) is not None
 
     def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
         """The signatures raised in the function where a C++ backtrace without its message was raised
@@ -636,17 +631,14 @@ class Tolerant:
         perhaps cut short."""
         head = HEAD.match(msg)
         read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
-        if len(read) < least:
-            return []
-        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))]
+        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))] if len(read) >= least else []
 
 
 def _after(where: _Where) -> tuple[list[str], bool]:
     """The words after a reading: the rest of its last line and the AFTER_LINES lines after it (AFTER_WORDS
     at most), and whether they run to the input's end."""
     li = where.li_e
-    nl = where.read.rfind("\n")
-    col = where.col + len(where.read) if nl < 0 else len(where.read) - nl - 1
+    col = where.col + len(where.read) if (nl := where.read.rfind("\n")) < 0 else len(where.read) - nl - 1
     got = [w for w, _a, _b in words(where.lines[li][col:])]
     while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
         li += 1
