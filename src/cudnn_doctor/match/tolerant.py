@@ -45,17 +45,7 @@ from typing import Any
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
-from ..read.frames import (
-    MAX_FRAME_GAP,
-    backtrace,
-    cut_call,
-    ends_input,
-    frame,
-    innermost,
-    listed_around,
-    logged,
-    native,
-)
+from ..read import frames
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -445,7 +435,7 @@ class Tolerant:
         if c.part or self.rec.next_word(c.tid, c.last) is not None:
             return False
         if values := sum(1 for w in self.rec.words_of(c) if not w):
-            return len(FORMAT.findall(where.read)) >= values and not listed_around(where.lines, where.li_s)
+            return len(FORMAT.findall(where.read)) >= values and not frames.listed_around(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
@@ -575,7 +565,7 @@ class Tolerant:
         raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
         the signatures raised there where they tell no one message apart."""
         for li in range(lo, hi + 1):
-            got = None if any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)) else self._site(lines, li)
+            got = None if any(k in taken for k in range(li, li + frames.MAX_FRAME_GAP + 2)) else self._site(lines, li)
             if got and (held := self._passing(got[0], where := _Where.line(lines, li))):  # (those not ruled out there)
                 why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
                 yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
@@ -591,16 +581,16 @@ class Tolerant:
         tells them alone: words of their message do, a frame with no message only in the framework's RNN code
         (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
         error). None where the line is neither a frame nor such a log line."""
-        at = frame(lines[li])
+        at = frames.frame(lines[li])
         if at is None:  # a C++ backtrace, else a log line
-            if (cpp := self._backtrace(lines, li)) is not None or (log := logged(lines, li)) is None:
+            if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
                 return cpp
             return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
-        called, msg = cut_call(lines, li) or (None, None)
+        called, msg = frames.cut_call(lines, li) or (None, None)
         idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
         why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
-            msg = innermost(lines, li)
+            msg = frames.innermost(lines, li)
             idxs = self._raising(*at) if msg is not None else []
             why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
         if idxs and msg:
@@ -612,7 +602,7 @@ class Tolerant:
         (read/frames.py's ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)'), the
         native function a Python frame's call into it names too; never telling one (the function alone does not
         say which of its errors it was). None where that function is no raise site."""
-        site = backtrace(lines, li)
+        site = frames.backtrace(lines, li)
         idxs = self._raising(*site) if site is not None and site[1] else []
         return (idxs, f"the C++ backtrace names {site[1]}() without its message", False) if site and idxs else None
 
@@ -621,7 +611,7 @@ class Tolerant:
         file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
         if path is None:
-            return sorted({i for (p, f), ids in self.frames.items() if f == function and native(p) for i in ids})
+            return sorted({i for (p, f), ids in self.frames.items() if f == function and frames.native(p) for i in ids})
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
@@ -643,7 +633,7 @@ def _after(where: _Where) -> tuple[list[str], bool]:
     while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
         li += 1
         got += [w for w, _a, _b in words(where.lines[li])]
-    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and ends_input(where.lines, li)
+    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and frames.ends_input(where.lines, li)
 
 
 def _in_context(where: _Where) -> bool:
