@@ -364,12 +364,14 @@ class Tolerant:
                 return None
             try:  # the first match that covers the reading in part
                 for m in pattern.finditer(variant, timeout=timeout):
-                    at = text if mode == "recased" else variant  # (read as spaces, each line break keeps its offset)
-                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
-                    if m.start() < end + shift and m.end() > start + shift and m.end() > m.start() and (at is variant or first < last):
-                        return m, lo + first, lo + last  # (a line break read as a space: a message broken over lines)
                     if m.start() >= end + shift:
                         break
+                    # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
+                    # or a word a hard wrap split joined back): a message broken over lines is on those lines
+                    at = text if shift == 0 and len(variant) == len(text) else variant
+                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
+                    if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
+                        return m, lo + first, lo + last
             except (TimeoutError, regex_error()):
                 pass
         return None
@@ -702,7 +704,10 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
     gives no finding (tests/test_tolerant_kept.py)."""
     yield text, 0
-    yield from ((v, 0) for v in dict.fromkeys((_unwrapped(text, known), spaced(text))) if v != text)
+    if (joined := _unwrapped(text, known)) != text:
+        yield joined, 0
+    if "\n" in text:
+        yield spaced(text), 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     at = line_start(text, start)
