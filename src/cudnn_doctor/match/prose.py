@@ -100,8 +100,8 @@ class Prose:
         describe: another whose template holds the same words, named in the line too or of the same framework
         (the code name tells it)."""
         line = _URL.sub(" ", line)  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
-        named = self._named(line) if _NAMING.search(line) else None  # (the base's code names made for such a line only)
-        if not named or self._quoting(line):
+        # (the base's code names made for such a line only)
+        if not _NAMING.search(line) or not (named := self._named(line)) or self._quoting(line):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
         got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
         most = max((read[0] for _i, read in got), default=0.0)
@@ -131,8 +131,7 @@ class Prose:
         have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
         got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
         best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
-        looks = self.sigs[idx].lookalikes
-        if best is None or not looks:  # (the rarer check last)
+        if best is None or not (looks := self.sigs[idx].lookalikes):  # (the rarer check last)
             return best
         tw = [w for w, _a, _b in words(line)]
         return None if any(holds(look, tw) for look in looks) else best
@@ -142,13 +141,12 @@ class Prose:
         (``_spelt_names``), where they are enough."""
         code_words = frozenset(w for w, _a, _b in words(code))
         spelt = code_words <= tpl
-        if not spelt and kind not in ("raised", "value"):
-            return None  # a name its messages spell outside this template ('set_detect_anomaly' of a hint after it)
-        weight = self.rec.weight
-        if sum(w in tpl for w in have) >= MESSAGE_SHARE * len(have):
-            return None  # mostly the message's own words: the message (its head cut), not the user's words for it
-        rare = {w for w in tpl.intersection(have) - code_words if weight.get(w, 0.0) >= RARE_BITS}
-        bits = sum(weight[w] for w in rare)
+        # not a name its messages spell outside this template ('set_detect_anomaly' of a hint after it), nor mostly
+        # the message's own words: the message (its head cut), not the user's words for it
+        if (not spelt and kind not in ("raised", "value")) or sum(w in tpl for w in have) >= MESSAGE_SHARE * len(have):
+            return None
+        rare = {w for w in tpl.intersection(have) - code_words if self.rec.weight.get(w, 0.0) >= RARE_BITS}
+        bits = sum(self.rec.weight[w] for w in rare)
         if len(rare) < MIN_RARE or bits < PROSE_BITS:
             return None
         return bits, frozenset(rare | (code_words if spelt else set()))
@@ -192,11 +190,9 @@ def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
     owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
     for idx, sig in enumerate(sigs):
         for name, kind in _spelt_names(sig):
-            key = name.lower().lstrip("_")
-            if _DUNDER.fullmatch(name) or len(key) < 4:
-                continue
-            if kind in _QUOTED_ONLY or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS:
-                owners.setdefault(key, {})[idx, kind] = None  # (a name that tells something, or one quoted)
+            key = name.lower().lstrip("_")  # (a name that tells something, or one quoted)
+            if not _DUNDER.fullmatch(name) and len(key) >= 4 and (kind in _QUOTED_ONLY or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS):
+                owners.setdefault(key, {})[idx, kind] = None
     return {key: list(got) for key, got in owners.items()}
 
 

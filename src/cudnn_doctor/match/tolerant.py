@@ -45,17 +45,7 @@ from typing import Any
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature
-from ..read.frames import (
-    MAX_FRAME_GAP,
-    backtrace,
-    cut_call,
-    ends_input,
-    frame,
-    innermost,
-    listed_around,
-    logged,
-    native,
-)
+from ..read import frames
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -162,14 +152,11 @@ class Tolerant:
         self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
         tw = _rejoined(text, words(text), self.rec.weight)
-        if not tw:
-            return
-        ends = word_ends(text, tw)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
         # give the same signatures; another template's words over the same span may not)
-        for c, stop in self._strong(text, tw, ends, last):
+        for c, stop in self._strong(text, tw, word_ends(text, tw), last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             key = (c.start, c.end, self.rec.words_of(c))
@@ -193,8 +180,7 @@ class Tolerant:
         seen: set[str] = set()
         for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
             where = _Where.line(lines, li)
-            held = self._passing(self.prose.candidates(lines[li]), where)
-            for got in self._told(held, where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
+            for got in self._told(self._passing(self.prose.candidates(lines[li]), where), where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
                 if got.sig.id not in seen:
                     seen.add(got.sig.id)
                     yield got
@@ -216,14 +202,8 @@ class Tolerant:
     def _strong(self, text: str, tw: Words, ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
         """The chains enough to be read, grown back, strongest first, with how each stops; ``last``: the input's
         last word (-1: the input goes on after the text)."""
-        out = []
-        for c in self.rec.chains(tw, ends):
-            c = self.rec.grow_back(c, tw)
-            if c.bits >= FLOOR:
-                stop = self._stop(c, text, tw, last)
-                enough = self._enough(c, tw, text, c.end == last)
-                if enough is not None:
-                    out.append((c, stop if enough else "near"))
+        grown = (self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends))
+        out = [(c, self._stop(c, text, tw, last) if e else "near") for c in grown if c.bits >= FLOOR and (e := self._enough(c, tw, text, c.end == last)) is not None]
         out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
         return [cs for cs in out if cs[1] != "near"] + [cs for cs in out if cs[1] == "near"][:1]  # the strongest near one
 
@@ -236,11 +216,8 @@ class Tolerant:
         specific = cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]) is not None
         if c.bits < max(FLOOR, SHARE * (c.bits if specific else self.rec.total(c.tid))):
             return None
-        read = self.rec.words_of(c)
-        if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS:  # an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart
-            return None
-        held = self.holding(read)
-        if not held:
+        read = self.rec.words_of(c)  # (an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart)
+        if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS or not (held := self.holding(read)):
             return None
         return True if one_message(self.sigs[i] for i in held) else False if c.part else None
 
@@ -261,19 +238,14 @@ class Tolerant:
             return "cut"
         if _ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
             return "delimited"
-        if nxt is not None and not nxt[1] and c.end != last and self._clause(c, text, end):
-            return "delimited"  # (its template's next word, no value between, is not what follows)
+        # its message's first clause or clauses, read whole, with prose after it in the text: from its first word
+        # to a word its message's text ends a clause after (a comma, a semicolon, a full stop before a space; not
+        # a colon, which introduces what tells a message apart: 'Status Message: ...') where the same next word
+        # follows ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end
+        # (its template's next word, no value between, is not what follows)
+        if nxt is not None and not nxt[1] and c.end != last and c.first == 1 and _PROSE_AFTER.match(text, end) and c.last in _clause_ends(self.sigs[self.rec.owner[c.tid]], tuple(self.rec.tpls[c.tid])):
+            return "delimited"
         return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
-
-    def _clause(self, c: Chain, text: str, end: int) -> bool:
-        """Whether the chain is its message's first clause or clauses, read whole, with MIN_BITS, and prose
-        follows it in the text (``end``: where it ends there): from its first word to a word its message's
-        text ends a clause after (a comma, a semicolon, a full stop before a space; not a colon, which
-        introduces what tells a message apart: 'Status Message: ...') where the same next word follows
-        ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end."""
-        if c.first != 1 or not _PROSE_AFTER.match(text, end):
-            return False
-        return c.last in _clause_ends(self.sigs[self.rec.owner[c.tid]], tuple(self.rec.tpls[c.tid]))
 
     def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
         """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
@@ -288,6 +260,10 @@ class Tolerant:
         if cut and not confirmed and not exact:
             told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
+
+    def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
+        """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
+        return self._told(self._passing(self.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
     def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
@@ -304,24 +280,16 @@ class Tolerant:
             where = _Where(lines, li, text, 0, len(text))
             got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
             if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
-                continue
-            verdict = self._context(self.sigs[idx], where)  # (after its regex: over a big log's long lines, the costlier)
-            if verdict is not None:
+                continue  # the context after its regex: over a big log's long lines, the costlier
+            if (verdict := self._context(self.sigs[idx], where)) is not None:
                 yield self._match(self.sigs[idx], where, got[1], got[2], _printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
-
-    def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
-        """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
-        return self._told(self._passing(self.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
     def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
         makes them a framework's error (COMMON_BITS), and its cut findings (no regex confirmed them) where what
         it read is ordinary words holding nothing specific to its message (``_thin``) and nothing makes them a
         framework's error (an exception or status before them: 'RuntimeError: cudnn RNN backward c' is read)."""
-        if not got or _in_context(where):
-            return got
-        plain = self.plain(c.tid)
-        if not plain and not self._thin(c, where):
+        if not got or _in_context(where) or not ((plain := self.plain(c.tid)) or self._thin(c, where)):
             return got
         why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
         return [Miss(f.sig, "", where.li_s, why) if isinstance(f, RawMatch) and (plain or f.cut is not None) else f for f in got]
@@ -334,9 +302,7 @@ class Tolerant:
         templates rarely spell ('contain', 'recommend') is as common as any. 'a model that contains LSTM
         layers' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
         replaced with DPLSTM' that any sentence about RNNs does not."""
-        if c.bits >= SHARE * self.rec.total(c.tid) or _NAMED_IN_CODE.search(where.read):
-            return False
-        if not all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", where.read)):
+        if c.bits >= SHARE * self.rec.total(c.tid) or _NAMED_IN_CODE.search(where.read) or not all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", where.read)):
             return False
         return c.bits - sum(max(0.0, self.rec.weight.get(w, 0.0) - COMMON_BITS) for w in self.rec.words_of(c) if w) < MIN_BITS
 
@@ -372,7 +338,7 @@ class Tolerant:
         return nxt
 
     def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
-        before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])
+        before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])  # (the lines a traceback may hold)
         return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(verdict[0]), verdict[1], before, cut)
 
     def _context(self, sig: Signature, where: _Where) -> Verdict | None:
@@ -394,17 +360,18 @@ class Tolerant:
         ``_retyped`` spells it). Returns (match, first line, last line)."""
         lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None, respelt)
         for pattern, variant, shift in self._tries(idx, c, where, mode, (text, start, end)):
-            timeout = self._timeout()
-            if timeout <= 0:
+            if (timeout := self._timeout()) <= 0:
                 return None
             try:  # the first match that covers the reading in part
                 for m in pattern.finditer(variant, timeout=timeout):
-                    at = text if mode == "recased" else variant  # (read as spaces, each line break keeps its offset)
-                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
-                    if m.start() < end + shift and m.end() > start + shift and m.end() > m.start() and (at is variant or first < last):
-                        return m, lo + first, lo + last  # (a line break read as a space: a message broken over lines)
                     if m.start() >= end + shift:
                         break
+                    # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
+                    # or a word a hard wrap split joined back): a message broken over lines is on those lines
+                    at = text if shift == 0 and len(variant) == len(text) else variant
+                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
+                    if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
+                        return m, lo + first, lo + last
             except (TimeoutError, regex_error()):
                 pass
         return None
@@ -416,8 +383,8 @@ class Tolerant:
         if mode or c is None:
             spacing = [spaced(text)] if mode == "recased" and "\n" in text else []
             return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
-        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None
-        whole = whole and not self.rec.goes_on(c, *_after(where))  # not the start of a longer message
+        # (not the start of a longer message)
+        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         return self._attempts(idx, c, text, start, end if whole else -1)
 
     def _timeout(self) -> float:
@@ -430,10 +397,7 @@ class Tolerant:
         tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
         readings of tensorflow/then-rnn-backward-failed [census tensorflow[17]], 8 of 1,406 cut forms)."""
         bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
-        for pattern in self._patterns(idx):
-            for base in bases:
-                for variant, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight):
-                    yield pattern, variant, shift
+        return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
@@ -472,9 +436,8 @@ class Tolerant:
         first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
         if c.part or self.rec.next_word(c.tid, c.last) is not None:
             return False
-        values = sum(1 for w in self.rec.words_of(c) if not w)
-        if values:
-            return len(FORMAT.findall(where.read)) >= values and not listed_around(where.lines, where.li_s)
+        if values := sum(1 for w in self.rec.words_of(c) if not w):
+            return len(FORMAT.findall(where.read)) >= values and not frames.listed_around(where.lines, where.li_s)
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
@@ -485,8 +448,7 @@ class Tolerant:
         is: it begins the template's word there, not another word of the same stem; None: as they are, where no
         chain read them, ``recased``; ``respelt``: as given), its values and what follows it as Python 3 prints
         them (``_py3_values``). Returns (its first line, the text, the reading's start and end in it)."""
-        sig = self.sigs[idx]
-        lo = max(0, where.li_s - max(sig.window_before, 1))
+        lo = max(0, where.li_s - max(self.sigs[idx].window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
         read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(part))
@@ -498,8 +460,7 @@ class Tolerant:
         matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
         memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
         lower confidence)."""
-        mode = "exact" if exact else ""
-        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, mode))]
+        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, "exact" if exact else ""))]
         if got or exact:
             return got
         return [
@@ -537,7 +498,8 @@ class Tolerant:
         places, spelling, out, at, put = _placed(self.sigs[idx], tuple(tpl)), _spelling(self.sigs[idx]), [], 0, ""
         for k, j in pairs:
             if j < 0:
-                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + _joiner(where.read, at)
+                # joined to the next with the underscore of a name the text spells so ('CUDNN_' + 'STATUS_' + 'BAD_PARAM'), else a space
+                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + ("_" if where.read[at : at + 1] == "_" and at > 0 else " ")
                 continue
             _w, a, b = tw[j]
             raw = where.read[a:b]
@@ -564,16 +526,15 @@ class Tolerant:
         signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
         no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
         is another message's end, as a word after a reading where its template's next should be)."""
+        if c.first == 1:
+            return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
         lead = line_start(text, start)
-        line_head = text[lead:start]
-        if c.first != 1:
-            read = [w for w in self.rec.words_of(c) if w][:2]
-            # (a title: the block's first line, where ``_region`` reads from its line 0; a region starts a line before
-            # any other, so a blank line before a heading there is no title's)
-            headed = _HEAD_CUT.search(line_head) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))
-            texts = (self.sigs[idx].signature, *(w.get("text", "") for w in self.sigs[idx].raw.get("wordings") or ())) if dropped and headed else ()
-            return list(dict.fromkeys(m[line_start(m, a) : a] for m in texts for a in _at(m, read)))
-        return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
+        # (a title: the block's first line, where ``_region`` reads from its line 0; a region starts a line before
+        # any other, so a blank line before a heading there is no title's)
+        if not dropped or not (_HEAD_CUT.search(line_head := text[lead:start]) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))):
+            return []
+        read, sig = [w for w in self.rec.words_of(c) if w][:2], self.sigs[idx]
+        return list(dict.fromkeys(m[line_start(m, a) : a] for m in (sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ())) for a in _at(m, read)))
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
@@ -589,8 +550,7 @@ class Tolerant:
 
     def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
         """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
-        got = self.rec.held.get(seq)
-        if got is None:
+        if (got := self.rec.held.get(seq)) is None:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
             chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
@@ -606,18 +566,10 @@ class Tolerant:
         """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
         raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
         the signatures raised there where they tell no one message apart."""
-        if not self.frames:
-            return
         for li in range(lo, hi + 1):
-            if any(k in taken for k in range(li, li + MAX_FRAME_GAP + 2)):
-                continue
-            got = self._site(lines, li)
-            if got is None:
-                continue
-            idxs, why, telling = got
-            where = _Where.line(lines, li)
-            held = self._passing(idxs, where)  # not ruled out there
-            if held:  # a frame where other errors are raised too names them, it does not tell one
+            got = None if any(k in taken for k in range(li, li + frames.MAX_FRAME_GAP + 2)) else self._site(lines, li)
+            if got and (held := self._passing(got[0], where := _Where.line(lines, li))):  # (those not ruled out there)
+                why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
                 yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
     def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
@@ -631,34 +583,28 @@ class Tolerant:
         tells them alone: words of their message do, a frame with no message only in the framework's RNN code
         (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
         error). None where the line is neither a frame nor such a log line."""
-        at = frame(lines[li])
-        if at is None:
-            cpp = self._backtrace(lines, li)
-            if cpp is not None:
+        at = frames.frame(lines[li])
+        if at is None:  # a C++ backtrace, else a log line
+            if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
                 return cpp
-            log = logged(lines, li)
-            if log is None:
-                return None
-            path, msg = log
-            return self._cut_at(self._raising(path, None), msg, 2), f"the log line raised in {path} is cut: {msg[-60:]!r}", True
-        telling = RNN_CODE.search(" ".join(at)) is not None
-        called, msg = cut_call(lines, li) or (None, None)
+            return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
+        called, msg = frames.cut_call(lines, li) or (None, None)
         idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
         why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
-            msg = innermost(lines, li)
+            msg = frames.innermost(lines, li)
             idxs = self._raising(*at) if msg is not None else []
             why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
         if idxs and msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        return idxs, why, telling
+        return idxs, why, RNN_CODE.search(" ".join(at)) is not None
 
     def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
         """The signatures raised in the function where a C++ backtrace without its message was raised
         (read/frames.py's ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)'), the
         native function a Python frame's call into it names too; never telling one (the function alone does not
         say which of its errors it was). None where that function is no raise site."""
-        site = backtrace(lines, li)
+        site = frames.backtrace(lines, li)
         idxs = self._raising(*site) if site is not None and site[1] else []
         return (idxs, f"the C++ backtrace names {site[1]}() without its message", False) if site and idxs else None
 
@@ -667,7 +613,7 @@ class Tolerant:
         file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
         if path is None:
-            return sorted({i for (p, f), ids in self.frames.items() if f == function and native(p) for i in ids})
+            return sorted({i for (p, f), ids in self.frames.items() if f == function and frames.native(p) for i in ids})
         return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
@@ -677,22 +623,19 @@ class Tolerant:
         perhaps cut short."""
         head = HEAD.match(msg)
         read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
-        if len(read) < least:
-            return []
-        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))]
+        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))] if len(read) >= least else []
 
 
 def _after(where: _Where) -> tuple[list[str], bool]:
     """The words after a reading: the rest of its last line and the AFTER_LINES lines after it (AFTER_WORDS
     at most), and whether they run to the input's end."""
     li = where.li_e
-    nl = where.read.rfind("\n")
-    col = where.col + len(where.read) if nl < 0 else len(where.read) - nl - 1
+    col = where.col + len(where.read) if (nl := where.read.rfind("\n")) < 0 else len(where.read) - nl - 1
     got = [w for w, _a, _b in words(where.lines[li][col:])]
     while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
         li += 1
         got += [w for w, _a, _b in words(where.lines[li])]
-    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and ends_input(where.lines, li)
+    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and frames.ends_input(where.lines, li)
 
 
 def _in_context(where: _Where) -> bool:
@@ -707,14 +650,14 @@ def _in_context(where: _Where) -> bool:
     return any(_OP_MARK.search(lines[li]) for li in range(lo, hi + 1))
 
 
+def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(c.start <= e and s <= c.end for s, e in spans)
+
+
 def _commented(line: str) -> bool:
     """Whether a line is a C++ comment's ('//': a pasted source's, a traceback's source line): it says what the
     code does, not what a framework printed (not '#': a title's '# crash: ...' is a heading)."""
     return line.lstrip().startswith("//")
-
-
-def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
-    return any(c.start <= e and s <= c.end for s, e in spans)
 
 
 @lru_cache(maxsize=4)
@@ -761,8 +704,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
     gives no finding (tests/test_tolerant_kept.py)."""
     yield text, 0
-    joined = _unwrapped(text, known)
-    if joined != text:
+    if (joined := _unwrapped(text, known)) != text:
         yield joined, 0
     if "\n" in text:
         yield spaced(text), 0
@@ -785,12 +727,11 @@ def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[st
     out: list[tuple[str, int, int]] = []
     for w2, a2, b2 in tw:
         w, a, b = out[-1] if out else ("", 0, -2)
-        if a2 == b + 1 and text[b] == "\n" and b - line_start(text, b) >= WRAP_MIN:
-            joined = stem((text[a:b] + text[b + 1 : b2]).lower())
-            if joined in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-                out[-1] = (joined, a, b2)
-                continue
-        out.append((w2, a2, b2))
+        wrapped = a2 == b + 1 and text[b] == "\n" and b - line_start(text, b) >= WRAP_MIN
+        if wrapped and (joined := stem((text[a:b] + text[b + 1 : b2]).lower())) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
+            out[-1] = (joined, a, b2)
+        else:
+            out.append((w2, a2, b2))
     return out
 
 
@@ -798,8 +739,7 @@ def _unwrapped(text: str, known: Container[str]) -> str:
     """The text with each word a hard wrap split joined back (``_rejoined``), the line break moved to the end of
     the line it joins (the lines keep their numbers)."""
     for _w, a, b in reversed(_rejoined(text, words(text), known)):
-        nl = text.find("\n", a, b)
-        if nl >= 0:
+        if (nl := text.find("\n", a, b)) >= 0:
             end = text.find("\n", nl + 1)
             end = len(text) if end < 0 else end
             text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
@@ -809,14 +749,7 @@ def _unwrapped(text: str, known: Container[str]) -> str:
 def _cut_record(read: str, unread: Sequence[str] = (), nxt: str | None = None, mark: str = "") -> dict[str, object]:
     """The cut record of a finding no regex confirmed as printed (records.CutRecord): what was read, the named
     values left unread, what was expected next; ``mark``: "described" or "retyped" where it was read so."""
-    cut: dict[str, object] = {"read": read[-200:], "unread": list(unread), "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True}
-    return cut | ({mark: True} if mark else {})
-
-
-def _joiner(read: str, at: int) -> str:
-    """What a word put back at ``at`` is joined to the next with: the underscore of a name the text spells so
-    ('CUDNN_' + 'STATUS_' + 'BAD_PARAM'), else a space."""
-    return "_" if read[at : at + 1] == "_" and at > 0 else " "
+    return {"read": read[-200:], "unread": list(unread), "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True} | ({mark: True} if mark else {})
 
 
 def _spelt(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
@@ -825,9 +758,7 @@ def _spelt(raw: str, spelling: dict[str, list[str]], place: str | None = None) -
     low = raw.lower()
     known = spelling.get(stem(low)) or [low]
     spelt = place or (low if low in known else known[0])
-    if low == spelt:
-        return raw
-    return spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
+    return raw if low == spelt else spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
 
 
 @lru_cache(maxsize=4096)
@@ -851,11 +782,9 @@ def _placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
     got: list[str | None] = [None] * len(tpl)
     for msg in messages(sig):
         tw = words(msg)
-        blocks = SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks()
         here: list[str | None] = [None] * len(tpl)
-        for a, b, n in blocks:
-            for d in range(n):
-                here[a + d] = msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None
+        for a, b, n in SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks():
+            here[a : a + n] = [msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None for d in range(n)]
         if sum(1 for g in here if g) >= PLACED * sum(1 for w in tpl if w):
             got = [x or y for x, y in zip(got, here, strict=True)]
     return got
@@ -928,9 +857,7 @@ def _quoted(text: str, start: int, end: int) -> bool:
     """Whether [start, end) is closed by a quote right after it (a full stop between at most) that opens
     before it on its line."""
     m = _CLOSING.match(text, end)
-    if m is None:
-        return False
-    return _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
+    return m is not None and _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
 
 
 def _py3_values(text: str) -> str:
@@ -974,19 +901,13 @@ def _at(text: str, read: Sequence[str]) -> Iterator[int]:
 def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
     """Whether the input's end (``last``: its last word; -1: it goes on) cuts the chain: in the value after
     its template's last word (a whole one the regex confirms), at its next word, or in the value it expects
-    next (a value cut inside its brackets, after ``end`` in ``text``, is a list of any length)."""
+    next (a value cut inside its brackets, after ``end`` in ``text``, on their line, is a list of any length:
+    'with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="lin')."""
     if last < 0:
         return False
     if nxt is None:
         return 0 <= last - c.end <= MAX_VALUE
-    return c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or _open(text[end:])))
-
-
-def _open(rest: str) -> bool:
-    """Whether the rest of the input after a message's words is a value cut inside its brackets, on their line
-    ('with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="lin'): a list of any length."""
-    rest = rest.rstrip()
-    return "\n" not in rest and any(rest.count(a) > rest.count(b) for a, b in ("[]", "()", "{}"))
+    return c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or ("\n" not in (rest := text[end:].rstrip()) and any(rest.count(a) > rest.count(b) for a, b in ("[]", "()", "{}")))))
 
 
 def one_message(sigs: Iterable[Signature]) -> bool:
