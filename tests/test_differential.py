@@ -297,8 +297,7 @@ def test_a_cause_told_apart_by_versions_alone_does_not_win_without_the_version(c
     assert "which the log does not show" in below.demoted[0]
 
 
-def test_a_convolution_at_the_error_rules_the_rnn_causes_out() -> None:
-    log = """\
+CONV_TRACEBACK = """\
 Traceback (most recent call last):
   File "train.py", line 10, in <module>
     y = model(x)
@@ -306,6 +305,10 @@ Traceback (most recent call last):
     return F.conv2d(input, weight, bias, self.stride,
 RuntimeError: cuDNN error: CUDNN_STATUS_BAD_PARAM
 """
+
+
+def test_a_convolution_at_the_error_rules_the_rnn_causes_out() -> None:
+    log = CONV_TRACEBACK
     (f,) = cudnn_doctor.diagnose(log).findings
     assert f.id == "cudnn/status-bad-param"
     assert all(c.ruled_out for c in f.differential if c.rnn)
@@ -402,3 +405,18 @@ def test_a_cause_of_another_framework_is_ruled_out() -> None:
     chainer = [c for c in f.differential if c.framework == "chainer"]
     assert chainer and all(c.ruled_out.startswith("a chainer cause; the error comes from") for c in chainer)
     assert same_run("keras", "pytorch") and same_run("any", "chainer") and not same_run("chainer", "tensorflow")
+
+
+# --- the RNN twin named by a general status ---------------------------------------------------------------
+
+def test_a_general_status_lists_its_rnn_twin_itself_among_its_causes() -> None:
+    """The general status' differential entry naming the RNN-scoped twin brings the twin's causes in and is a
+    candidate itself: a status with no RNN word (a notebook traceback cut before the RNN's frames) still names the
+    RNN signature to tell apart; a whole traceback ending in a convolution rules it out."""
+    bare = cudnn_doctor.diagnose("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED\n").findings[0]
+    assert bare.id == "cudnn/status-not-initialized"
+    twin = _by_id(bare)["cudnn/rnn-status-not-initialized"]
+    assert twin.rnn and not twin.ruled_out and "would be in the full traceback" in twin.note, twin
+    conv = cudnn_doctor.diagnose(CONV_TRACEBACK.replace("BAD_PARAM", "NOT_INITIALIZED")).findings[0]
+    assert conv.id == "cudnn/status-not-initialized"
+    assert _by_id(conv)["cudnn/rnn-status-not-initialized"].ruled_out

@@ -205,3 +205,62 @@ def test_an_abort_after_an_exception_no_signature_knows_is_not_the_diagnosis(err
     (f,) = [f for f in d.below_threshold if f.id == abort]
     assert any("shut down" in reason for reason in f.demoted)
     assert diagnose("Epoch 1/5\n" + check).findings  # alone, it is the error
+
+
+# ---------------------------------------------------------------- a status restated before the cause the log shows
+
+_TITLE_THEN_ASSERT = """\
+# CUDNN_STATUS_NOT_INITIALIZED while training my tagger
+
+It stops after a few hundred steps with cuDNN error: CUDNN_STATUS_NOT_INITIALIZED, full output below.
+
+step 300 loss 1.82
+/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:106: void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, \
+Dtype *, long *, Dtype *, int, int, int, int, long) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [2,0,0] \
+Assertion `t >= 0 && t < n_classes` failed.
+"""
+
+
+def test_a_status_restated_in_a_title_goes_after_the_cause_the_log_shows() -> None:
+    """The status named in an issue's title and first sentence is a consequence of the device assertion printed
+    below it (the assertion is sticky: the next cuDNN handle cannot initialise): the cause ranks first although the
+    status' scope (cuDNN) is narrower than the cause's (CUDA), and the status stays a finding of its own."""
+    from cudnn_doctor import diagnose
+
+    got = [f.id for f in diagnose(_TITLE_THEN_ASSERT).findings]
+    assert got[:2] == ["cuda/device-side-assert", "cudnn/status-not-initialized"], got
+
+
+def test_a_cause_that_won_over_a_status_outranks_its_restatement() -> None:
+    """The async-error cause took the status after the assertion as its evidence (the status signature is in its
+    ``related``); the same status restated in the title is ranked after it."""
+    from cudnn_doctor import diagnose
+
+    text = (
+        "# RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED in GRU backward\n\n"
+        "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=265 error=59 : device-side assert triggered\n"
+        "Traceback (most recent call last):\n"
+        '  File "fit.py", line 40, in <module>\n'
+        "    loss.backward()\n"
+        "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
+    )
+    got = diagnose(text).findings
+    assert got[0].id == "cuda/async-error-before-cudnn", [f.id for f in got]
+    assert all(f.id != "cudnn/status-execution-failed" for f in got[:1])
+
+
+def test_restated_needs_a_more_specific_finding_of_the_same_source() -> None:
+    """``restated``: only a finding of the same source that outranks by the ranking key (model.specificity) and
+    explains the other (its ``related`` or a known cause) moves it down; an RNN finding is never moved below a
+    less specific one."""
+    by_id = CATALOG.by_id
+    cause, status = by_id["cuda/async-error-before-cudnn"], by_id["cudnn/status-not-initialized"]
+    occ = model.Occurrence(source="a", line=1, end_line=1, text="t", captures=())
+    later = dataclasses.replace(occ, line=9, end_line=9)
+    f_status = model.Finding(signature=status, first=occ, last=occ, count=1, confidence=0.7)
+    f_cause = model.Finding(signature=cause, first=later, last=later, count=1, confidence=0.8)
+    assert rank.restated([f_status, f_cause]) == {id(f_status)}
+    assert [f.id for f in rank.order([f_status, f_cause])] == [cause.id, status.id]
+    other = model.Finding(signature=cause, first=dataclasses.replace(later, source="b"), last=later, count=1, confidence=0.8)
+    assert rank.restated([f_status, other]) == set()
+    assert [f.id for f in rank.order([other, f_status])] == [status.id, cause.id]

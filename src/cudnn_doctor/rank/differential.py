@@ -124,7 +124,8 @@ def candidates(
     """The unassessed differential of ``sig``, most-confirmed first (ties keep the written order).
 
     An entry whose ``signature`` is itself a generic status (the general BAD_PARAM naming the RNN one) brings
-    that one's candidates in, one level deep."""
+    that one's candidates in, one level deep, and is a candidate itself after them (the RNN twin: is the failing
+    call an RNN one? It needs the twin's evidence, so a whole traceback without it rules it out)."""
     out: list[Candidate] = []
     index: dict[str, Candidate] = {}
 
@@ -146,6 +147,9 @@ def candidates(
                 if c.rnn is None:
                     c.rnn = e.rnn if e.rnn is not None else target.scope == "rnn"
                 add(c)
+            twin = _entry_candidate(e, target, lang)  # after its own causes: the most confirmed of them lead
+            twin.needs = tuple(x for x in target.context.require_any if x not in sig.context.require_any)
+            add(twin)
         else:
             add(_entry_candidate(e, target, lang))
     out.sort(key=lambda c: -len(c.threads))

@@ -433,15 +433,35 @@ def _folds(cause: Finding, cause_ids: set[str], leads: set[str], effect: Finding
 
 
 def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> list[Finding]:
-    """Errors first, confident before unsure (at ``threshold``), RNN scope before general ones, then the ranking
-    key (model.specificity), confidence, place."""
+    """Errors first, confident before unsure (at ``threshold``), a restated consequence after its cause
+    (``restated``), RNN scope before general ones, then the ranking key (model.specificity), confidence, place."""
+    later = restated(findings)
 
     def key(f: Finding) -> tuple[object, ...]:
         priority, scope = specificity(f.signature)
-        return (f.signature.severity != "error", f.confidence < threshold, -scope, -priority, -scope, -f.confidence,
-                f.first.source, f.first.line)
+        return (f.signature.severity != "error", f.confidence < threshold, id(f) in later, -scope, -priority, -scope,
+                -f.confidence, f.first.source, f.first.line)
 
     return sorted(findings, key=key)
+
+
+def restated(findings: Sequence[Finding]) -> set[int]:
+    """The error findings that another error finding of the same source explains and outranks by the ranking
+    key (model.specificity): it won a cluster over their signature (their id in its ``related``: its evidence
+    is the same status) or is a known cause of it (``causes``). Cascade folding puts such a consequence under its
+    cause when it is printed after it; printed before it (the status restated in an issue's title or first
+    sentence, the cause in the log below), it stays a finding of its own, and goes after its cause."""
+    out: set[int] = set()
+    errors = [f for f in findings if f.signature.severity == "error"]
+    for f in errors:
+        rank = specificity(f.signature)
+        for g in errors:
+            if g is not f and g.first.source == f.first.source and specificity(g.signature) > rank and (
+                f.id in g.related or causes(g.signature, f.signature)
+            ):
+                out.add(id(f))
+                break
+    return out
 
 
 def sort_workarounds(sig: Signature) -> list[Workaround]:
