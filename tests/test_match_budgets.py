@@ -7,7 +7,8 @@
 - Signatures with the same context share its verdict on the same lines (Matcher._context): each gets what it
   gets alone.
 - A repeated occurrence is searched once per distinct line text (Matcher._in_line) and decided once per distinct
-  set of context texts (Matcher._context): each gets what it gets searched and decided anew.
+  set of context texts, or of the lines holding its items' literals (Matcher._context, RuleOut.marked): each gets
+  what it gets searched and decided anew.
 - A block's window holds only the lines its candidate signatures read before it (Matcher._reach): each match and
   miss is what a window with the whole tail gets.
 """
@@ -147,7 +148,7 @@ class _Unshared(dict):  # type: ignore[type-arg]
     """A window's memo that keeps no line search and no verdict: each occurrence searched and decided anew."""
 
     def __setitem__(self, key: object, value: object) -> None:
-        if not (isinstance(key, tuple) and key[0] in ("line", "verdict")):
+        if not (isinstance(key, tuple) and key[0] in ("line", "verdict", "marked")):
             super().__setitem__(key, value)
 
 
@@ -201,3 +202,4 @@ def test_a_window_holding_only_the_lines_its_candidates_read_finds_what_the_long
 
     got = rows(False)
     assert len(got) > 40 and got == rows(True)
+
