@@ -355,7 +355,7 @@ class Matcher:
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
             win.framed.add(idx)
-            before = win.lines.texts(range(lo, li_e + 1), stream)
+            before = win.lines.before(lo, li_e, stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
