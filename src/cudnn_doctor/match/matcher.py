@@ -370,16 +370,13 @@ class Matcher:
         lo, hi = context_span(sig, *span, win.lines.size)
         marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
         texts = None if linewise else self._context_texts(plan, marks, lo, hi, stream, win)
-        if texts is None:
-            key: tuple[Any, ...] = ("marked", ctx, direct, stream, *((win.lines.norm(li), its) for li, its in marks))
-            size = sum(len(k[0][0]) for k in key[4:])
-        else:
-            key, size = ("verdict", ctx, direct, *texts.items()), sum(map(len, texts.values()))
+        norm = win.lines.norm
+        key: tuple[Any, ...] = ("marked", ctx, direct, stream, *[(norm(li), its) for li, its in marks]) if texts is None else ("verdict", ctx, direct, *texts.items())
         got = win.lines.memo.get(key)
         if got is None:
             have = texts if texts is not None else self._context_texts(plan, marks, lo, hi, stream, win)
             got = self.evidence.verdict(sig, direct, lambda item: have.get(item, ""))
-            if size <= SHARED_TEXT:
+            if (sum(len(k[0][0]) for k in key[4:]) if texts is None else sum(map(len, have.values()))) <= SHARED_TEXT:
                 win.lines.memo[key] = got
         return got  # type: ignore[no-any-return]
 

@@ -29,7 +29,7 @@ from ..read.textsafe import delete_escapes, delete_other_escapes
 from .lines import Lines, line_end
 
 SMALL_TEXT = 256 << 10
-PIECE = 64  # lines of a window scanned at once for the context items' literals
+PIECE = 256  # lines of a window scanned at once for the context items' literals
 
 
 def as_bytes(text: str | bytes) -> bytes:
