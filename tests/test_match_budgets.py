@@ -7,7 +7,9 @@
 - Signatures with the same context share its verdict on the same lines (Matcher._context): each gets what it
   gets alone.
 - A repeated occurrence is searched once per distinct line text (Matcher._in_line) and decided once per distinct
-  set of context texts (Matcher._context): each gets what it gets searched and decided anew.
+  set of context texts, or of the lines holding its items' literals (Matcher._context, RuleOut.marked): each gets
+  what it gets searched and decided anew.
+- A match's lines before it (lines.Before) are normalized when first read: what normalizing them at once gives.
 - A block's window holds only the lines its candidate signatures read before it (Matcher._reach): each match and
   miss is what a window with the whole tail gets.
 """
@@ -147,7 +149,7 @@ class _Unshared(dict):  # type: ignore[type-arg]
     """A window's memo that keeps no line search and no verdict: each occurrence searched and decided anew."""
 
     def __setitem__(self, key: object, value: object) -> None:
-        if not (isinstance(key, tuple) and key[0] in ("line", "verdict")):
+        if not (isinstance(key, tuple) and key[0] in ("line", "verdict", "marked")):
             super().__setitem__(key, value)
 
 
@@ -201,3 +203,30 @@ def test_a_window_holding_only_the_lines_its_candidates_read_finds_what_the_long
 
     got = rows(False)
     assert len(got) > 40 and got == rows(True)
+
+
+def test_lines_before_read_late_are_the_lines_read_at_once() -> None:
+    """lines.Before (a match's lines before it, normalized when rank reads them) holds what Lines.texts gives over
+    the same lines and stream, a line read as another text (reading.py's cut last line) among them; it compares,
+    indexes, slices and pickles as that list."""
+    import pickle
+
+    from cudnn_doctor.match.lines import Lines
+
+    raw = ["\x1b[31m[rank0]: Traceback (most recent call last)\x1b[0m", "[rank1]: x = 1\r", "plain caf\xc3\xa9", "",
+           "2024-05-14 09:12:00,000 INFO step 0", "[rank0]:   File \"a.py\", line 3", "tail"]
+    data = "\n".join(raw).encode("latin-1")  # (one line of invalid UTF-8 bytes)
+    streams = {""}
+    for cut in (False, True):
+        lines = Lines(data, len(raw))
+        if cut:
+            lines.norm(2)
+            lines.read_as(6, "ta")
+        streams |= {lines.norm(li)[1] for li in range(len(raw))}
+        for lo in range(len(raw)):
+            for hi in range(lo, len(raw)):
+                for stream in sorted(streams):
+                    late, now = lines.before(lo, hi, stream), lines.texts(range(lo, hi + 1), stream)
+                    assert late == now and list(late) == now and len(late) == len(now) and late[1:] == now[1:]
+                    assert pickle.loads(pickle.dumps(late)) == now
+    assert len(streams) >= 3

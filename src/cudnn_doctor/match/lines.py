@@ -82,6 +82,46 @@ class Lines(Sequence[str]):
         norm = self.norm
         return [text for text, st in map(norm, lines) if not stream or st == stream]
 
+    def before(self, lo: int, hi: int, stream: str) -> Before:
+        """``texts(range(lo, hi + 1), stream)`` normalized when first read (a match's lines before it: rank reads
+        those of few of a warning's 10,000 occurrences)."""
+        return Before(self.data[self.start(lo) : line_end(self.data, self.start(hi))], [self._norm.get(li) for li in range(lo, hi + 1)], stream)
+
+
+class Before(Sequence[str]):
+    """The normalized texts of some lines of a stream ('': all), from their raw bytes and the texts of those
+    already normalized (``known``: None for the others), normalized when first read."""
+
+    __slots__ = ("_known", "_raw", "_stream", "_texts")
+
+    def __init__(self, raw: bytes, known: list[tuple[str, str] | None], stream: str) -> None:
+        self._raw, self._known, self._stream = raw, known, stream
+        self._texts: list[str] | None = None
+
+    def _read(self) -> list[str]:
+        if self._texts is None:
+            got = (k or normalize_line(r.decode("utf-8", "replace")) for k, r in zip(self._known, self._raw.split(b"\n"), strict=True))
+            self._texts = [text for text, st in got if not self._stream or st == self._stream]
+            self._raw, self._known = b"", []
+        return self._texts
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._read()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __eq__(self, other: object) -> bool:
+        return self._read() == (list(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._read())
+
 
 def runs(lines: list[int], gap: int) -> Iterator[list[int]]:
     """The sorted ``lines`` in runs whose consecutive lines are at most ``gap`` apart."""

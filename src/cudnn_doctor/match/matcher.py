@@ -116,7 +116,7 @@ class Matcher:
         for idx, c in enumerate(s.context for s in self.sigs):
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
-        self.plans: dict[int, tuple[tuple[str, bool, bool], ...]] = {}  # context -> its items: (item, linewise, has literals)
+        self.plans: dict[int, tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]] = {}  # (_plan)
 
     @property
     def probes(self) -> list[Probe]:
@@ -355,38 +355,55 @@ class Matcher:
             # frame); later ones (an error repeated 10,000 times) only the few rank.cluster looks at
             lo = max(0, li_s - (SHORT_BEFORE if idx in win.framed else TRACEBACK_LINES))
             win.framed.add(idx)
-            before = win.lines.texts(range(lo, li_e + 1), stream)
+            before = win.lines.before(lo, li_e, stream)
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
     def _context(self, sig: Signature, ctx: int, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the text each item of the context may match
         in around the match. Signatures with the same context (``ctx``) share the verdict on the same texts: a
-        warning repeated 10,000 times, whose items' literals stand only on its own lines, is decided once a window."""
+        warning repeated 10,000 times, whose items' literals stand only on its own lines, is decided once a window.
+        Where each item is found line by line in the lines holding its literals, those lines (their texts, and the
+        items whose literals each holds) are the key: the same warning again costs no text, search or verdict."""
         direct = direct_rnn(sig, matched)
-        texts = self._context_texts(sig, ctx, span, stream, win)
-        key = ("verdict", ctx, direct, *texts.items())
+        plan, items, linewise = self._plan(sig, ctx)
+        lo, hi = context_span(sig, *span, win.lines.size)
+        marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
+        texts = None if linewise else self._context_texts(plan, marks, lo, hi, stream, win)
+        norm = win.lines.norm
+        key: tuple[Any, ...] = ("marked", ctx, direct, stream, *[(norm(li), its) for li, its in marks]) if texts is None else ("verdict", ctx, direct, *texts.items())
         got = win.lines.memo.get(key)
         if got is None:
-            got = self.evidence.verdict(sig, direct, lambda item: texts.get(item, ""))
-            if sum(map(len, texts.values())) <= SHARED_TEXT:
+            have = texts if texts is not None else self._context_texts(plan, marks, lo, hi, stream, win)
+            got = self.evidence.verdict(sig, direct, lambda item: have.get(item, ""))
+            if (sum(len(k[0][0]) for k in key[4:]) if texts is None else sum(map(len, have.values()))) <= SHARED_TEXT:
                 win.lines.memo[key] = got
         return got  # type: ignore[no-any-return]
 
-    def _context_texts(self, sig: Signature, ctx: int, span: tuple[int, int], stream: str, win: Window) -> dict[str, str]:
+    def _plan(self, sig: Signature, ctx: int) -> tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]:
+        """A context's items (item, linewise, has literals), its literals ({literal: the items it is one of}), and
+        whether each item is found line by line in the lines holding its literals: worked out once."""
+        got = self.plans.get(ctx)
+        if got is None:
+            plan = tuple((i, self.evidence.linewise(i), i in self.ruleout.literals) for i in dict.fromkeys(context_items(sig)))
+            items: dict[bytes, frozenset[str]] = {}
+            for item, _, ruled in plan:
+                for lit in self.ruleout.literals[item] if ruled else ():
+                    items[lit] = items.get(lit, frozenset()) | {item}
+            got = self.plans[ctx] = (plan, items, all(linewise and ruled for _, linewise, ruled in plan))
+        return got
+
+    @staticmethod
+    def _context_texts(plan: tuple[tuple[str, bool, bool], ...], marks: list[tuple[int, frozenset[str]]], lo: int, hi: int,
+                       stream: str, win: Window) -> dict[str, str]:
         """{item: the text it is searched in} for the items of the context that may match around the match: the
-        normalized lines of ``stream`` around it; for an item with literals, none where no line there holds one
-        (prefilter.RuleOut), and for one found line by line only the lines that do."""
-        lo, hi = context_span(sig, *span, win.lines.size)
-        region = self.ruleout.region(win.lines, lo, hi)
+        normalized lines lo..hi of ``stream``; for an item with literals, none where no line there holds one
+        (``marks``: prefilter.RuleOut), and for one found line by line only the lines that do."""
         texts: dict[str, str] = {}
-        plan = self.plans.get(ctx)
-        if plan is None:
-            plan = self.plans[ctx] = tuple((i, self.evidence.linewise(i), i in self.ruleout.literals) for i in dict.fromkeys(context_items(sig)))
         for item, linewise, ruled in plan:
             lines: Sequence[int] = range(lo, hi + 1)
             if ruled:  # each of its matches holds one of its literals
-                at = region(item)
+                at = [li for li, its in marks if item in its]
                 if not at:
                     continue
                 if linewise:

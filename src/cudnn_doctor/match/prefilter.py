@@ -7,7 +7,9 @@
   ``_coloured``: a region coloured throughout cleaned only where a literal may hide; bench/kinds.py colour).
 - ``RuleOut`` says on which lines around a match a context item may match at all: one hyperscan database of
   every context item's literals (bench/: the flatten_parameters warning 10,000 times, each with 100 lines of
-  context); only those lines are normalized and searched with `regex`. Its equivalence tests:
+  context); only those lines are normalized and searched with `regex`, and each comes with the items whose
+  literals it holds (``RuleOut.marked``): a context whose items are all found line by line is decided by those
+  lines alone, once per distinct set of them (Matcher._context). Its equivalence tests:
   tests/test_match_budgets.py (with and without hyperscan).
 """
 
@@ -16,8 +18,8 @@ from __future__ import annotations
 import _thread  # threading's get_ident, without importing threading (start-up)
 import os
 import sys
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
@@ -27,7 +29,7 @@ from ..read.textsafe import delete_escapes, delete_other_escapes
 from .lines import Lines, line_end
 
 SMALL_TEXT = 256 << 10
-PIECE = 64  # lines of a window scanned at once for the context items' literals
+PIECE = 256  # lines of a window scanned at once for the context items' literals
 
 
 def as_bytes(text: str | bytes) -> bytes:
@@ -198,11 +200,15 @@ class RuleOut:
         self.all = tuple(sorted({lit for lits in literals.values() for lit in lits}))
         self._dbs: dict[int, Any] = {}  # per thread: a database's scratch serves one scan at a time
 
-    def region(self, lines: Lines, lo: int, hi: int) -> Callable[[str], list[int]]:
-        """Which of lines lo..hi of a window hold one of an item's literals (sorted), looked at in pieces of
-        PIECE lines, each scanned once (the checks around a repeated warning ask for overlapping regions)."""
-        pieces = [self._piece(lines, k) for k in range(lo // PIECE, hi // PIECE + 1)]
-        return lambda item: sorted({li for piece in pieces for li in piece.lines(self.literals[item], lo, hi)})
+    def marked(self, lines: Lines, lo: int, hi: int, key: Any, items: dict[bytes, frozenset[str]]) -> list[tuple[int, frozenset[str]]]:
+        """The lines lo..hi of a window holding one of the literals of ``items`` ({literal: the items it is one
+        of}, a context's, ``key``), each with the items whose literals it holds: looked at in pieces of PIECE
+        lines, each scanned once (the checks around a repeated warning ask for overlapping regions)."""
+        out: list[tuple[int, frozenset[str]]] = []
+        for k in range(lo // PIECE, hi // PIECE + 1):
+            marks = self._piece(lines, k).marks(key, items)
+            out += marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]
+        return out
 
     def _piece(self, lines: Lines, k: int) -> Presence:
         """Piece ``k`` of a window (its raw lines: k * PIECE, a line of the window, on) as normalization reads
@@ -230,21 +236,31 @@ class Presence:
         self.first = first
         self.present = present  # None: not known (no hyperscan), each literal is looked for
         self._at: dict[bytes, list[int]] = {}
+        self._marks: dict[Any, list[tuple[int, frozenset[str]]]] = {}
 
-    def lines(self, lits: tuple[bytes, ...], lo: int, hi: int) -> Iterator[int]:
-        """The indexes of the lines lo..hi holding one of ``lits``."""
-        for lit in lits:
-            if self.present is not None and lit not in self.present:
-                continue
-            at = self._at.get(lit)
-            if at is None:
-                at = self._at[lit] = []
-                li, prev = self.first, 0
-                for ls in holding(self.low, lit):
-                    li += self.low.count(b"\n", prev, ls)
-                    prev = ls
-                    at.append(li)
-            yield from at[bisect_left(at, lo) : bisect_right(at, hi)]
+    def marks(self, key: Any, items: dict[bytes, frozenset[str]]) -> list[tuple[int, frozenset[str]]]:
+        """The sorted (line, items) of the lines holding one of the literals of ``items`` (a context's, ``key``):
+        worked out once per piece and context."""
+        got = self._marks.get(key)
+        if got is None:
+            at: dict[int, frozenset[str]] = {}
+            for lit in items if self.present is None else self.present.intersection(items):
+                for li in self._holding(lit):
+                    at[li] = at.get(li, frozenset()) | items[lit]
+            got = self._marks[key] = sorted(at.items())
+        return got
+
+    def _holding(self, lit: bytes) -> list[int]:
+        """The indexes of the lines holding ``lit``."""
+        at = self._at.get(lit)
+        if at is None:
+            at = self._at[lit] = []
+            li, prev = self.first, 0
+            for ls in holding(self.low, lit):
+                li += self.low.count(b"\n", prev, ls)
+                prev = ls
+                at.append(li)
+        return at
 
 
 @lru_cache(maxsize=64)
