@@ -244,9 +244,11 @@ class Presence:
         got = self._marks.get(key)
         if got is None:
             at: dict[int, frozenset[str]] = {}
+            one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
             for lit in items if self.present is None else self.present.intersection(items):
                 for li in self._holding(lit):
-                    at[li] = at.get(li, frozenset()) | items[lit]
+                    have = at.get(li)
+                    at[li] = items[lit] if have is None else one.setdefault(have | items[lit], have | items[lit])
             got = self._marks[key] = sorted(at.items())
         return got
 
