@@ -161,6 +161,9 @@ def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(
 
     text = _warnings_log()
     text += "\n" + "\n".join(f"[rank{i % 3 // 2}]: {line}" for i, line in enumerate(text.split("\n")[:1200]))
+    # the warning from other source lines among the same ones (a line-local regex's matches in one window with
+    # other captures: a line search keyed without its text gives each the first one's)
+    text = "\n".join(line.replace("rnn.py:879:", f"rnn.py:{879 + i % 3}:") for i, line in enumerate(text.split("\n")))
 
     def rows() -> list[tuple[object, ...]]:
         matches, misses = Matcher(load_catalog()).scan_text(text)
@@ -178,7 +181,7 @@ def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(
         with monkeypatch.context() as m:
             m.setattr(matcher, "Lines", Unshared)
             assert rows() == shared
-        assert len({r[0] for r in shared}) >= 6
+        assert len({r[0] for r in shared}) >= 6 and len({str(r[4]) for r in shared if len(r) > 3}) > 2
 
 
 @pytest.mark.parametrize("block_lines", [3, 17])
