@@ -11,8 +11,9 @@ For each block (scanned with the tail of the previous block and the head of the 
    lines around it where an item may match (prefilter.RuleOut), and it is yielded as a RawMatch, or a Miss.
 
 Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``); a
-line-local regex searches each distinct line text of a window once, and a context is decided once per distinct set
-of texts its items are searched in (a warning repeated 10,000 times: tests/test_match_budgets.py).
+line-local regex searches each distinct line text of a window once, and a context whose items' literals stand only
+on the match's own lines is decided once per distinct text of them (a warning repeated 10,000 times:
+tests/test_match_budgets.py).
 A near miss (a literal, not the regex) is read again by the tolerant reading (tolerant.py: ``recased``): the
 message in another casing or broken over lines.
 """
