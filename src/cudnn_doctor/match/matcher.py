@@ -11,8 +11,9 @@ For each block (scanned with the tail of the previous block and the head of the 
    lines around it where an item may match (prefilter.RuleOut), and it is yielded as a RawMatch, or a Miss.
 
 Signatures with one regex and window (a message and the causes behind it) search a run once (``Lines.memo``); a
-line-local regex searches each distinct line text of a window once, and a context is decided once per distinct set
-of texts its items are searched in (a warning repeated 10,000 times: tests/test_match_budgets.py).
+line-local regex searches each distinct line text of a window once, and a context whose items' literals stand only
+on the match's own lines is decided once per distinct text of them (a warning repeated 10,000 times:
+tests/test_match_budgets.py).
 A near miss (a literal, not the regex) is read again by the tolerant reading (tolerant.py: ``recased``): the
 message in another casing or broken over lines.
 """
@@ -20,7 +21,7 @@ message in another casing or broken over lines.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -361,23 +362,22 @@ class Matcher:
 
     def _context(self, sig: Signature, ctx: int, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
         """(evidence, supported), or the near-miss reason, decided on the text each item of the context may match
-        in around the match. Signatures with the same context (``ctx``) share the verdict on the same texts: a
-        warning repeated 10,000 times, whose items' literals stand only on its own lines, is decided once a window.
-        Where each item is found line by line in the lines holding its literals, those lines (their texts, and the
+        in around the match (built only for the items the verdict searches). Signatures with the same context
+        (``ctx``) share the verdict on the same lines. Where each item is found line by line in the lines holding
+        its literals, and those lines are the match's own (a warning repeated 10,000 times), their texts (and the
         items whose literals each holds) are the key: the same warning again costs no text, search or verdict."""
         direct = direct_rnn(sig, matched)
         plan, items, linewise = self._plan(sig, ctx)
         lo, hi = context_span(sig, *span, win.lines.size)
         marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
-        texts = None if linewise else self._context_texts(plan, marks, lo, hi, stream, win)
-        norm = win.lines.norm
-        key: tuple[Any, ...] = ("marked", ctx, direct, stream, *[(norm(li), its) for li, its in marks]) if texts is None else ("verdict", ctx, direct, *texts.items())
+        key: tuple[Any, ...] = ("verdict", ctx, direct, *span, stream)
+        if linewise and all(span[0] <= li <= span[1] for li, _ in marks):
+            own = [(win.lines.norm(li), its) for li, its in marks]
+            if sum(len(text) for (text, _), _ in own) <= SHARED_TEXT:
+                key = ("marked", ctx, direct, stream, *own)
         got = win.lines.memo.get(key)
         if got is None:
-            have = texts if texts is not None else self._context_texts(plan, marks, lo, hi, stream, win)
-            got = self.evidence.verdict(sig, direct, lambda item: have.get(item, ""))
-            if (sum(len(k[0][0]) for k in key[4:]) if texts is None else sum(map(len, have.values()))) <= SHARED_TEXT:
-                win.lines.memo[key] = got
+            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(plan, marks, lo, hi, stream, win))
         return got  # type: ignore[no-any-return]
 
     def _plan(self, sig: Signature, ctx: int) -> tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]:
@@ -394,26 +394,28 @@ class Matcher:
         return got
 
     @staticmethod
-    def _context_texts(plan: tuple[tuple[str, bool, bool], ...], marks: list[tuple[int, frozenset[str]]], lo: int, hi: int,
-                       stream: str, win: Window) -> dict[str, str]:
-        """{item: the text it is searched in} for the items of the context that may match around the match: the
-        normalized lines lo..hi of ``stream``; for an item with literals, none where no line there holds one
-        (``marks``: prefilter.RuleOut), and for one found line by line only the lines that do."""
-        texts: dict[str, str] = {}
-        for item, linewise, ruled in plan:
+    def _context_text(plan: tuple[tuple[str, bool, bool], ...], marks: list[tuple[int, frozenset[str]]], lo: int, hi: int,
+                      stream: str, win: Window) -> Callable[[str], str]:
+        """The text an item of the context is searched in: the normalized lines lo..hi of ``stream``; for an item
+        with literals, none where no line there holds one (``marks``: prefilter.RuleOut), and for one found line
+        by line only the lines that do."""
+        how = {item: (linewise, ruled) for item, linewise, ruled in plan}
+
+        def text(item: str) -> str:
+            linewise, ruled = how.get(item, (False, False))
             lines: Sequence[int] = range(lo, hi + 1)
             if ruled:  # each of its matches holds one of its literals
                 at = [li for li, its in marks if item in its]
                 if not at:
-                    continue
+                    return ""
                 if linewise:
                     lines = at
             got = win.lines.texts(lines, stream)
             # an item found within one line finds the same first text in each distinct line once: a line
             # repeated hundreds of times is searched once
-            if got:
-                texts[item] = "\n".join(dict.fromkeys(got) if linewise else got)
-        return texts
+            return "\n".join(dict.fromkeys(got) if linewise else got)
+
+        return text
 
 
 def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:

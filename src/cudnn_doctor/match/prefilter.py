@@ -8,8 +8,8 @@
 - ``RuleOut`` says on which lines around a match a context item may match at all: one hyperscan database of
   every context item's literals (bench/: the flatten_parameters warning 10,000 times, each with 100 lines of
   context); only those lines are normalized and searched with `regex`, and each comes with the items whose
-  literals it holds (``RuleOut.marked``): a context whose items are all found line by line is decided by those
-  lines alone, once per distinct set of them (Matcher._context). Its equivalence tests:
+  literals it holds (``RuleOut.marked``): a context whose items are all found line by line, and whose
+  literals stand only on the match's own lines, is decided once per distinct text of them (Matcher._context). Its equivalence tests:
   tests/test_match_budgets.py (with and without hyperscan).
 """
 
@@ -244,9 +244,11 @@ class Presence:
         got = self._marks.get(key)
         if got is None:
             at: dict[int, frozenset[str]] = {}
+            one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
             for lit in items if self.present is None else self.present.intersection(items):
                 for li in self._holding(lit):
-                    at[li] = at.get(li, frozenset()) | items[lit]
+                    have = at.get(li)
+                    at[li] = items[lit] if have is None else one.setdefault(have | items[lit], have | items[lit])
             got = self._marks[key] = sorted(at.items())
         return got
 
