@@ -473,12 +473,10 @@ def restated(
     errors = [f for f in findings if f.signature.severity == "error"]
     causes_ = [g for g in errors if g.confidence >= threshold]
     for f in errors:
-        if not causes_ or not restatement(f, frames):
-            continue
         rank = specificity(f.signature)
         if any(g is not f and g.first.source == f.first.source and g.first.line > f.first.line
                and specificity(g.signature) > rank and (f.id in g.related or causes(g.signature, f.signature))
-               for g in causes_):
+               for g in causes_) and restatement(f, frames):  # (its lines read only then)
             out.add(id(f))
     return out
 
