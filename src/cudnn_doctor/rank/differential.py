@@ -412,17 +412,15 @@ def _evidence_verdict(c: Candidate, log: _Log) -> str:
 
 # what each named evidence set of signatures/_evidence.yaml ('@name' in a context) is, in words a report shows
 EVIDENCE_WORDS = {
-    "rnn": "an RNN layer's frame, call or name (rnn.py, _VF.lstm/gru, flatten_parameters, cudnnRNN..., LSTM/GRU)",
-    "rnn_under_apply": "the status raised under Module._apply frames (.cuda(), .to()), which only an RNN's "
-                       "flatten_parameters reaches",
-    "non_rnn": "a non-RNN cuDNN call (a convolution, batch norm, attention)",
+    "rnn": "an RNN frame or call (rnn.py, _VF.lstm/gru, flatten_parameters, cudnnRNN...)",
+    "rnn_under_apply": "a status under Module._apply frames (.cuda(), .to())",
+    "non_rnn": "a non-RNN cuDNN call (convolution, batch norm, attention)",
 }
 
 
 def evidence_words(needs: Iterable[str]) -> str:
-    """A cause's needed evidence as a report says it: a named set ('@rnn') by what it is, a pattern as written;
-    any one of them is enough."""
-    return " or ".join(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}") if x.startswith("@") else x for x in needs)
+    """A cause's needed evidence as a report says it: a named set ('@rnn') by what it is, a pattern as written."""
+    return ", ".join(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}") if x.startswith("@") else x for x in needs)
 
 
 def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:
