@@ -417,6 +417,15 @@ def test_a_general_status_lists_its_rnn_twin_itself_among_its_causes() -> None:
     assert bare.id == "cudnn/status-not-initialized"
     twin = _by_id(bare)["cudnn/rnn-status-not-initialized"]
     assert twin.rnn and not twin.ruled_out and "would be in the full traceback" in twin.note, twin
+    assert "@" not in twin.note and "an RNN frame or call" in twin.note, twin.note  # the evidence said in words
     conv = cudnn_doctor.diagnose(CONV_TRACEBACK.replace("BAD_PARAM", "NOT_INITIALIZED")).findings[0]
     assert conv.id == "cudnn/status-not-initialized"
     assert _by_id(conv)["cudnn/rnn-status-not-initialized"].ruled_out
+
+
+def test_every_named_evidence_set_is_said_in_words() -> None:
+    """A note on a cause's evidence names a set of signatures/_evidence.yaml by what it is, never '@name'."""
+    from cudnn_doctor.rank.differential import EVIDENCE_WORDS, evidence_words
+
+    assert set(load_catalog().evidence) == set(EVIDENCE_WORDS)
+    assert "@" not in evidence_words(("@rnn", "@rnn_under_apply")) and evidence_words(("@rnn", "x")).endswith(", x")

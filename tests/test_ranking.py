@@ -209,58 +209,107 @@ def test_an_abort_after_an_exception_no_signature_knows_is_not_the_diagnosis(err
 
 # ---------------------------------------------------------------- a status restated before the cause the log shows
 
-_TITLE_THEN_ASSERT = """\
-# CUDNN_STATUS_NOT_INITIALIZED while training my tagger
+_HEADING_THEN_LOG = """\
+## LSTM decoder fails with CUDNN_STATUS_MAPPING_ERROR
 
-It stops after a few hundred steps with cuDNN error: CUDNN_STATUS_NOT_INITIALIZED, full output below.
+Training runs fine for a whole epoch. The evaluation loop then gathers the beam scores
+and the process dies; I tried smaller batches and a fresh container, same result.
+Environment: two GPUs, driver from the distribution, the conda build of the framework.
 
-step 300 loss 1.82
-/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:106: void cunn_ClassNLLCriterion_updateOutput_kernel(Dtype *, Dtype *, \
-Dtype *, long *, Dtype *, int, int, int, int, long) [with Dtype = float, Acctype = float]: block: [0,0,0], thread: [2,0,0] \
-Assertion `t >= 0 && t < n_classes` failed.
+validating on 512 sentences
+/pytorch/aten/src/THC/THCTensorScatterGather.cu:97: void THCudaTensor_gatherKernel(TensorInfo<Real, IndexType>, \
+TensorInfo<Real, IndexType>, TensorInfo<long, IndexType>, int, IndexType) [with IndexType = unsigned int, Real = float, \
+Dims = 3]: block: [5,0,0], thread: [64,0,0] Assertion `indexValue >= 0 && indexValue < src.sizes[dim]` failed.
+Traceback (most recent call last):
+  File "evaluate.py", line 57, in beam_step
+    out, state = self.decoder(emb, state)
+RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR
 """
 
 
-def test_a_status_restated_in_a_title_goes_after_the_cause_the_log_shows() -> None:
-    """The status named in an issue's title and first sentence is a consequence of the device assertion printed
-    below it (the assertion is sticky: the next cuDNN handle cannot initialise): the cause ranks first although the
-    status' scope (cuDNN) is narrower than the cause's (CUDA), and the status stays a finding of its own."""
+def test_a_status_restated_in_a_heading_goes_after_the_cause_the_log_shows() -> None:
+    """The status named in an issue's heading is a consequence of the device assertion the log prints below it:
+    the cause ranks first although the status' scope is narrower than the cause's (CUDA), and the heading's status
+    stays a finding of its own."""
     from cudnn_doctor import diagnose
 
-    got = [f.id for f in diagnose(_TITLE_THEN_ASSERT).findings]
-    assert got[:2] == ["cuda/device-side-assert", "cudnn/status-not-initialized"], got
+    got = [f.id for f in diagnose(_HEADING_THEN_LOG).findings]
+    # (the heading's status is an RNN one: without the rule its scope alone would put it first)
+    assert got == ["cuda/async-error-before-cudnn", "cudnn/rnn-status-mapping-error"], got
 
 
-def test_a_cause_that_won_over_a_status_outranks_its_restatement() -> None:
-    """The async-error cause took the status after the assertion as its evidence (the status signature is in its
-    ``related``); the same status restated in the title is ranked after it."""
+_RNN_THEN_CUDA = """\
+Traceback (most recent call last):
+  File "decode.py", line 33, in <module>
+    hyp = model.generate(src)
+  File "/srv/venv/lib/python3.11/site-packages/torch/nn/modules/rnn.py", line 1136, in forward
+    result = _VF.gru(input, hx, self._flat_weights, self.bias, self.num_layers,
+RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "decode.py", line 41, in <module>
+    torch.cuda.synchronize()
+RuntimeError: CUDA error: an illegal memory access was encountered
+
+A second run in the same notebook stops at once, with
+RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR
+"""
+
+
+def test_an_error_the_log_prints_first_keeps_its_place_before_a_later_cuda_error() -> None:
+    """An RNN call's status raised first (a traceback's exception line) is the error the run hit; the CUDA error
+    its failure left behind, raised while handling it (read with the next run's status as the asynchronous-error
+    cause, a known cause of the RNN status), goes after it: a traceback's exception line restates nothing."""
     from cudnn_doctor import diagnose
 
-    text = (
-        "# RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED in GRU backward\n\n"
-        "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=265 error=59 : device-side assert triggered\n"
-        "Traceback (most recent call last):\n"
-        '  File "fit.py", line 40, in <module>\n'
-        "    loss.backward()\n"
-        "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
-    )
-    got = diagnose(text).findings
-    assert got[0].id == "cuda/async-error-before-cudnn", [f.id for f in got]
-    assert all(f.id != "cudnn/status-execution-failed" for f in got[:1])
+    got = [f.id for f in diagnose(_RNN_THEN_CUDA).findings]
+    assert got[0] == "pytorch/cudnn-rnn-execution-failed", got
+    general = _RNN_THEN_CUDA.replace("hyp = model.generate(src)", "y = self.conv(x)").replace(
+        "torch/nn/modules/rnn.py\", line 1136", "torch/nn/modules/conv.py\", line 375").replace(
+        "result = _VF.gru(input, hx, self._flat_weights, self.bias, self.num_layers,", "return F.conv1d(input, weight, bias)")
+    got = [f.id for f in diagnose(general).findings]
+    assert got[0] == "cudnn/status-execution-failed", got
 
 
-def test_restated_needs_a_more_specific_finding_of_the_same_source() -> None:
-    """``restated``: only a finding of the same source that outranks by the ranking key (model.specificity) and
-    explains the other (its ``related`` or a known cause) moves it down; an RNN finding is never moved below a
-    less specific one."""
-    by_id = CATALOG.by_id
-    cause, status = by_id["cuda/async-error-before-cudnn"], by_id["cudnn/status-not-initialized"]
-    occ = model.Occurrence(source="a", line=1, end_line=1, text="t", captures=())
-    later = dataclasses.replace(occ, line=9, end_line=9)
-    f_status = model.Finding(signature=status, first=occ, last=occ, count=1, confidence=0.7)
-    f_cause = model.Finding(signature=cause, first=later, last=later, count=1, confidence=0.8)
-    assert rank.restated([f_status, f_cause]) == {id(f_status)}
-    assert [f.id for f in rank.order([f_status, f_cause])] == [cause.id, status.id]
-    other = model.Finding(signature=cause, first=dataclasses.replace(later, source="b"), last=later, count=1, confidence=0.8)
-    assert rank.restated([f_status, other]) == set()
-    assert [f.id for f in rank.order([other, f_status])] == [status.id, cause.id]
+def _finding(sig_id: str, line: int, confidence: float, text: str = "t") -> model.Finding:
+    occ = model.Occurrence(source="a", line=line, end_line=line, text=text, captures=())
+    return model.Finding(signature=CATALOG.by_id[sig_id], first=occ, last=occ, count=1, confidence=confidence)
+
+
+_TITLE = "# GRU decoder: CUDNN_STATUS_EXECUTION_FAILED after two epochs"
+
+
+def test_restated_needs_a_title_a_later_confident_cause_of_the_same_source() -> None:
+    """``restated``: a status restated before the log (a title) goes after a confident, more specific finding
+    later in the same source that explains it; not an explaining finding under the threshold, nor one of
+    another source, nor a status that a traceback raised (its lines before it hold the traceback)."""
+    rnn = "pytorch/cudnn-rnn-execution-failed"
+    status = _finding(rnn, 1, 0.95, "CUDNN_STATUS_EXECUTION_FAILED")
+    frames = {("a", rnn): [_TITLE]}
+    unsure = _finding("cuda/async-error-before-cudnn", 9, 0.40)
+    other = _finding("cuda/no-kernel-image", 5, 0.70)
+    # an unsure cause moves nothing: the status stays before the confident finding that does not explain it
+    assert [f.id for f in rank.order([unsure, other, status], frames=frames)] == [rnn, other.id, unsure.id]
+    sure = dataclasses.replace(unsure, confidence=0.8)
+    assert rank.restated([status, sure], 0.5, frames) == {id(status)}
+    assert [f.id for f in rank.order([status, sure], frames=frames)] == [sure.id, rnn]
+    elsewhere = dataclasses.replace(sure, first=dataclasses.replace(sure.first, source="b"))
+    assert rank.restated([status, elsewhere], 0.5, frames) == set()
+    raised = {("a", rnn): ["Traceback (most recent call last):", '  File "x.py", line 3, in <module>',
+                           "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED"]}
+    status3 = _finding(rnn, 3, 0.95, "CUDNN_STATUS_EXECUTION_FAILED")
+    assert rank.restated([status3, sure], 0.5, raised) == set()
+    assert [f.id for f in rank.order([sure, status3], frames=raised)] == [rnn, sure.id]
+
+
+def test_a_restatement_is_a_heading_a_title_or_prose_before_the_log() -> None:
+    rnn = "pytorch/cudnn-rnn-execution-failed"
+    text = "CUDNN_STATUS_EXECUTION_FAILED"
+    prose = "The decoder fails in the validation pass with CUDNN_STATUS_EXECUTION_FAILED on every run."
+    assert rank.restatement(_finding(rnn, 1, 0.9, text), {("a", rnn): [_TITLE]})
+    assert rank.restatement(_finding(rnn, 3, 0.9, text), {("a", rnn): ["Training log", "", prose]})
+    assert rank.restatement(_finding(rnn, 1, 0.9, text), {("a", rnn): [f"RuntimeError: {text}"]})  # the title
+    assert not rank.restatement(_finding(rnn, 4, 0.9, text), {("a", rnn): ["step 10", "step 20", "", f"RuntimeError: {text}"]})
+    assert not rank.restatement(_finding(rnn, 1, 0.9, text), {})

@@ -201,10 +201,10 @@ def _rank(
     demote_teardown(findings, frames, options.threshold)  # an abort on the way out after an unknown exception
     confident = [f for f in findings if f.confidence >= options.threshold]
     diagnosis.threshold = options.threshold
-    diagnosis.below_threshold = order([f for f in findings if f.confidence < options.threshold], options.threshold)
-    top = fold_cascades(order(confident, options.threshold), catalog.get, frames)
+    diagnosis.below_threshold = order([f for f in findings if f.confidence < options.threshold], options.threshold, frames)
+    top = fold_cascades(order(confident, options.threshold, frames), catalog.get, frames)
     top = attach_differentials(top, catalog.signatures, catalog.evidence, versions, frames, options.lang)
-    diagnosis.findings = order(top, options.threshold)
+    diagnosis.findings = order(top, options.threshold, frames)
     matched = {f.id for f in findings}
     diagnosis.near_misses = [n for n in diagnosis.near_misses if n.id not in matched]
 

@@ -397,7 +397,7 @@ def _evidence_verdict(c: Candidate, log: _Log) -> str:
     if seen is not None:
         c.note = f"its evidence is in this log ({seen[:80]!r})"
         return ""
-    shown = ", ".join(c.needs)[:160]
+    shown = evidence_words(c.needs)[:160]
     in_traceback = all(frame_like(x) for x in c.needs)
     if log.full == "forward" and in_traceback:
         return f"the whole traceback is in the log and shows none of its evidence ({shown})"
@@ -408,6 +408,19 @@ def _evidence_verdict(c: Candidate, log: _Log) -> str:
     else:
         c.note = f"its evidence ({shown}) is not in the lines up to the error; look for it in the whole log"
     return ""
+
+
+# what each named evidence set of signatures/_evidence.yaml ('@name' in a context) is, in words a report shows
+EVIDENCE_WORDS = {
+    "rnn": "an RNN frame or call (rnn.py, _VF.lstm/gru, flatten_parameters, cudnnRNN...)",
+    "rnn_under_apply": "a status under Module._apply frames (.cuda(), .to())",
+    "non_rnn": "a non-RNN cuDNN call (convolution, batch norm, attention)",
+}
+
+
+def evidence_words(needs: Iterable[str]) -> str:
+    """A cause's needed evidence as a report says it: a named set ('@rnn') by what it is, a pattern as written."""
+    return ", ".join(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}") if x.startswith("@") else x for x in needs)
 
 
 def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:

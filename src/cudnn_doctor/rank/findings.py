@@ -10,7 +10,9 @@
   adjacent lines they are still two errors, and the cause must not end up as the symptom's ``related``.
   The reverse holds for a specific cause (``cause:``) that read the earlier line as its required evidence:
   that line is its upstream link, listed in its ``related`` (``_absorbed``).
-* Findings are ordered errors first, then by scope (RNN-specific first), priority, confidence, position.
+* Findings are ordered errors first, then by scope (RNN-specific first), priority, confidence, position; an
+  error only restated before the log (a title, a heading, a sentence: ``restatement``) goes after a confident,
+  more specific finding the log shows later that explains it (``restated``).
 * Confidence comes from the evidence: the full pattern matched, required/supporting context found, versions
   agree. Versions outside a signature's ``applies`` or past its ``fixed_in`` demote it, with the reason.
 * What a report shows is decided here too, so the renderers only lay it out: the order of dead ends and
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
+from ..match.prose import prose_line
 from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround, specificity
 from .teardown import exception_before
 
@@ -344,14 +347,21 @@ def _fold_teardown(group: list[Finding], frames: Mapping[tuple[str, str], Sequen
 def teardown_of(f: Finding, frames: Mapping[tuple[str, str], Sequence[str]]) -> tuple[int, int] | None:
     """(traceback head, exception line) when error finding ``f`` is a C++ abort printed after a Python exception
     (rank/teardown.py; ``frames``: the lines before each finding's first match)."""
-    # a finding that took another's place (rank/wrappers.py, a stand-in) has the lines of the one it replaced
-    before = next((b for b in (frames.get((f.first.source, i)) for i in (f.id, *f.related)) if b), ())
+    before = lines_up_to(f, frames)
     if not before or f.signature.severity != "error":
         return None
-    last = f.first.text.splitlines()[-1:]
-    if last and last[0] not in before[-1]:
-        return None  # the lines kept are another occurrence's
     return exception_before(before, f.first.line, f.first.end_line)
+
+
+def lines_up_to(f: Finding, frames: Mapping[tuple[str, str], Sequence[str]]) -> Sequence[str]:
+    """The lines kept before finding ``f``'s first match, up to its last line (empty: none kept, or those of
+    another occurrence)."""
+    # a finding that took another's place (rank/wrappers.py, a stand-in) has the lines of the one it replaced
+    before = next((b for b in (frames.get((f.first.source, i)) for i in (f.id, *f.related)) if b), ())
+    last = f.first.text.splitlines()[-1:]
+    if before and last and last[0] not in before[-1]:
+        return ()  # the lines kept are another occurrence's
+    return before
 
 
 def _exception_finding(f: Finding, group: Sequence[Finding], got: tuple[int, int], folded: set[int]) -> Finding | None:
@@ -432,10 +442,14 @@ def _folds(cause: Finding, cause_ids: set[str], leads: set[str], effect: Finding
     return effect.signature.id in leads or via_related or bool(back & cause_ids)
 
 
-def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> list[Finding]:
-    """Errors first, confident before unsure (at ``threshold``), a restated consequence after its cause
-    (``restated``), RNN scope before general ones, then the ranking key (model.specificity), confidence, place."""
-    later = restated(findings)
+def order(
+    findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD,
+    frames: Mapping[tuple[str, str], Sequence[str]] | None = None,
+) -> list[Finding]:
+    """Errors first, confident before unsure (at ``threshold``), a restatement after its cause (``restated``;
+    ``frames``: the lines before each finding), RNN scope before general ones, then the ranking key
+    (model.specificity), confidence, place."""
+    later = restated(findings, threshold, frames or {})
 
     def key(f: Finding) -> tuple[object, ...]:
         priority, scope = specificity(f.signature)
@@ -445,23 +459,46 @@ def order(findings: list[Finding], threshold: float = CONFIDENCE_THRESHOLD) -> l
     return sorted(findings, key=key)
 
 
-def restated(findings: Sequence[Finding]) -> set[int]:
-    """The error findings that another error finding of the same source explains and outranks by the ranking
-    key (model.specificity): it won a cluster over their signature (their id in its ``related``: its evidence
-    is the same status) or is a known cause of it (``causes``). Cascade folding puts such a consequence under its
-    cause when it is printed after it; printed before it (the status restated in an issue's title or first
-    sentence, the cause in the log below), it stays a finding of its own, and goes after its cause."""
+def restated(
+    findings: Sequence[Finding], threshold: float, frames: Mapping[tuple[str, str], Sequence[str]],
+) -> set[int]:
+    """The error findings whose first match restates an error before the log (``restatement``: an issue's
+    title or heading, a sentence of prose) that a confident error finding of the same source, shown later in
+    that log, explains and outranks by the ranking key (model.specificity): it won a cluster over their signature
+    (their id in its ``related``: its evidence is the same status) or is a known cause of it (``causes``).
+    Cascade folding puts a consequence printed after its cause under it; restated before it, it stays a finding
+    of its own, and goes after its cause. An error the log prints (a traceback's exception line) keeps its place
+    before a later error, whatever explains what: the first error printed is the one the run hit."""
     out: set[int] = set()
     errors = [f for f in findings if f.signature.severity == "error"]
+    causes_ = [g for g in errors if g.confidence >= threshold]
     for f in errors:
         rank = specificity(f.signature)
-        for g in errors:
-            if g is not f and g.first.source == f.first.source and specificity(g.signature) > rank and (
-                f.id in g.related or causes(g.signature, f.signature)
-            ):
-                out.add(id(f))
-                break
+        if any(g is not f and g.first.source == f.first.source and g.first.line > f.first.line
+               and specificity(g.signature) > rank and (f.id in g.related or causes(g.signature, f.signature))
+               for g in causes_) and restatement(f, frames):  # (its lines read only then)
+            out.add(id(f))
     return out
+
+
+# where a log begins: a traceback's head, a frame's header
+_LOG_BEGUN = LazyRe(r"^\s*(?:Traceback \(most recent call last\)|File [\"'])")
+_HEADING = LazyRe(r"^\s*#{1,6}[ \t]+\S")
+
+
+def restatement(f: Finding, frames: Mapping[tuple[str, str], Sequence[str]]) -> bool:
+    """Whether finding ``f``'s first match is an error restated before the log (``frames``: the lines before each
+    finding): no traceback before it, and its line a Markdown heading, the text's first line (an issue's title) or
+    a sentence of prose (match/prose.py's ``prose_line``) -- not a traceback's exception line."""
+    lines = lines_up_to(f, frames)
+    own = f.first.end_line - f.first.line + 1
+    if not lines or own > len(lines):
+        return False
+    before, line = lines[: len(lines) - own], lines[len(lines) - own]
+    if any(_LOG_BEGUN.search(t) for t in before):
+        return False
+    title = len(before) == f.first.line - 1 and not any(t.strip() for t in before)
+    return title or bool(_HEADING.search(line)) or prose_line(line)
 
 
 def sort_workarounds(sig: Signature) -> list[Workaround]:
