@@ -115,7 +115,10 @@ class Before(Sequence[str]):
         return iter(self._read())
 
     def __eq__(self, other: object) -> bool:
-        return self._read() == (list(other) if isinstance(other, Sequence) else other)
+        # equal to what it stands in for, a list of texts (or another one): not to a tuple or a string
+        if isinstance(other, Before):
+            return self._read() == other._read()
+        return self._read() == other if isinstance(other, list) else NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
 
