@@ -1,0 +1,85 @@
+"""match/repeats.py: a repeated match whose signature has no near miss left to report, and whose required
+items' literals stand on no line of its context span, is ruled out without reading its context. Equivalence:
+the report (findings, their counts, first and last lines, evidence, related; near misses) and the matcher's
+matches and misses are those of the slow path (every context read), on logs where it engages, with evidence of
+the causes near some of the occurrences, in two streams, with and without hyperscan."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clirunner import invoke
+from cudnn_doctor.kb.compiled import load_catalog
+from cudnn_doctor.match import Matcher, repeats
+
+WARNING = (
+    "/home/u/proj/model.py:{n}: UserWarning: RNN module weights are not part of single contiguous chunk of memory. "
+    "This means they need to be compacted at every call, possibly greatly increasing memory usage. To compact "
+    "weights again call flatten_parameters()."
+)
+
+
+def _log(occurrences: int = 700, evidence: bool = True) -> str:
+    """A training log past the paste size: the warning after every 12 step lines (its source line changing), and
+    the evidence of three of its causes (DataParallel, a weight-drop wrapper, TorchScript) near a few of them,
+    some lines in a second stream."""
+    lines: list[str] = []
+    for k in range(occurrences):
+        lines += [f"2024-03-01 10:{k % 60:02d}:{j:02d} INFO epoch {k // 50} step {k * 12 + j}: loss {(k * 7 + j) % 97 / 31:.4f}" for j in range(12)]
+        lines += _evidence(k) if evidence else []
+        warning = WARNING.format(n=88 + k % 3)
+        lines.append(f"[rank1]: {warning}" if 200 <= k < 260 else warning)
+        lines.append("  output, hidden = self.lstm(packed, hidden)")
+    return "\n".join(lines) + "\n"
+
+
+def _evidence(k: int) -> list[str]:
+    """The causes' evidence before occurrence ``k``: DataParallel, a weight-drop wrapper, TorchScript."""
+    if k in (40, 41, 300):
+        return ["  model = nn.DataParallel(model)  # torch/nn/parallel/data_parallel.py"]
+    if k in (120, 500):
+        return ["Applying weight drop of 0.5 to weight_hh_l0"]
+    return ["  scripted = torch.jit.script(model)"] if k == 650 else []
+
+
+def _rows(text: str) -> tuple[list[tuple[object, ...]], int]:
+    matcher = Matcher(load_catalog())
+    matches, misses = matcher.scan_text(text)
+    got = [(x.sig.id, x.line, x.end_line, x.text, sorted(x.captures.items(), key=str), x.stream, x.evidence, x.supported, x.before)
+           for x in matches] + [(x.sig.id, x.line, x.reason) for x in misses]
+    return got, matcher.repeats.engaged
+
+
+@pytest.mark.parametrize("no_hyperscan", ["", "1"])
+def test_a_ruled_out_repeat_gets_what_reading_its_context_gives(no_hyperscan: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if no_hyperscan:
+        monkeypatch.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", "1")
+    text = _log()
+    fast, engaged = _rows(text)
+    monkeypatch.setattr(repeats, "ENABLED", False)
+    slow, none = _rows(text)
+    assert fast == slow
+    assert none == 0 and engaged > 2000  # four causes' ruled-out occurrences of 700, less the evidence's
+    assert {r[0] for r in fast} >= {"pytorch/rnn-weights-not-contiguous", "pytorch/cause-dataparallel-replica-weights-not-flat",
+                                    "pytorch/cause-weight-drop-wrapper-unflattens-rnn"}
+
+
+@pytest.mark.parametrize("evidence", [True, False])
+def test_the_report_is_the_slow_paths(evidence: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "train.log"
+    log.write_text(_log(evidence=evidence), encoding="utf-8")
+    env = {"CUDNN_DOCTOR_JOBS": "1"}
+    fast = invoke(["diagnose", str(log), "--format", "json"], env=env)
+    monkeypatch.setattr(repeats, "ENABLED", False)
+    slow = invoke(["diagnose", str(log), "--format", "json"], env=env)
+    assert fast.exit_code == slow.exit_code and fast.stdout == slow.stdout
+    report = json.loads(fast.stdout)
+    counted = {f["id"]: (f["count"], f["line"], f["last_line"]) for f in report["findings"]}
+    if evidence:  # the occurrences near the causes' evidence: the causes' findings (the warning's folded into them)
+        assert counted["pytorch/cause-dataparallel-replica-weights-not-flat"][0] > 10
+        assert counted["pytorch/cause-weight-drop-wrapper-unflattens-rnn"][0] > 10
+    else:  # every occurrence counted, the first and the last (the ruled-out repeats of its causes among them)
+        assert counted == {"pytorch/rnn-weights-not-contiguous": (700, 13, 700 * 14 - 1)}
