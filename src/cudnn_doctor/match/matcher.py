@@ -250,7 +250,9 @@ class Matcher:
 
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
-        sig = self.sigs[idx]
+        sig, ctx = self.sigs[idx], self.context_of[idx]
+        if ctx >= 0 and win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.repeats.window_ruled_out(idx, ctx, win.lines, len(cand)):
+            return  # (each match would be ruled out, with no near miss left to report: repeats.py)
         for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
             found = self._search(idx, run, stream, win)
             if found is None:

@@ -18,7 +18,11 @@ own contracts decide it without reading the context:
   text for that item holds the line, so it finds it there or earlier; decided once per distinct raw line;
 * its signature's required items all have literals (prefilter.RuleOut: each of an item's matches holds one of
   them) and no line of the occurrence's context span holds one of them: the text each required item is searched
-  in is empty (Matcher._context_text) and ``Evidence.find`` finds none.
+  in is empty (Matcher._context_text) and ``Evidence.find`` finds none;
+* where a line-local signature has MANY candidate lines in a window, no line of the whole window holding a
+  required item's literal rules all of them out at once (``window_ruled_out``, Matcher._scan_signature: its
+  regex is not even run; its matches would be on the window's own lines, which no other window reads, so no
+  de-duplication key is missed; its near misses past the cap are not counted, which nothing reads).
 
 Either way the verdict is a near-miss reason (an exclusion's or the missing requirement's), whatever the
 quoted-source check says: the matcher counts the near miss as it does for the others (reported only while the
@@ -33,12 +37,14 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from ..kb.regexinfo import line_local
 from ..read.textsafe import delete_escapes
 from .context import NON_RNN, Evidence, context_span
 from .lines import Lines, line_end
 from .prefilter import PIECE, RuleOut
 
 ENABLED = True  # (tests/test_repeats.py: the slow path to compare with)
+MANY = 32  # candidate lines of one signature in a window from which it is ruled out for the whole window at once
 
 
 class Repeats:
@@ -80,6 +86,22 @@ class Repeats:
             return True
         return False
 
+    def window_ruled_out(self, idx: int, ctx: int, lines: Lines, candidates: int) -> bool:
+        """Whether every match of signature ``idx`` (a line-local regex: its matches are on the window's own
+        candidate lines, which no other window has) in a window with ``candidates`` candidate lines is ruled out:
+        no line of the window holds a literal of a required item. Asked only where the signature repeats (at
+        least MANY candidate lines: the whole window's pieces are read, as their checks would read most of them)."""
+        if not ENABLED or candidates < MANY:
+            return False
+        required, _ = self._plan(idx, ctx)
+        sig = self.sigs[idx]
+        if required is None or not line_local(sig.regex, sig.flags):
+            return False
+        if not self._unrequired(idx, ctx, required, lines, 0, lines.size - 1, whole=True):
+            return False
+        self.engaged += candidates
+        return True
+
     def _excluded(self, ctx: int, items: tuple[str, ...], lines: Lines, li: int) -> bool:
         """Whether an excluded item found line by line (context.Evidence.linewise: searching a subset of the lines
         finds what searching them all finds) matches the match's first line, and that line holds one of its
@@ -95,10 +117,10 @@ class Repeats:
                 any(lit in low for lit in self.ruleout.literals[item]) and self.evidence.search(item, text) is not None for item in items)
         return got  # type: ignore[no-any-return]
 
-    def _unrequired(self, idx: int, ctx: int, items: dict[bytes, frozenset[str]], lines: Lines, li_s: int, li_e: int) -> bool:
-        """Whether no line of the match's context span holds a literal of a required item (``items``: {literal:
-        the required items it is one of})."""
-        lo, hi = context_span(self.sigs[idx], li_s, li_e, lines.size)
+    def _unrequired(self, idx: int, ctx: int, items: dict[bytes, frozenset[str]], lines: Lines, li_s: int, li_e: int, whole: bool = False) -> bool:
+        """Whether no line of the match's context span (``whole``: of lines li_s..li_e) holds a literal of a
+        required item (``items``: {literal: the required items it is one of})."""
+        lo, hi = (li_s, li_e) if whole else context_span(self.sigs[idx], li_s, li_e, lines.size)
         key = ("required", ctx)
         pieces = lines.memo.get(key)
         if pieces is None:
