@@ -42,6 +42,7 @@ from .context import (
 from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
+from .repeats import Repeats
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import Tolerant, folded
 
@@ -118,6 +119,7 @@ class Matcher:
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
         self.plans: dict[int, tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]] = {}  # (_plan)
+        self.repeats = Repeats(self.sigs, self.context_of, self.ruleout, self.evidence)  # a repeat ruled out unread (repeats.py)
 
     @property
     def probes(self) -> list[Probe]:
@@ -248,7 +250,9 @@ class Matcher:
 
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
-        sig = self.sigs[idx]
+        sig, ctx = self.sigs[idx], self.context_of[idx]
+        if ctx >= 0 and win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.repeats.window_ruled_out(idx, ctx, win.lines, len(cand)):
+            return  # (each match would be ruled out, with no near miss left to report: repeats.py)
         for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
             found = self._search(idx, run, stream, win)
             if found is None:
@@ -342,6 +346,9 @@ class Matcher:
             if idx in had:
                 continue
             had.add(idx)
+            if ctx >= 0 and win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.repeats.ruled_out(idx, ctx, win.lines, li_s, li_e):
+                win.near_miss(idx)  # (counted as the slow path counts it: no near miss left to report)
+                continue
             if quoted_source(win.lines, li_s, col):
                 if win.near_miss(idx):
                     yield None, Miss(sig, win.source, abs_line, QUOTED_IN_CODE)

@@ -1,0 +1,134 @@
+"""A repeated match ruled out as the ones before it, without reading its context.
+
+A warning printed at every step (PyTorch's flatten_parameters warning, bench/kinds.py ``warnings``: 18,680 in
+64 MiB) matches its message's signature and the signatures of its causes (five of them). Each cause requires
+evidence (``require_any``: ``DataParallel``, ``torch.jit``, a weight-drop wrapper...) that an ordinary log never
+shows, so each of its occurrences is ruled out by its context, and once the signature's first
+MAX_NEAR_MISSES_PER_SIG near misses are reported (matcher.Window.near_miss) a ruled-out occurrence yields
+nothing. Reading its context all the same (the rule-out's marks, the verdict's key, the quoted-source check) was
+two thirds of that log's cost (profiled: Matcher._matches 61% of the samples, rank/ and the aggregation 6-8%).
+
+``Repeats.ruled_out`` says, before any of that, that an occurrence's context is ruled out, where the slow path's
+own contracts decide it without reading the context:
+
+* an excluded item that is found line by line (context.Evidence.linewise: searching a subset of the lines finds
+  what searching all of them finds), ``@non_rnn`` aside, matches the match's first line, which holds one of its
+  literals as the rule-out reads it (raw bytes: a backspace or a carriage return can make normalization's text
+  hold words the raw line does not): the libtorch cause excludes the Python warning's own words. The slow path's
+  text for that item holds the line, so it finds it there or earlier; decided once per distinct raw line;
+* its signature's required items all have literals (prefilter.RuleOut: each of an item's matches holds one of
+  them) and no line of the occurrence's context span holds one of them: the text each required item is searched
+  in is empty (Matcher._context_text) and ``Evidence.find`` finds none;
+* where a line-local signature has MANY candidate lines in a window, no line of the whole window holding a
+  required item's literal rules all of them out at once (``window_ruled_out``, Matcher._scan_signature: its
+  regex is not even run; its matches would be on the window's own lines, which no other window reads, so no
+  de-duplication key is missed; its near misses past the cap are not counted, which nothing reads).
+
+Either way the verdict is a near-miss reason (an exclusion's or the missing requirement's), whatever the
+quoted-source check says: the matcher counts the near miss as it does for the others (reported only while the
+signature has some left) and goes on. It never decides a match that passes, nor one whose signature still
+reports near misses. Equivalence test: tests/test_repeats.py (the reports with and without it, with evidence
+near some of the occurrences, and the times it engaged).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from typing import Any
+
+from ..kb.regexinfo import line_local
+from ..read.textsafe import delete_escapes
+from .context import NON_RNN, Evidence, context_span
+from .lines import Lines, line_end
+from .prefilter import PIECE, RuleOut
+
+ENABLED = True  # (tests/test_repeats.py: the slow path to compare with)
+MANY = 32  # candidate lines of one signature in a window from which it is ruled out for the whole window at once
+
+
+class Repeats:
+    """Which signatures' contexts can be ruled out without reading them, and the checks."""
+
+    def __init__(self, sigs: Sequence[Any], context_of: Sequence[int], ruleout: RuleOut, evidence: Evidence) -> None:
+        self.sigs = sigs
+        self.context_of = context_of
+        self.ruleout = ruleout
+        self.evidence = evidence
+        self.engaged = 0  # occurrences ruled out here (tests)
+        # per context number: ({literal: the required items it is one of}, or None where a required item has no
+        # literals or there is none; the excluded items found line by line, @non_rnn aside)
+        self.plans: dict[int, tuple[dict[bytes, frozenset[str]] | None, tuple[str, ...]]] = {}
+
+    def _plan(self, idx: int, ctx: int) -> tuple[dict[bytes, frozenset[str]] | None, tuple[str, ...]]:
+        got = self.plans.get(ctx)
+        if got is None:
+            context = self.sigs[idx].context
+            required: dict[bytes, frozenset[str]] | None = None
+            if context.require_any and all(item in self.ruleout.literals for item in context.require_any):
+                required = {}
+                for item in context.require_any:
+                    for lit in self.ruleout.literals[item]:
+                        required[lit] = required.get(lit, frozenset()) | {item}
+            excluded = tuple(i for i in context.exclude_any if i != NON_RNN and self.evidence.linewise(i) and i in self.ruleout.literals)
+            got = self.plans[ctx] = (required, excluded)
+        return got
+
+    def ruled_out(self, idx: int, ctx: int, lines: Lines, li_s: int, li_e: int) -> bool:
+        """Whether signature ``idx``'s match on window lines ``li_s``..``li_e`` is ruled out by its context
+        (``ctx``: its number, Matcher.context_of): no line of its context span holding a literal of a required
+        item, or an excluded item on its first line."""
+        if not ENABLED:
+            return False
+        required, excluded = self._plan(idx, ctx)
+        if (required is not None and self._unrequired(idx, ctx, required, lines, li_s, li_e)) or (excluded and self._excluded(ctx, excluded, lines, li_s)):
+            self.engaged += 1
+            return True
+        return False
+
+    def window_ruled_out(self, idx: int, ctx: int, lines: Lines, candidates: int) -> bool:
+        """Whether every match of signature ``idx`` (a line-local regex: its matches are on the window's own
+        candidate lines, which no other window has) in a window with ``candidates`` candidate lines is ruled out:
+        no line of the window holds a literal of a required item. Asked only where the signature repeats (at
+        least MANY candidate lines: the whole window's pieces are read, as their checks would read most of them)."""
+        if not ENABLED or candidates < MANY:
+            return False
+        required, _ = self._plan(idx, ctx)
+        sig = self.sigs[idx]
+        if required is None or not line_local(sig.regex, sig.flags):
+            return False
+        if not self._unrequired(idx, ctx, required, lines, 0, lines.size - 1, whole=True):
+            return False
+        self.engaged += candidates
+        return True
+
+    def _excluded(self, ctx: int, items: tuple[str, ...], lines: Lines, li: int) -> bool:
+        """Whether an excluded item found line by line (context.Evidence.linewise: searching a subset of the lines
+        finds what searching them all finds) matches the match's first line, and that line holds one of its
+        literals as the rule-out reads it (raw, prefilter.RuleOut): the slow path's text for that item holds the
+        line, so it finds it there or earlier. Decided once per distinct raw line in a window."""
+        start = lines.start(li)
+        raw = lines.data[start : line_end(lines.data, start)]
+        key = ("excluded", ctx, raw)
+        got = lines.memo.get(key)
+        if got is None:
+            low, text = delete_escapes(raw).lower(), lines.norm(li)[0]
+            got = lines.memo[key] = any(
+                any(lit in low for lit in self.ruleout.literals[item]) and self.evidence.search(item, text) is not None for item in items)
+        return got  # type: ignore[no-any-return]
+
+    def _unrequired(self, idx: int, ctx: int, items: dict[bytes, frozenset[str]], lines: Lines, li_s: int, li_e: int, whole: bool = False) -> bool:
+        """Whether no line of the match's context span (``whole``: of lines li_s..li_e) holds a literal of a
+        required item (``items``: {literal: the required items it is one of})."""
+        lo, hi = (li_s, li_e) if whole else context_span(self.sigs[idx], li_s, li_e, lines.size)
+        key = ("required", ctx)
+        pieces = lines.memo.get(key)
+        if pieces is None:
+            pieces = lines.memo[key] = {}
+        for k in range(lo // PIECE, hi // PIECE + 1):
+            at = pieces.get(k)
+            if at is None:  # the piece's lines holding a required literal (each piece read once per window)
+                at = pieces[k] = [li for li, _ in self.ruleout.marked(lines, k * PIECE, k * PIECE + PIECE - 1, key, items)]
+            if at and bisect_left(at, lo) < bisect_right(at, hi):
+                return False
+        return True
