@@ -118,19 +118,15 @@ class Recognizer:
         # identical templates (a message and its causes; the ten copies of a 10x base) are one, with all their
         # owners (the first is the one a reading's spelling and clauses come from): a text's chains are found once
         self.weight: dict[str, float] = index["weight"]
-        self.tpls: list[Sequence[str]] = []
-        self.owners: list[list[int]] = []
-        folded: dict[tuple[str, ...], int] = {}
-        first: list[int] = []  # the index's templates met first, by their folded id (-1: a copy)
+        folded: dict[tuple[str, ...], list[int]] = {}  # each distinct template: its owners
         for tpl, owner in zip(index["templates"], index["owner"], strict=True):
-            tid = folded.setdefault(tuple(tpl), len(self.tpls))
-            first.append(tid if tid == len(self.tpls) else -1)
-            if tid == len(self.tpls):
-                self.tpls.append(tpl)
-                self.owners.append([])
-            self.owners[tid].append(owner)
+            folded.setdefault(tuple(tpl), []).append(owner)
+        self.tpls: list[Sequence[str]] = list(folded)
+        self.owners = list(folded.values())
         self.owner = [own[0] for own in self.owners]
-        self.starts = {w: [(first[t], p) for t, p in pairs if first[t] >= 0] for w, pairs in index["starts"].items()}
+        tid = {tpl: t for t, tpl in enumerate(folded)}  # (a copy's starts are its first's)
+        to = [tid[tuple(tpl)] for tpl in index["templates"]]
+        self.starts = {w: list(dict.fromkeys((to[t], p) for t, p in pairs)) for w, pairs in index["starts"].items()}
         self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
         self.of: dict[int, list[int]] = {}  # each signature's templates
         self.firsts: dict[str, list[int]] = {}  # the templates that begin with each word

@@ -104,16 +104,15 @@ class Reader:
                 miss.line = lmap.line(miss.line)
                 yield None, miss
             else:  # a block ended: read it tolerantly where no regex matched, then pass the end on
-                block = next((s for s in seen if s.index == index), None)
-                if block is not None:
-                    last = self.tail and state["done"] and block is seen[-1]
-                    for got in self._described(block, self._tolerant(block, exact, missed, last), bool(exact)):
-                        yield _placed(got, source, block.first, lmap)
+                # (the matcher reads one block ahead: the block that ended is one of the last three presented)
+                block = next(s for s in seen if s.index == index)
+                last = self.tail and state["done"] and block is seen[-1]
+                for got in self._described(block, self._tolerant(block, exact, missed, last), bool(exact)):
+                    yield _placed(got, source, block.first, lmap)
                 index += 1
                 # a match the block's window found on the next block's lines (its head: a message a regex reached
                 # from a line of this block) is that block's too: its tolerant reading must not find it again
-                after = block.first + block.block.lines if block is not None else None
-                exact, missed = [e for e in exact if after is not None and e[1] >= after], []
+                exact, missed = [e for e in exact if e[1] >= block.first + block.block.lines], []
                 yield None, None
 
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[tuple[int, str]], last: bool) -> Iterator[RawMatch | Miss]:
