@@ -271,12 +271,12 @@ def _plain_matcher(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(matcher, "Lines", _UnsharedLines)
 
 
-def _scanned(text: str, block_lines: int = 0) -> list[tuple[object, ...]]:
+def _scanned(text: str, block_lines: int = 0, catalog: Catalog | None = None) -> list[tuple[object, ...]]:
     """The matches and misses of ``text``, scanned whole or cut into blocks of ``block_lines`` lines (in the order
     the blocks give them)."""
     lines = text.split("\n")
     blocks = ["\n".join(lines[i : i + block_lines]) for i in range(0, len(lines), block_lines)] if block_lines else [text]
-    found = [f for pair in Matcher(load_catalog()).scan_blocks(blocks, "<text>") for f in pair if f is not None]
+    found = [f for pair in Matcher(catalog or load_catalog()).scan_blocks(blocks, "<text>") for f in pair if f is not None]
     matches, misses = [f for f in found if isinstance(f, RawMatch)], [f for f in found if not isinstance(f, RawMatch)]
     return [("match", x.sig.id, x.line, x.end_line, x.text, x.evidence, x.supported, x.stream) for x in matches] + [
         ("miss", x.sig.id, x.line, x.reason) for x in misses]
@@ -405,3 +405,27 @@ def test_contexts_with_no_literal_near_keep_each_its_own_verdict(monkeypatch: py
     assert matched.get("cuda/no-kernel-image") == 61 and matched.get("pytorch/rnn-module-pickled-by-other-release") == 183
     assert "pytorch/cudnn-rnn-unsupported-dtype" not in matched
     assert ("miss", "pytorch/cudnn-rnn-unsupported-dtype", 122) in {r[:3] for r in rows}
+
+
+def test_two_signatures_of_one_context_on_the_same_lines_are_decided_apart_where_one_names_the_rnn_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``direct`` is in the key of a verdict shared by the signatures of one context on the same lines too (the
+    span's). cudnn/rnn-status-bad-param reads Knet's 'cudnnRNNForwardTraining: 3: CUDNN_STATUS_BAD_PARAM' with
+    the call; a copy of it that reads the status alone (as the generic status signatures do) has the same context
+    and the same line, but its text names no RNN call: a convolution's frame above excludes the copy, not the
+    original, whichever of the two the window decides first."""
+    base = load_catalog()
+    sig = base.get("cudnn/rnn-status-bad-param")
+    assert sig is not None
+    alone = dataclasses.replace(sig, id="copy/status-alone", regex=r"\bCUDNN_STATUS_BAD_PARAM\b", flags=(), prefilter=("CUDNN_STATUS_BAD_PARAM",))
+    noise = [f"epoch 2 iter {k * 50} loss {k % 7 / 7:.4f}" for k in range(60)]
+    # a convolution's CUDNNError (flux/cudnn-rnn-status-error's counter-example), then Knet's RNN call's (its wording)
+    text = "\n".join([*noise, *_flux_errors("")[:4], "ERROR: LoadError: cudnnRNNForwardTraining: 3: CUDNN_STATUS_BAD_PARAM", *noise])
+    for sigs in ([sig, alone], [alone, sig]):
+        catalog = dataclasses.replace(base, signatures=sigs)
+        with monkeypatch.context() as m:
+            _plain_matcher(m)
+            plain = _scanned(text, catalog=catalog)
+        rows = _scanned(text, catalog=catalog)
+        assert sorted(rows, key=repr) == sorted(plain, key=repr)
+        at = {(r[0], r[1]) for r in rows if r[2] == 65}
+        assert at == {("match", sig.id), ("miss", alone.id)}, rows
