@@ -9,6 +9,10 @@
 - A repeated occurrence is searched once per distinct line text (Matcher._in_line) and, where its context's
   literals stand only on its own lines, decided once per distinct text of them (Matcher._context, RuleOut.marked):
   each gets what it gets searched and decided anew.
+- At the edges of RuleOut.marked's pieces and of a context (its first and last lines, a piece's last line, a
+  log's last line), with context items near only some occurrences: each occurrence gets what the plain way (every
+  line searched, nothing shared) gives it, and the report too; the shared verdicts' key holds the context's
+  number and ``direct`` (review29c: dropping either, or a piece, or a line, failed no test before).
 - A match's lines before it (lines.Before) are normalized when first read: what normalizing them at once gives.
 - A block's window holds only the lines its candidate signatures read before it (Matcher._reach): each match and
   miss is what a window with the whole tail gets.
@@ -23,7 +27,9 @@ import pytest
 
 from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.kb.load import Catalog
-from cudnn_doctor.match import Matcher, context
+from cudnn_doctor.match import Matcher, RawMatch, context
+from cudnn_doctor.match.lines import Lines
+from cudnn_doctor.match.prefilter import PIECE, SMALL_TEXT
 from cudnn_doctor.model import Context
 
 
@@ -153,12 +159,20 @@ class _Unshared(dict):  # type: ignore[type-arg]
             super().__setitem__(key, value)
 
 
+class _UnsharedLines(Lines):
+    """A window's lines with that memo."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        super().__init__(data, size)
+        self.memo = _Unshared()
+
+
 def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(monkeypatch: pytest.MonkeyPatch) -> None:
     """Matcher._in_line searches a line-local regex once per distinct line text of a window, and Matcher._context
     decides a context whose literals stand only on the match's own lines once per distinct text of them (a warning
     repeated 10,000 times):
     each occurrence gets what it gets searched and decided on its own, in two streams, with and without hyperscan."""
-    from cudnn_doctor.match import lines, matcher
+    from cudnn_doctor.match import matcher
 
     text = _warnings_log()
     text += "\n" + "\n".join(f"[rank{i % 3 // 2}]: {line}" for i, line in enumerate(text.split("\n")[:1200]))
@@ -171,16 +185,11 @@ def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(
         return [(x.sig.id, x.line, x.end_line, x.text, sorted(x.captures.items(), key=str), x.stream, x.evidence, x.supported, x.before) for x in matches] + [
             (x.sig.id, x.line, x.reason) for x in misses]
 
-    class Unshared(lines.Lines):
-        def __init__(self, data: bytes, size: int) -> None:
-            super().__init__(data, size)
-            self.memo = _Unshared()
-
     for off in ("", "1"):
         monkeypatch.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", off) if off else monkeypatch.delenv("CUDNN_DOCTOR_NO_HYPERSCAN", raising=False)
         shared = rows()
         with monkeypatch.context() as m:
-            m.setattr(matcher, "Lines", Unshared)
+            m.setattr(matcher, "Lines", _UnsharedLines)
             assert rows() == shared
         assert len({r[0] for r in shared}) >= 6 and len({str(r[4]) for r in shared if len(r) > 3}) > 2
 
@@ -234,3 +243,189 @@ def test_lines_before_read_late_are_the_lines_read_at_once() -> None:
                     assert late == now and list(late) == now and len(late) == len(now) and late[1:] == now[1:]
                     assert pickle.loads(pickle.dumps(late)) == now
     assert len(streams) >= 3
+
+
+# ---------------------------------------------------------------- RuleOut.marked at its edges (review29c)
+# The window's context rule-out works in pieces of PIECE lines (prefilter.RuleOut.marked), and a context whose
+# literals stand only on the match's own lines is decided once per distinct text of them (Matcher._context, the
+# "marked" key: the context's number, ``direct``, the stream and those lines). The tests below put context items
+# near only some occurrences of a message: on a context's first and last line and one past them, on the last
+# line of a piece and the first of the next, on the last line of a log with no newline after it; and they hold
+# each occurrence's verdict to what the plain way gives (every line of the context searched, nothing shared).
+
+_DTYPE = "RuntimeError: TensorDescriptor only supports double, float and half tensors"  # its signature's example
+# the frames of pytorch/cudnn-rnn-unsupported-dtype's examples: an RNN's (its required @rnn) and a
+# convolution's (its excluded @non_rnn), each on one line
+_RNN_FRAME = "    result = _VF.lstm(input, hx, self._flat_weights, self.bias, self.num_layers,"
+_CONV_FRAME = '  File "/opt/conda/lib/python3.8/site-packages/torch/nn/modules/conv.py", line 440, in _conv_forward'
+_OLD_PICKLE = "AttributeError: 'LSTM' object has no attribute '_flat_weights_names'"  # another context, no literal near
+
+
+def _plain_matcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matchers made from now on search every line of a context (no item has literals, so none is ruled out
+    and none is found line by line) and keep no line search or verdict (each occurrence decided anew)."""
+    from cudnn_doctor.match import matcher
+    from cudnn_doctor.match.prefilter import RuleOut
+
+    monkeypatch.setattr(matcher, "RuleOut", lambda literals: RuleOut({}))
+    monkeypatch.setattr(matcher, "Lines", _UnsharedLines)
+
+
+def _scanned(text: str, block_lines: int = 0, catalog: Catalog | None = None) -> list[tuple[object, ...]]:
+    """The matches and misses of ``text``, scanned whole or cut into blocks of ``block_lines`` lines (in the order
+    the blocks give them)."""
+    lines = text.split("\n")
+    blocks = ["\n".join(lines[i : i + block_lines]) for i in range(0, len(lines), block_lines)] if block_lines else [text]
+    found = [f for pair in Matcher(catalog or load_catalog()).scan_blocks(blocks, "<text>") for f in pair if f is not None]
+    matches, misses = [f for f in found if isinstance(f, RawMatch)], [f for f in found if not isinstance(f, RawMatch)]
+    return [("match", x.sig.id, x.line, x.end_line, x.text, x.evidence, x.supported, x.stream) for x in matches] + [
+        ("miss", x.sig.id, x.line, x.reason) for x in misses]
+
+
+def _reported(text: str) -> list[tuple[object, ...]]:
+    """The report's findings (those folded under another, those below the threshold) and near misses."""
+    from cudnn_doctor import diagnose
+
+    got = diagnose(text, catalog=load_catalog())
+    findings = [*got.findings, *got.below_threshold]
+    findings += [c for f in findings for c in f.consequences]
+    return [(f.id, f.first.line, f.last.line, f.count, f.evidence) for f in findings] + [(x.id, x.line, x.reason) for x in got.near_misses]
+
+
+def _fast_and_plain(text: str, monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """The matches and misses of ``text`` scanned the fast way, with and without hyperscan, each the plain way's
+    (and so the report: its findings, their lines and evidence, its near misses)."""
+    plain: tuple[list[tuple[object, ...]], list[tuple[object, ...]]] | None = None
+    for off in ("1", ""):
+        monkeypatch.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", off) if off else monkeypatch.delenv("CUDNN_DOCTOR_NO_HYPERSCAN", raising=False)
+        with monkeypatch.context() as m:
+            _plain_matcher(m)
+            plain = (_scanned(text), _reported(text)) if plain is None else plain
+        engine = "hyperscan off" if off else "hyperscan"
+        assert _scanned(text) == plain[0], engine
+        assert _reported(text) == plain[1], engine
+    assert plain is not None
+    return plain[0]
+
+
+def _sparse_log() -> tuple[str, dict[int, str]]:
+    """A log of 1,061 lines (four pieces and part of a fifth, past the paste size) where the dtype message stands
+    alone or with an RNN frame or a convolution's near it, and the line-by-line kind of each occurrence (0-based
+    line: 'match', 'required' (none near) or 'excluded'). Its context reads 40 lines before and 10 after."""
+    n = 4 * PIECE + 37
+    lines = [f"epoch 3 iter {i:5d} loss {i % 97 / 97:.4f} lr 1e-3 | " + " ".join(f"{(i * k) % 1000:04d}" for k in range(48)) for i in range(n)]
+    kinds: dict[int, str] = {}
+
+    def put(at: int, kind: str, rnn: tuple[int, ...] = (), conv: tuple[int, ...] = ()) -> None:
+        lines[at], kinds[at] = _DTYPE, kind
+        for li in rnn:
+            lines[li] = _RNN_FRAME
+        for li in conv:
+            lines[li] = _CONV_FRAME
+
+    put(60, "required")  # alone: no literal of its context near it (the "marked" key with no line)
+    lines[120] = _OLD_PICKLE  # another linewise context with no literal near: a verdict of its own
+    put(250, "excluded", rnn=(215,), conv=(257,))  # the convolution in the next piece (the context spans two)
+    put(300, "match", rnn=(310,))  # the RNN frame on the context's last line
+    put(360, "required", rnn=(371,))  # ... one line past it
+    put(440, "match", rnn=(400,))  # on its first line
+    put(505, "match", rnn=(512,))  # on the next piece's first line
+    put(620, "required", rnn=(579,))  # one line before the context's first
+    put(760, "excluded", rnn=(725,), conv=(3 * PIECE - 1,))  # the convolution on a piece's last line
+    put(n - 9, "match", rnn=(n - 1,))  # the RNN frame on the log's last line (no newline after it)
+    return "\n".join(lines), kinds
+
+
+def test_a_sparse_log_gets_at_each_occurrence_what_its_context_lines_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RuleOut.marked and the verdicts shared by Matcher._context, at the edges: a context's first and last lines
+    and the lines past them, a context spanning two pieces, a piece's last line and the next one's first, a log's
+    last line; a context with no literal near (its verdict shared with the other occurrences so, never with
+    another context's). Each occurrence gets what its own lines say, and what the plain way gives it."""
+    text, kinds = _sparse_log()
+    assert len(text) > SMALL_TEXT and not text.endswith("\n")
+    rows = _fast_and_plain(text, monkeypatch)
+    dtype = "pytorch/cudnn-rnn-unsupported-dtype"
+    assert sorted(r[2] for r in rows if r[:2] == ("match", dtype)) == [li + 1 for li, kind in sorted(kinds.items()) if kind == "match"]
+    assert [r[5] for r in rows if r[:2] == ("match", dtype)] == [["_VF.lstm"]] * 4
+    assert ("match", "pytorch/rnn-module-pickled-by-other-release", 121) in {r[:3] for r in rows}
+    misses = [r for r in rows if r[:2] == ("miss", dtype)]
+    assert len(misses) == 3 and all(("required" if "no required" in r[3] else "excluded") == kinds[r[2] - 1] for r in misses)
+    # cut into blocks whose edges fall inside the contexts (at 255, 510, 765, 1,020: a window's pieces start at its
+    # first line, the previous block's last lines): each occurrence gets what the whole log gives it
+    with monkeypatch.context() as m:
+        m.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", "1")
+        _plain_matcher(m)
+        assert sorted(_scanned(text, PIECE - 1), key=repr) == sorted(rows, key=repr)
+    assert sorted(_scanned(text, PIECE - 1), key=repr) == sorted(rows, key=repr)
+
+
+def _flux_errors(rnn_call: str) -> list[str]:
+    """A convolution's CUDNNError and then an RNN call's (flux/cudnn-rnn-status-error's counter-example and examples):
+    the signature's regex reads from the first CUDNNError to the first RNN frame, across the convolution's frame."""
+    julia = "/home/u/.julia/packages"
+    return [
+        "ERROR: CUDNNError: CUDNN_STATUS_BAD_PARAM (code 3)",
+        "Stacktrace:",
+        f" [1] throw_api_error(::CUDA.CUDNN.cudnnStatus_t) at {julia}/CUDA/qEV3Y/lib/cudnn/error.jl:19",
+        f" [2] cudnnConvolutionForward(::Ptr{{Nothing}}, ::Base.RefValue{{Float32}}) at {julia}/CUDA/qEV3Y/lib/cudnn/libcudnn.jl:100",
+        "ERROR: CUDNNError: CUDNN_STATUS_BAD_PARAM (code 3)",
+        "Stacktrace:",
+        f" [1] throw_api_error(::CUDA.CUDNN.cudnnStatus_t) at {julia}/CUDA/qEV3Y/lib/cudnn/error.jl:19",
+        f" [2] {rnn_call}(::Flux.CUDA.RNNDesc{{Float32}}, ::CuArray{{Float32,1}}, ::CuArray{{Float32,1}}) at {julia}/Flux/05b38/src/cuda/curnn.jl:180",
+    ]
+
+
+def test_a_match_naming_an_rnn_call_is_decided_apart_from_one_that_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``direct`` (the matched text names a cuDNN RNN call: a convolution nearby does not exclude it) is part of
+    the key a verdict is shared by. Two matches whose lines holding a context literal read alike (the CUDNNError
+    lines and the convolution's frame) differ in the unmarked RNN frame: cudnnRNNBackwardData names the RNN call,
+    Flux's backwardData wrapper does not. Each gets its own verdict, in either order: the first kept, the
+    second excluded by the convolution."""
+    noise = [f"epoch {k} iter {k * 50} loss {k % 7 / 7:.4f}" for k in range(60)]
+    groups = ["cudnnRNNBackwardData", "backwardData", "cudnnRNNBackwardData", "backwardData"]
+    lines = [line for call in groups for line in (*noise, *_flux_errors(call))] + noise
+    rows = _fast_and_plain("\n".join(lines), monkeypatch)
+    sid = "flux/cudnn-rnn-status-error"
+    starts = [k * 68 + 61 for k in range(4)]  # each group's first CUDNNError (1-based)
+    assert sorted({r[2] for r in rows if r[:2] == ("match", sid)} & set(starts)) == [starts[0], starts[2]]
+    excluded = [r[2] for r in rows if r[:2] == ("miss", sid) and "'cudnnConvolutionForward'" in r[3]]
+    assert starts[1] in excluded and starts[3] in excluded
+
+
+def test_contexts_with_no_literal_near_keep_each_its_own_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A context whose items have no literal near a match is decided once per window (the "marked" key with no
+    line), and that key holds the context's number: cuda/no-kernel-image's exclusion finds nothing and keeps its
+    match; the dtype message's required RNN evidence is nowhere, so it is no finding; the old pickle's support
+    finds nothing and keeps its match. None gets another's verdict (the window decides them in the base's order)."""
+    noise = [f"epoch 2 iter {k * 50} loss {k % 7 / 7:.4f}" for k in range(60)]
+    kernel = "RuntimeError: CUDA error: no kernel image is available for execution on the device"  # its example
+    text = "\n".join([*noise, kernel, *noise, _DTYPE, *noise, _OLD_PICKLE, *noise])
+    rows = _fast_and_plain(text, monkeypatch)
+    matched = {r[1]: r[2] for r in rows if r[0] == "match"}
+    assert matched.get("cuda/no-kernel-image") == 61 and matched.get("pytorch/rnn-module-pickled-by-other-release") == 183
+    assert "pytorch/cudnn-rnn-unsupported-dtype" not in matched
+    assert ("miss", "pytorch/cudnn-rnn-unsupported-dtype", 122) in {r[:3] for r in rows}
+
+
+def test_two_signatures_of_one_context_on_the_same_lines_are_decided_apart_where_one_names_the_rnn_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``direct`` is in the key of a verdict shared by the signatures of one context on the same lines too (the
+    span's). cudnn/rnn-status-bad-param reads Knet's 'cudnnRNNForwardTraining: 3: CUDNN_STATUS_BAD_PARAM' with
+    the call; a copy of it that reads the status alone (as the generic status signatures do) has the same context
+    and the same line, but its text names no RNN call: a convolution's frame above excludes the copy, not the
+    original, whichever of the two the window decides first."""
+    base = load_catalog()
+    sig = base.get("cudnn/rnn-status-bad-param")
+    assert sig is not None
+    alone = dataclasses.replace(sig, id="copy/status-alone", regex=r"\bCUDNN_STATUS_BAD_PARAM\b", flags=(), prefilter=("CUDNN_STATUS_BAD_PARAM",))
+    noise = [f"epoch 2 iter {k * 50} loss {k % 7 / 7:.4f}" for k in range(60)]
+    # a convolution's CUDNNError (flux/cudnn-rnn-status-error's counter-example), then Knet's RNN call's (its wording)
+    text = "\n".join([*noise, *_flux_errors("")[:4], "ERROR: LoadError: cudnnRNNForwardTraining: 3: CUDNN_STATUS_BAD_PARAM", *noise])
+    for sigs in ([sig, alone], [alone, sig]):
+        catalog = dataclasses.replace(base, signatures=sigs)
+        with monkeypatch.context() as m:
+            _plain_matcher(m)
+            plain = _scanned(text, catalog=catalog)
+        rows = _scanned(text, catalog=catalog)
+        assert sorted(rows, key=repr) == sorted(plain, key=repr)
+        at = {(r[0], r[1]) for r in rows if r[2] == 65}
+        assert at == {("match", sig.id), ("miss", alone.id)}, rows
