@@ -49,3 +49,16 @@ def test_no_prefix_is_put_back_where_the_framework_is_not_seen() -> None:
         "CUDNN_STATUS_EXECUTION_FAILED\n"
     )
     assert not any(f.startswith("pytorch/") for f in _found(chainer))
+
+
+def test_a_status_a_sentence_mentions_is_not_given_a_prefix() -> None:
+    # prose after the status on its line: an issue title or a sentence that names it, not a message printed without
+    # its prefix (the wrapper reading gives it to CuPy; no cause is read from the title's words)
+    title = "chainer.functions.NStepLSTM: CUDNN_STATUS_EXECUTION_FAILED after a few hundred iterations on the GPU\n"
+    assert not any(f.startswith("chainer/cause-") for f in _found(title))
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.6/dist-packages/chainer/functions/rnn/n_step_rnn.py", line 443, in backward\n'
+        "    dx_list, dhx, dcx = self._backward_cudnn(x_list, hx, cx, w, gy_list, dhy, dcy)\n"
+    )
+    assert _found(trace + "CUDNN_STATUS_EXECUTION_FAILED\n")[0] == "chainer/cause-nstep-in-size-mismatch-cudnn"

@@ -30,6 +30,9 @@ GENERIC = frozenset({"any", "cudnn"})  # a framework-agnostic signature's framew
 TRACEBACK_HEAD = "Traceback (most recent call last)"
 TRACEBACK_LINES = 40  # of a traceback before the line, where a framework's marks are looked for (rank/wrappers.py)
 _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
+# prose after what the regex read on its line: a word, not a call's name ('CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM
+# is using CuPy', an issue's title, mentions the status; it is no message printed without its prefix)
+_PROSE_AFTER = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")
 
 
 class Refiner:
@@ -94,7 +97,7 @@ def points(line: str, tpls: Sequence[Template]) -> Iterator[tuple[int, str]]:
 def headed(sig: Signature, tpls: Sequence[Template], text: str, start: int, timeout: float) -> tuple[Any, int, int] | None:
     """The cause's regex over ``text`` (its window) with a prefix of its templates put back on the line that
     starts at ``start`` (``points``): (match, start, end of what it read in ``text``, the prefix left out), or
-    None."""
+    None; None too where prose follows what it read on that line (``_PROSE_AFTER``)."""
     end = text.find("\n", start) % (len(text) + 1)
     try:
         pattern = compile_pattern(sig.regex, sig.flags)
@@ -102,7 +105,8 @@ def headed(sig: Signature, tpls: Sequence[Template], text: str, start: int, time
             at = start + a
             m = pattern.search(text[:at] + head + text[at:], timeout=timeout)
             if m is not None and m.start() <= at and m.end() > at + len(head):  # it read the prefix and the line after it
-                return m, m.start(), m.end() - len(head)
+                b = m.end() - len(head)
+                return None if b < end and _PROSE_AFTER.match(text, b, end) else (m, m.start(), b)
     except (TimeoutError, regex_error()):
         pass
     return None
