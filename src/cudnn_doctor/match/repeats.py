@@ -33,7 +33,6 @@ near some of the occurrences, and the times it engaged).
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,7 +40,7 @@ from ..kb.regexinfo import line_local
 from ..read.textsafe import delete_escapes
 from .context import NON_RNN, Evidence, context_span
 from .lines import Lines, line_end
-from .prefilter import PIECE, RuleOut
+from .prefilter import RuleOut
 
 ENABLED = True  # (tests/test_repeats.py: the slow path to compare with)
 MANY = 32  # candidate lines of one signature in a window from which it is ruled out for the whole window at once
@@ -121,14 +120,4 @@ class Repeats:
         """Whether no line of the match's context span (``whole``: of lines li_s..li_e) holds a literal of a
         required item (``items``: {literal: the required items it is one of})."""
         lo, hi = (li_s, li_e) if whole else context_span(self.sigs[idx], li_s, li_e, lines.size)
-        key = ("required", ctx)
-        pieces = lines.memo.get(key)
-        if pieces is None:
-            pieces = lines.memo[key] = {}
-        for k in range(lo // PIECE, hi // PIECE + 1):
-            at = pieces.get(k)
-            if at is None:  # the piece's lines holding a required literal (each piece read once per window)
-                at = pieces[k] = [li for li, _ in self.ruleout.marked(lines, k * PIECE, k * PIECE + PIECE - 1, key, items)]
-            if at and bisect_left(at, lo) < bisect_right(at, hi):
-                return False
-        return True
+        return not self.ruleout.marked(lines, lo, hi, ("required", ctx), items)  # (each piece's marks worked out once)
