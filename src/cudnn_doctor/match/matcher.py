@@ -119,7 +119,7 @@ class Matcher:
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
         self.plans: dict[int, tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]] = {}  # (_plan)
-        self.repeats = Repeats(self.sigs, self.context_of, self.ruleout, self.evidence)  # a repeat ruled out unread (repeats.py)
+        self.repeats = Repeats(self.sigs, self.ruleout, self.evidence)  # a repeat ruled out unread (repeats.py)
 
     @property
     def probes(self) -> list[Probe]:

@@ -49,9 +49,8 @@ MANY = 32  # candidate lines of one signature in a window from which it is ruled
 class Repeats:
     """Which signatures' contexts can be ruled out without reading them, and the checks."""
 
-    def __init__(self, sigs: Sequence[Any], context_of: Sequence[int], ruleout: RuleOut, evidence: Evidence) -> None:
+    def __init__(self, sigs: Sequence[Any], ruleout: RuleOut, evidence: Evidence) -> None:
         self.sigs = sigs
-        self.context_of = context_of
         self.ruleout = ruleout
         self.evidence = evidence
         self.engaged = 0  # occurrences ruled out here (tests)
