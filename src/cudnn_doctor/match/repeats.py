@@ -29,6 +29,10 @@ quoted-source check says: the matcher counts the near miss as it does for the ot
 signature has some left) and goes on. It never decides a match that passes, nor one whose signature still
 reports near misses. Equivalence test: tests/test_repeats.py (the reports with and without it, with evidence
 near some of the occurrences, and the times it engaged).
+
+The equivalence holds modulo the per-pattern CPU budgets (context.Budget, Matcher.budget): a slow-path search
+that would hit its budget (one warning, the pattern skipped for the rest of the run) is one the fast path skips,
+so on such a log the warnings and the matches after the budget ran out can differ from the slow path's.
 """
 
 from __future__ import annotations
