@@ -84,6 +84,11 @@ class Window:
         n = self.missed[idx] = self.missed.get(idx, 0) + 1
         return n <= MAX_NEAR_MISSES_PER_SIG
 
+    def spent(self, idx: int, ctx: int) -> bool:
+        """Whether signature ``idx`` has a context (``ctx``: its number, -1 for none) and no near miss left to
+        report: where repeats.py may rule its matches out without reading their context."""
+        return ctx >= 0 and self.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG
+
 
 class Matcher:
     """Runs a catalog's signatures over text blocks."""
@@ -119,7 +124,7 @@ class Matcher:
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
         self.plans: dict[int, tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]] = {}  # (_plan)
-        self.repeats = Repeats(self.sigs, self.context_of, self.ruleout, self.evidence)  # a repeat ruled out unread (repeats.py)
+        self.repeats = Repeats(self.sigs, self.ruleout, self.evidence)  # a repeat ruled out unread (repeats.py)
 
     @property
     def probes(self) -> list[Probe]:
@@ -251,7 +256,7 @@ class Matcher:
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
         sig, ctx = self.sigs[idx], self.context_of[idx]
-        if ctx >= 0 and win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.repeats.window_ruled_out(idx, ctx, win.lines, len(cand)):
+        if win.spent(idx, ctx) and self.repeats.window_ruled_out(idx, ctx, win.lines, len(cand)):
             return  # (each match would be ruled out, with no near miss left to report: repeats.py)
         for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
             found = self._search(idx, run, stream, win)
@@ -346,7 +351,7 @@ class Matcher:
             if idx in had:
                 continue
             had.add(idx)
-            if ctx >= 0 and win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.repeats.ruled_out(idx, ctx, win.lines, li_s, li_e):
+            if win.spent(idx, ctx) and self.repeats.ruled_out(idx, ctx, win.lines, li_s, li_e):
                 win.near_miss(idx)  # (counted as the slow path counts it: no near miss left to report)
                 continue
             if quoted_source(win.lines, li_s, col):

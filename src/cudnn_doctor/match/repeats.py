@@ -29,11 +29,14 @@ quoted-source check says: the matcher counts the near miss as it does for the ot
 signature has some left) and goes on. It never decides a match that passes, nor one whose signature still
 reports near misses. Equivalence test: tests/test_repeats.py (the reports with and without it, with evidence
 near some of the occurrences, and the times it engaged).
+
+The equivalence holds modulo the per-pattern CPU budgets (context.Budget, Matcher.budget): a slow-path search
+that would hit its budget (one warning, the pattern skipped for the rest of the run) is one the fast path skips,
+so on such a log the warnings and the matches after the budget ran out can differ from the slow path's.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,7 +44,7 @@ from ..kb.regexinfo import line_local
 from ..read.textsafe import delete_escapes
 from .context import NON_RNN, Evidence, context_span
 from .lines import Lines, line_end
-from .prefilter import PIECE, RuleOut
+from .prefilter import RuleOut
 
 ENABLED = True  # (tests/test_repeats.py: the slow path to compare with)
 MANY = 32  # candidate lines of one signature in a window from which it is ruled out for the whole window at once
@@ -50,9 +53,8 @@ MANY = 32  # candidate lines of one signature in a window from which it is ruled
 class Repeats:
     """Which signatures' contexts can be ruled out without reading them, and the checks."""
 
-    def __init__(self, sigs: Sequence[Any], context_of: Sequence[int], ruleout: RuleOut, evidence: Evidence) -> None:
+    def __init__(self, sigs: Sequence[Any], ruleout: RuleOut, evidence: Evidence) -> None:
         self.sigs = sigs
-        self.context_of = context_of
         self.ruleout = ruleout
         self.evidence = evidence
         self.engaged = 0  # occurrences ruled out here (tests)
@@ -121,14 +123,4 @@ class Repeats:
         """Whether no line of the match's context span (``whole``: of lines li_s..li_e) holds a literal of a
         required item (``items``: {literal: the required items it is one of})."""
         lo, hi = (li_s, li_e) if whole else context_span(self.sigs[idx], li_s, li_e, lines.size)
-        key = ("required", ctx)
-        pieces = lines.memo.get(key)
-        if pieces is None:
-            pieces = lines.memo[key] = {}
-        for k in range(lo // PIECE, hi // PIECE + 1):
-            at = pieces.get(k)
-            if at is None:  # the piece's lines holding a required literal (each piece read once per window)
-                at = pieces[k] = [li for li, _ in self.ruleout.marked(lines, k * PIECE, k * PIECE + PIECE - 1, key, items)]
-            if at and bisect_left(at, lo) < bisect_right(at, hi):
-                return False
-        return True
+        return not self.ruleout.marked(lines, lo, hi, ("required", ctx), items)  # (each piece's marks worked out once)
