@@ -36,11 +36,12 @@ _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 _PROSE_AFTER = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")
 # what may stand before the status word on its line, after its CI timestamp and launcher prefix (normalize.py's
 # ``line_prefix``): indentation, a quote's '>', pytest's 'E   ', a time, a logger's level or bracketed tags, a
-# C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'); not a word of a sentence nor an exception
+# C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'), a status code and the quote of a bytes
+# repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception
 LOG_PREFIX = re.compile(
-    r"[ \t>]*(?:E[ \t]+)?(?:\d[\d:.,/T-]*\d[ \t:]*|[IWEF]\d{4}[ \t]+[\d:.]+[ \t]+\d+[ \t]+"
+    r"[ \t>]*(?:E[ \t]+)?(?:\d[\d:.,/T-]*[ \t:]*|[IWEF]\d{4}[ \t]+[\d:.]+[ \t]+\d+[ \t]+"
     r"|(?:ERROR|FATAL|CRITICAL|WARNING|INFO|DEBUG|[IWEF])\b[ \t:|-]*|\[[^\]\n]{0,40}\][ \t:|-]*"
-    r"|[\w/.-]+\.(?:cc|cpp|cu|h):\d+\][ \t]*)*"
+    r"|[\w/.-]+\.(?:cc|cpp|cu|h):\d+\][ \t]*)*(?:b?['\"])?"
 )
 # a frame above the status, and where it runs: a Python frame's file, a Lua (Torch 7) frame, a Java (DL4J) frame
 _FRAME = re.compile(r'^[ \t>]*File[ \t]+"(?P<py>[^"\n]+)"|^[ \t]*(?P<lua>\S+\.lua):\d+:|^[ \t]*at[ \t]+(?P<java>org\.(?:deeplearning4j|nd4j))\.', re.M)
