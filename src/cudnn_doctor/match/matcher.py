@@ -256,7 +256,7 @@ class Matcher:
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
         sig, ctx = self.sigs[idx], self.context_of[idx]
-        if win.spent(idx, ctx) and self.repeats.window_ruled_out(idx, ctx, win.lines, len(cand)):
+        if win.spent(idx, ctx) and self.repeats.window_ruled_out(idx, self._plan(sig, ctx)[0], win.lines, len(cand)):
             return  # (each match would be ruled out, with no near miss left to report: repeats.py)
         for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
             found = self._search(idx, run, stream, win)
@@ -351,7 +351,7 @@ class Matcher:
             if idx in had:
                 continue
             had.add(idx)
-            if win.spent(idx, ctx) and self.repeats.ruled_out(idx, ctx, win.lines, li_s, li_e):
+            if win.spent(idx, ctx) and self.repeats.ruled_out(idx, self._plan(sig, ctx)[0], win.lines, li_s, li_e):
                 win.near_miss(idx)  # (counted as the slow path counts it: no near miss left to report)
                 continue
             if quoted_source(win.lines, li_s, col):

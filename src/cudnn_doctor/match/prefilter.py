@@ -199,6 +199,7 @@ class RuleOut:
         self.literals = literals
         self.all = tuple(sorted({lit for lits in literals.values() for lit in lits}))
         self._dbs: dict[int, Any] = {}  # per thread: a database's scratch serves one scan at a time
+        self._maps: dict[tuple[str, ...], dict[bytes, frozenset[str]]] = {}  # (absent)
 
     def marked(self, lines: Lines, lo: int, hi: int, key: Any, items: dict[bytes, frozenset[str]]) -> list[tuple[int, frozenset[str]]]:
         """The lines lo..hi of a window holding one of the literals of ``items`` ({literal: the items it is one
@@ -209,6 +210,14 @@ class RuleOut:
             marks = self._piece(lines, k).marks(key, items)
             out += marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]
         return out
+
+    def absent(self, lines: Lines, lo: int, hi: int, items: tuple[str, ...]) -> bool:
+        """Whether no line lo..hi of a window holds a literal of one of ``items`` (each with literals): none of
+        them can match there."""
+        lits = self._maps.get(items)
+        if lits is None:
+            lits = self._maps[items] = {lit: frozenset(items) for item in items for lit in self.literals[item]}
+        return not self.marked(lines, lo, hi, ("absent", items), lits)
 
     def _piece(self, lines: Lines, k: int) -> Presence:
         """Piece ``k`` of a window (its raw lines: k * PIECE, a line of the window, on) as normalization reads

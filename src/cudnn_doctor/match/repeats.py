@@ -46,81 +46,70 @@ from .context import NON_RNN, Evidence, context_span
 from .lines import Lines, line_end
 from .prefilter import RuleOut
 
+Plan = tuple[tuple[str, bool, bool], ...]  # a context's (item, found line by line, has literals): Matcher._plan
+
 ENABLED = True  # (tests/test_repeats.py: the slow path to compare with)
 MANY = 32  # candidate lines of one signature in a window from which it is ruled out for the whole window at once
 
 
 class Repeats:
-    """Which signatures' contexts can be ruled out without reading them, and the checks."""
+    """Which signatures' contexts can be ruled out without reading them, and the checks. ``plan``: a context's
+    items as Matcher._plan has them, (item, found line by line, has literals)."""
 
     def __init__(self, sigs: Sequence[Any], ruleout: RuleOut, evidence: Evidence) -> None:
         self.sigs = sigs
         self.ruleout = ruleout
         self.evidence = evidence
         self.engaged = 0  # occurrences ruled out here (tests)
-        # per context number: ({literal: the required items it is one of}, or None where a required item has no
-        # literals or there is none; the excluded items found line by line, @non_rnn aside)
-        self.plans: dict[int, tuple[dict[bytes, frozenset[str]] | None, tuple[str, ...]]] = {}
+        self.checks: dict[int, tuple[bool, tuple[str, ...]]] = {}  # (_checks)
 
-    def _plan(self, idx: int, ctx: int) -> tuple[dict[bytes, frozenset[str]] | None, tuple[str, ...]]:
-        got = self.plans.get(ctx)
-        if got is None:
-            context = self.sigs[idx].context
-            required: dict[bytes, frozenset[str]] | None = None
-            if context.require_any and all(item in self.ruleout.literals for item in context.require_any):
-                required = {}
-                for item in context.require_any:
-                    for lit in self.ruleout.literals[item]:
-                        required[lit] = required.get(lit, frozenset()) | {item}
-            excluded = tuple(i for i in context.exclude_any if i != NON_RNN and self.evidence.linewise(i) and i in self.ruleout.literals)
-            got = self.plans[ctx] = (required, excluded)
-        return got
-
-    def ruled_out(self, idx: int, ctx: int, lines: Lines, li_s: int, li_e: int) -> bool:
-        """Whether signature ``idx``'s match on window lines ``li_s``..``li_e`` is ruled out by its context
-        (``ctx``: its number, Matcher.context_of): no line of its context span holding a literal of a required
-        item, or an excluded item on its first line."""
+    def ruled_out(self, idx: int, plan: Plan, lines: Lines, li_s: int, li_e: int) -> bool:
+        """Whether signature ``idx``'s match on window lines ``li_s``..``li_e`` is ruled out by its context: no
+        line of its context span holding a literal of a required item, or an excluded item on its first line."""
         if not ENABLED:
             return False
-        required, excluded = self._plan(idx, ctx)
-        if (required is not None and self._unrequired(idx, ctx, required, lines, li_s, li_e)) or (excluded and self._excluded(ctx, excluded, lines, li_s)):
+        sig = self.sigs[idx]
+        required, excluded = self._checks(idx, plan)
+        if (required and self.ruleout.absent(lines, *context_span(sig, li_s, li_e, lines.size), sig.context.require_any)) or (
+                excluded and self._excluded(excluded, lines, li_s)):
             self.engaged += 1
             return True
         return False
 
-    def window_ruled_out(self, idx: int, ctx: int, lines: Lines, candidates: int) -> bool:
+    def window_ruled_out(self, idx: int, plan: Plan, lines: Lines, candidates: int) -> bool:
         """Whether every match of signature ``idx`` (a line-local regex: its matches are on the window's own
         candidate lines, which no other window has) in a window with ``candidates`` candidate lines is ruled out:
         no line of the window holds a literal of a required item. Asked only where the signature repeats (at
         least MANY candidate lines: the whole window's pieces are read, as their checks would read most of them)."""
-        if not ENABLED or candidates < MANY:
-            return False
-        required, _ = self._plan(idx, ctx)
         sig = self.sigs[idx]
-        if required is None or not line_local(sig.regex, sig.flags):
+        if not ENABLED or candidates < MANY or not self._checks(idx, plan)[0] or not line_local(sig.regex, sig.flags):
             return False
-        if not self._unrequired(idx, ctx, required, lines, 0, lines.size - 1, whole=True):
+        if not self.ruleout.absent(lines, 0, lines.size - 1, sig.context.require_any):
             return False
         self.engaged += candidates
         return True
 
-    def _excluded(self, ctx: int, items: tuple[str, ...], lines: Lines, li: int) -> bool:
+    def _checks(self, idx: int, plan: Plan) -> tuple[bool, tuple[str, ...]]:
+        """Whether signature ``idx``'s context requires items, each with literals (prefilter.RuleOut: each of its
+        matches holds one); its excluded items found line by line with literals, ``@non_rnn`` aside."""
+        got = self.checks.get(idx)
+        if got is None:
+            context, how = self.sigs[idx].context, {item: (linewise, ruled) for item, linewise, ruled in plan}
+            required = bool(context.require_any) and all(how[item][1] for item in context.require_any)
+            got = self.checks[idx] = (required, tuple(i for i in context.exclude_any if i != NON_RNN and how[i] == (True, True)))
+        return got
+
+    def _excluded(self, items: tuple[str, ...], lines: Lines, li: int) -> bool:
         """Whether an excluded item found line by line (context.Evidence.linewise: searching a subset of the lines
         finds what searching them all finds) matches the match's first line, and that line holds one of its
         literals as the rule-out reads it (raw, prefilter.RuleOut): the slow path's text for that item holds the
         line, so it finds it there or earlier. Decided once per distinct raw line in a window."""
         start = lines.start(li)
         raw = lines.data[start : line_end(lines.data, start)]
-        key = ("excluded", ctx, raw)
+        key = ("excluded", items, raw)
         got = lines.memo.get(key)
         if got is None:
             low, text = delete_escapes(raw).lower(), lines.norm(li)[0]
             got = lines.memo[key] = any(
                 any(lit in low for lit in self.ruleout.literals[item]) and self.evidence.search(item, text) is not None for item in items)
         return got  # type: ignore[no-any-return]
-
-    def _unrequired(self, idx: int, ctx: int, items: dict[bytes, frozenset[str]], lines: Lines, li_s: int, li_e: int, whole: bool = False) -> bool:
-        """Whether no line of the match's context span (``whole``: of lines li_s..li_e) holds a literal of a
-        required item (``items``: {literal: the required items it is one of})."""
-        lo, hi = (li_s, li_e) if whole else context_span(self.sigs[idx], li_s, li_e, lines.size)
-        return not self.ruleout.marked(lines, lo, hi, ("required", ctx), items)  # (each piece's marks worked out once)
