@@ -53,3 +53,22 @@ def test_lines_of_one_length_that_are_not_cut_inside_a_word_stay_apart() -> None
     longer = "z" * 230
     assert wrap_width([longer, *paths]) is None
     assert wrap_width([longer, *rows]) is None
+
+
+
+def test_prose_wrapped_at_spaces_under_a_longer_line_is_not_glued() -> None:
+    # (review30b) a paragraph an editor wrapped at spaces ends several lines at one width too, each ending and
+    # beginning with a whole word; read as cut inside a word, 'not' + 'contiguous' was glued and the message lost
+    import random
+    import textwrap
+
+    rng = random.Random(1)
+    words = ["the", "model", "trains", "on", "four", "GPUs", "and", "after", "some", "epochs", "the", "loss", "stops", "with", "an", "error", "I", "could", "not", "explain"]
+    message = "RuntimeError: rnn: hx is not contiguous"
+    for trial in range(30):
+        width = rng.choice((60, 66, 72, 76, 80))
+        prose = " ".join(rng.choice(words) for _ in range(120)) + " " + message + " " + " ".join(rng.choice(words) for _ in range(60))
+        text = PROGRESS + "\n".join(textwrap.wrap("With torch.nn.GRU " + prose, width)) + "\n"
+        assert wrap_width(text.split("\n"), LITERALS) is None, (trial, width)
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == "pytorch/rnn-hx-not-contiguous", (trial, width)

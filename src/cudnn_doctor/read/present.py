@@ -1023,6 +1023,7 @@ def _width_of(clean: Sequence[str], lengths: Sequence[int], literals: Collection
 
 
 MIN_CUTS = 3  # lines cut inside a word at one width, where a longer line is there too
+MIN_SPLIT = 10  # characters of a literal that one cut alone may split
 
 
 def _cut_width(clean: Sequence[str], lengths: Sequence[int], literals: Collection[str]) -> int | None:
@@ -1032,11 +1033,23 @@ def _cut_width(clean: Sequence[str], lengths: Sequence[int], literals: Collectio
     of that width; or once, where the cut splits a literal of the knowledge base (``_makes_literal``: 'CUDNN_STATUS_N'
     | 'OT_SUPPORTED'; not a path or an identifier alone, which two lines of a list may end and begin with)."""
     cuts = [i for i in range(len(clean) - 1) if MIN_WIDTH <= lengths[i] <= MAX_WIDTH and _mid_word(clean[i], clean[i + 1])]
+    width = _repeated_cut(clean, lengths, cuts)
+    if width is not None:
+        return width
+    # a literal of MIN_SPLIT characters at least: two whole words glue into a short one ('the' | 'error')
+    long = [lit for lit in literals if len(lit) >= MIN_SPLIT]
+    one = [i for i in cuts[:8] if _makes_literal(clean[i], clean[i + 1], long)]
+    return next((lengths[i] for i in one if _cut_anywhere(clean, lengths, lengths[i], long)), None)
+
+
+def _repeated_cut(clean: Sequence[str], lengths: Sequence[int], cuts: Sequence[int]) -> int | None:
+    """A width at which MIN_CUTS lines are cut, one of them splitting an identifier, a path or a bracket: prose
+    wrapped at spaces under a long line has lines of one width too, each ending and beginning with a whole word."""
     for width, n in Counter(lengths[i] for i in cuts).most_common():
-        if n >= MIN_CUTS and _cut_anywhere(clean, lengths, width, ()):
+        at = [i for i in cuts if lengths[i] == width]
+        if n >= MIN_CUTS and any(_identifier_cut(clean[i], clean[i + 1]) for i in at) and _cut_anywhere(clean, lengths, width, ()):
             return width
-    one = [i for i in cuts[:8] if _makes_literal(clean[i], clean[i + 1], literals)]
-    return next((lengths[i] for i in one if _cut_anywhere(clean, lengths, lengths[i], literals)), None)
+    return None
 
 
 def _mid_word(cur: str, nxt: str) -> bool:
