@@ -4,6 +4,8 @@ says which framework raised it. The prefix is put back only where the framework 
 
 from __future__ import annotations
 
+import pytest
+
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
 
@@ -39,16 +41,33 @@ def test_another_framework_s_own_prefix_is_not_replaced() -> None:
     assert CAUSE not in _found(BACKWARD + "cupy.cuda.cudnn.CuDNNError: CUDNN_STATUS_EXECUTION_FAILED\n")
 
 
-def test_no_prefix_is_put_back_where_the_framework_is_not_seen() -> None:
-    # the same status under a Chainer traceback, a GRU, an A30 and FP16 in the log: no PyTorch cause
-    chainer = (
-        "GPU 0: NVIDIA A30, model in float16, encoder GRU(64, 30)\n"
-        "Traceback (most recent call last):\n"
-        '  File "/usr/local/lib/python3.6/dist-packages/chainer/functions/rnn/n_step_rnn.py", line 443, in backward\n'
-        "    dx_list, dhx, dcx = self._backward_cudnn(x_list, hx, cx, w, gy_list, dhy, dcy)\n"
-        "CUDNN_STATUS_EXECUTION_FAILED\n"
-    )
-    assert not any(f.startswith("pytorch/") for f in _found(chainer))
+# the same status under a Chainer traceback, a GRU, an A30 and FP16 in the log
+CHAINER = (
+    "GPU 0: NVIDIA A30, model in float16, encoder GRU(64, 30)\n"
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.6/dist-packages/chainer/functions/rnn/n_step_rnn.py", line 443, in backward\n'
+    "    dx_list, dhx, dcx = self._backward_cudnn(x_list, hx, cx, w, gy_list, dhy, dcy)\n"
+    "CUDNN_STATUS_EXECUTION_FAILED\n"
+)
+# a Keras 3 traceback (keras/src/ paths: no framework's marks), the bare status, then a sentence under it that names
+# PyTorch's layer: a framework is looked for above the status, down to it, not below it
+KERAS = "".join((
+    "device: NVIDIA A30 (MIG 1g.6gb), policy mixed_float16\n",
+    "Traceback (most recent call last):\n",
+    '  File "run_seq.py", line 8, in <module>\n',
+    "    net.fit(ds, epochs=3)\n",
+    '  File "/opt/venv/lib/python3.11/site-packages/keras/src/utils/traceback_utils.py", line 122, in error_handler\n',
+    "    raise e.with_traceback(filtered_tb) from None\n",
+    '  File "/opt/venv/lib/python3.11/site-packages/keras/src/layers/rnn/gru.py", line 540, in call\n',
+    "    return super().call(sequences, initial_state=initial_state, mask=mask, training=training)\n",
+    "CUDNN_STATUS_EXECUTION_FAILED\n",
+    "Porting the network to torch.nn.GRU avoids it on the same card.\n",
+))
+
+
+@pytest.mark.parametrize("text", [CHAINER, KERAS], ids=["chainer", "keras3-torch-named-below"])
+def test_no_prefix_is_put_back_where_the_framework_is_not_seen(text: str) -> None:
+    assert not any(f.startswith("pytorch/") for f in _found(text))
 
 
 def test_a_status_a_sentence_mentions_is_not_given_a_prefix() -> None:
@@ -62,3 +81,22 @@ def test_a_status_a_sentence_mentions_is_not_given_a_prefix() -> None:
         "    dx_list, dhx, dcx = self._backward_cudnn(x_list, hx, cx, w, gy_list, dhy, dcy)\n"
     )
     assert _found(trace + "CUDNN_STATUS_EXECUTION_FAILED\n")[0] == "chainer/cause-nstep-in-size-mismatch-cudnn"
+
+
+def test_a_frame_of_another_framework_above_the_status_refuses_the_prefix() -> None:
+    # a torch mark above, but the innermost frames are TensorFlow's: no PyTorch prefix is put back
+    mixed = BACKWARD + (
+        '  File "/opt/conda/lib/python3.9/site-packages/tensorflow/python/eager/execute.py", line 54, in quick_execute\n'
+        "    tensors = pywrap_tfe.TFE_Py_Execute(ctx._handle, device_name, op_name,\n"
+        "CUDNN_STATUS_EXECUTION_FAILED\n"
+    )
+    assert CAUSE not in _found(mixed)
+
+
+def test_a_sentence_that_ends_in_the_status_is_not_given_a_prefix() -> None:
+    # words of a sentence before the status on its line: no log prefix stands there, no prefix is put back
+    found = diagnose(BACKWARD + "after a few hundred steps the run dies with CUDNN_STATUS_EXECUTION_FAILED\n", catalog=CATALOG).findings
+    assert not any(f.id == CAUSE and f.cut is not None for f in found)
+    # a log prefix (a time and level, pytest's E) before it still is one
+    assert _found(BACKWARD + "2024-05-01 10:00:00,123 ERROR CUDNN_STATUS_EXECUTION_FAILED\n")[0] == CAUSE
+    assert _found(BACKWARD + "E       CUDNN_STATUS_EXECUTION_FAILED\n")[0] == CAUSE

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..model import Signature
+from ..read.normalize import line_prefix
 from .chains import HEAD, Template, words
 
 GENERIC = frozenset({"any", "cudnn"})  # a framework-agnostic signature's framework: no prefix of its own
@@ -33,6 +34,23 @@ _ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
 # prose after what the regex read on its line: a word, not a call's name ('CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM
 # is using CuPy', an issue's title, mentions the status; it is no message printed without its prefix)
 _PROSE_AFTER = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")
+# what may stand before the status word on its line, after its CI timestamp and launcher prefix (normalize.py's
+# ``line_prefix``): indentation, a quote's '>', pytest's 'E   ', a time, a logger's level or bracketed tags, a
+# C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'), a status code and the quote of a bytes
+# repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception
+LOG_PREFIX = re.compile(
+    r"[ \t>]*(?:E[ \t]+)?(?:\d[\d:.,/T-]*[ \t:]*|[IWEF]\d{4}[ \t]+[\d:.]+[ \t]+\d+[ \t]+"
+    r"|(?:ERROR|FATAL|CRITICAL|WARNING|INFO|DEBUG|[IWEF])\b[ \t:|-]*|\[[^\]\n]{0,40}\][ \t:|-]*"
+    r"|[\w/.-]+\.(?:cc|cpp|cu|h):\d+\][ \t]*)*(?:b?['\"])?"
+)
+# a frame above the status, and where it runs: a Python frame's file, a Lua (Torch 7) frame, a Java (DL4J) frame
+_FRAME = re.compile(r'^[ \t>]*File[ \t]+"(?P<py>[^"\n]+)"|^[ \t]*(?P<lua>\S+\.lua):\d+:|^[ \t]*at[ \t]+(?P<java>org\.(?:deeplearning4j|nd4j))\.', re.M)
+# a frame's directory that names the frameworks running there (Keras 3's keras/src/ too, which marks none)
+FRAME_DIRS = {
+    "torch": {"pytorch"}, "keras": {"keras", "tensorflow"}, "tf_keras": {"keras", "tensorflow"},
+    "tensorflow": {"tensorflow", "keras", "tensorflow-directml"}, "chainer": {"chainer"}, "cupy": {"cupy", "chainer"},
+    "mxnet": {"mxnet"}, "paddle": {"paddlepaddle"}, "jax": {"jax"}, "flax": {"jax"}, "onnxruntime": {"onnxruntime"},
+}
 
 
 class Refiner:
@@ -56,14 +74,15 @@ class Refiner:
         return sorted({i for g in matched for i in self.causes.get(g, ()) if self.sigs[i].id not in matched})
 
     def seen(self, sig: Signature, text: str) -> bool:
-        """Whether the framework whose prefix the cause spells is seen in ``text`` (the lines around the status):
-        a mark of its framework (or of the frameworks of the signatures it refines), none of another's; a cause
-        of no framework's (``GENERIC``) spells a prefix any framework prints."""
+        """Whether the framework whose prefix the cause spells is seen in ``text`` (the lines down to the status,
+        ``around``): a mark of its framework (or of the frameworks of the signatures it refines), none of another's,
+        and no frame there running in another framework (``frames``); a cause of no framework's (``GENERIC``)
+        spells a prefix any framework prints."""
         own = {sig.framework, *(g.framework for i in (sig.cause.of if sig.cause else ()) if (g := self.by_id.get(i)))} - GENERIC
         if not own:
             return True
         seen = self.frameworks(text)
-        return bool(seen & own) and not seen - own
+        return bool(seen & own) and not seen - own and all(fws & own for fws in frames(text))
 
     def frameworks(self, text: str) -> frozenset[str]:
         """The frameworks whose marks ``text`` holds (the last text's kept: each cause of a line asks)."""
@@ -72,24 +91,38 @@ class Refiner:
         return self._last[1]
 
 
-def around(lines: Sequence[str], li: int, lo: int, hi: int) -> str:
-    """The lines a framework is looked for around line ``li``: the traceback that ends there (TRACEBACK_LINES
-    at most, from its head) and the cause's window, ``lo`` to ``hi``."""
+def around(lines: Sequence[str], li: int, lo: int) -> str:
+    """The lines a framework is looked for above line ``li``, down to it: the traceback that ends there
+    (TRACEBACK_LINES at most, from its head) and the cause's window from ``lo``. Not below it: a sentence under
+    the status that names another framework's layer is no mark of the one that raised it."""
     first = max(0, li - TRACEBACK_LINES)
     head = next((k for k in range(li, first - 1, -1) if TRACEBACK_HEAD in lines[k]), lo)
-    return "\n".join(lines[min(head, lo) : hi + 1])
+    return "\n".join(lines[min(head, lo) : li + 1])
+
+
+def frames(text: str) -> list[set[str]]:
+    """The frameworks each frame of ``text`` runs in, as its path names them (``FRAME_DIRS``; a Lua frame Torch
+    7's, a Java one DL4J's); a frame whose path names none is left out."""
+    got = []
+    for m in _FRAME.finditer(text):
+        if m.group("lua") or m.group("java"):
+            got.append({"luatorch" if m.group("lua") else "dl4j"})
+        elif dirs := [FRAME_DIRS[d] for d in re.split(r"[/\\]", m.group("py")) if d in FRAME_DIRS]:
+            got.append(dirs[-1])
+    return got
 
 
 def points(line: str, tpls: Sequence[Template]) -> Iterator[tuple[int, str]]:
     """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
-    where only the line's own prefix (a log prefix, indentation, a bracket) stands before it."""
+    where only the line's own prefix (``LOG_PREFIX``: a log prefix, indentation, a bracket) stands before it,
+    no word of a sentence ('and then it gives CUDNN_STATUS_...')."""
     tw = words(line)
     for tpl in tpls:
         if not tpl[0] or len(tpl) < 2:
             continue
         for w, a, _b in tw:
             before = line[:a]
-            if w == tpl[1] and not before[-1:].isalnum() and before[-1:] not in ("_", ".") and not _ENDS_IN_HEAD.search(before):
+            if w == tpl[1] and LOG_PREFIX.fullmatch(before, line_prefix(before)) and not _ENDS_IN_HEAD.search(before):
                 yield a, tpl[0]
                 break
 

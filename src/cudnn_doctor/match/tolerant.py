@@ -300,7 +300,7 @@ class Tolerant:
                 tried.add((lines[li], idx))
                 sig, where = self.sigs[idx], _Where.line(lines, li)
                 first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
-                if not self.refiner.seen(sig, around(lines, li, first, first + text.count("\n"))) or (got := headed(sig, [self.rec.tpls[t] for t in self.rec.of.get(idx, ())], text, start - where.col, timeout)) is None:
+                if not self.refiner.seen(sig, around(lines, li, first)) or (got := headed(sig, [self.rec.tpls[t] for t in self.rec.of.get(idx, ())], text, start - where.col, timeout)) is None:
                     continue
                 m, a, b = got
                 if (verdict := self._context(sig, where)) is not None:
