@@ -100,3 +100,16 @@ def test_a_sentence_that_ends_in_the_status_is_not_given_a_prefix() -> None:
     # a log prefix (a time and level, pytest's E) before it still is one
     assert _found(BACKWARD + "2024-05-01 10:00:00,123 ERROR CUDNN_STATUS_EXECUTION_FAILED\n")[0] == CAUSE
     assert _found(BACKWARD + "E       CUDNN_STATUS_EXECUTION_FAILED\n")[0] == CAUSE
+
+
+def test_a_long_timestamp_before_a_word_does_not_backtrack() -> None:
+    # review: LOG_PREFIX's run of digits could split in every way (2^n) before failing on a word after it; a
+    # 24-digit timestamp took seconds, a 40-digit one would never end
+    import time
+
+    from cudnn_doctor.match.refine import LOG_PREFIX
+
+    start = time.monotonic()
+    for before in ("1" * 40 + "x ", "2024-01-01T12:00:00.123456789012345 worker says ", "12:" * 30 + "then "):
+        assert LOG_PREFIX.fullmatch(before) is None
+    assert time.monotonic() - start < 5

@@ -37,9 +37,10 @@ _PROSE_AFTER = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")
 # what may stand before the status word on its line, after its CI timestamp and launcher prefix (normalize.py's
 # ``line_prefix``): indentation, a quote's '>', pytest's 'E   ', a time, a logger's level or bracketed tags, a
 # C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'), a status code and the quote of a bytes
-# repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception
+# repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception. A run of digits is one
+# item, whole (the lookahead): split in every way it backtracked exponentially on a long timestamp before a word
 LOG_PREFIX = re.compile(
-    r"[ \t>]*(?:E[ \t]+)?(?:\d[\d:.,/T-]*[ \t:]*|[IWEF]\d{4}[ \t]+[\d:.]+[ \t]+\d+[ \t]+"
+    r"[ \t>]*(?:E[ \t]+)?(?:\d[\d:.,/T-]*(?![\d:.,/T-])[ \t:]*|[IWEF]\d{4}[ \t]+[\d:.]+[ \t]+\d+[ \t]+"
     r"|(?:ERROR|FATAL|CRITICAL|WARNING|INFO|DEBUG|[IWEF])\b[ \t:|-]*|\[[^\]\n]{0,40}\][ \t:|-]*"
     r"|[\w/.-]+\.(?:cc|cpp|cu|h):\d+\][ \t]*)*(?:b?['\"])?"
 )
