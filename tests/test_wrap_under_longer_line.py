@@ -72,3 +72,26 @@ def test_prose_wrapped_at_spaces_under_a_longer_line_is_not_glued() -> None:
         assert wrap_width(text.split("\n"), LITERALS) is None, (trial, width)
         d = diagnose(text, catalog=CATALOG)
         assert d.findings and d.findings[0].id == "pytorch/rnn-hx-not-contiguous", (trial, width)
+
+
+
+def test_a_wrap_whose_pieces_end_in_punctuation_is_still_seen() -> None:
+    # recall30's cheap look at a paste's first lines wanted a line ending inside a word (a letter or digit) for
+    # any wrap; a traceback hard-wrapped at its own longest line ends its pieces wherever the width falls: on a
+    # quote ('.../rnn.py"' | ', line 1136'), a dot, an underscore, a colon. With no longer line there the wrap is
+    # seen as before (wrap60/80/120 of 19 examples of the base read nothing with that look)
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/conda/envs/sq/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501, in _call_impl\n'
+        "    return forward_call(*args, **kwargs)\n"
+        '  File "/opt/conda/envs/sq/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line 1136, in forward\n'
+        "    raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))\n"
+        "RuntimeError: Expected hidden size (2, 16, 128), got [1, 16, 128]\n"
+    )
+    text = hard_wrap(trace, 80)
+    assert [line[-1] for line in text.split("\n") if len(line) == 80] == [".", '"']
+    assert not any(len(line) >= 40 and line[-1:].isalnum() for line in text.split("\n"))
+    got = present(text.encode(), LITERALS)
+    assert got is not None and "wrap 80" in got.undone
+    d = diagnose(text, catalog=CATALOG)
+    assert d.findings and d.findings[0].id == "pytorch/rnn-hidden-size-mismatch"

@@ -226,8 +226,9 @@ def _wrapped_sample(sample: bytes, literals: Collection[str]) -> bool:
     may be one the wrap left whole, ``_cut_width``)."""
     lines = sample[:SAMPLE_BYTES].split(b"\n", 200)[:200]
     # byte lengths: no line of 40 columns rules it out; nor a longest line over any wrap width plus a CI prefix,
-    # unless one of 40-200 ends inside a word
-    if len(lines) < 2 or max(map(len, lines)) < MIN_WIDTH or not any(MIN_WIDTH <= len(x) <= MAX_WIDTH + 48 and x[-1:].isalnum() for x in lines):
+    # unless one of 40-200 ends inside a word (a line of a wrap at its width may end in anything: 'in __' | 'call__')
+    longest = max(map(len, lines))
+    if len(lines) < 2 or longest < MIN_WIDTH or (longest > MAX_WIDTH + 48 and not any(MIN_WIDTH <= len(x) <= MAX_WIDTH + 48 and x[-1:].isalnum() for x in lines)):
         return False
     return wrap_width([x.decode("utf-8", "replace") for x in lines], literals) is not None
 
