@@ -133,7 +133,8 @@ class Reader:
                 taken.setdefault(li, set()).add(sig_id)
         for lo, hi in regions:  # a near miss's regex read again ignoring case takes its lines as an exact match does
             recased = _taking(taken, _unquoted(lines, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken)))
-            for got in chain(recased, _unquoted(lines, self.tolerant.read(lines, lo, hi, taken))):
+            refined = _taking(taken, _unquoted(lines, self.tolerant.refined(lines, lo, hi, taken)))  # (a cause whose prefix the line lost)
+            for got in chain(recased, refined, _unquoted(lines, self.tolerant.read(lines, lo, hi, taken))):
                 if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
                     yield got
             yield from self.tolerant.raised(lines, lo, hi, taken)

@@ -69,6 +69,7 @@ from .chains import (
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
 from .prose import MAX_LINES, Prose, messages, prose_line
+from .refine import Refiner, around, headed
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
@@ -136,6 +137,7 @@ class Tolerant:
         self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
+        self.refiner = Refiner(self.sigs)
         self.frames: dict[tuple[str, str], list[int]] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
@@ -268,7 +270,8 @@ class Tolerant:
     def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
         scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
-        then with their line breaks read as spaces (the message in another casing, or broken over lines, where
+        then with their line breaks read as spaces, then with a word a hard wrap split joined back (``_unwrapped``: 'Fail' |
+        'ed to allocate ...' where no width tells read/present.py the wrap) (the message in another casing, or broken over lines, where
         a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
         made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
@@ -283,6 +286,25 @@ class Tolerant:
                 continue  # the context after its regex: over a big log's long lines, the costlier
             if (verdict := self._context(self.sigs[idx], where)) is not None:
                 yield self._match(self.sigs[idx], where, got[1], got[2], _printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
+
+    def refined(self, lines: Sequence[str], lo: int, hi: int, taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
+        """The causes of the signatures a regex matched on ``lines[lo:hi+1]`` (``taken``), read there with the
+        prefix their regex spells put back where the line lost it (refine.py): matches marked cut (the prefix
+        was not read)."""
+        self._deadline = time.perf_counter() + SEARCH_BUDGET_S
+        tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
+        for li in range(lo, hi + 1):
+            for idx in self.refiner.of(taken.get(li, ())):
+                if (lines[li], idx) in tried or (timeout := self._timeout()) <= 0:
+                    continue
+                tried.add((lines[li], idx))
+                sig, where = self.sigs[idx], _Where.line(lines, li)
+                first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
+                if not self.refiner.seen(sig, around(lines, li, first)) or (got := headed(sig, [self.rec.tpls[t] for t in self.rec.of.get(idx, ())], text, start - where.col, timeout)) is None:
+                    continue
+                m, a, b = got
+                if (verdict := self._context(sig, where)) is not None:
+                    yield self._match(sig, where, first + text.count("\n", 0, a), first + text.count("\n", 0, max(a, b - 1)), text[a:b], dict(m.groupdict()), _cut_record(where.read), verdict)
 
     def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
@@ -381,7 +403,7 @@ class Tolerant:
         region's text, where the reading is at [start, end)."""
         text, start, end = region
         if mode or c is None:
-            spacing = [spaced(text)] if mode == "recased" and "\n" in text else []
+            spacing = list(dict.fromkeys(v for v in (spaced(text), _unwrapped(text, self.rec.weight)) if v != text)) if mode == "recased" and "\n" in text else []
             return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
         # (not the start of a longer message)
         whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
