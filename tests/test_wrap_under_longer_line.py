@@ -1,8 +1,8 @@
-"""A hard wrap read under a line longer than its width (read/present.py ``_cut_width``): a console's progress
-line padded with spaces, or a line pasted from elsewhere, is longer than the width the rest was wrapped at, which
-ruled the wrap out (the longest line was taken as the width, and one over 200 columns ruled out any). The lines
-cut inside a word at one width three times, or once where the cut splits a literal of the knowledge base, tell
-the width; records of one length and lists of paths still do not."""
+"""Lines of one length are not a hard wrap unless a cut tells it (read/present.py ``wrap_width``): recall30 read a
+wrap's width from lines cut inside a word under a longer line (``_cut_width``), and review31b found it glued what
+no terminal had wrapped: the rows of a ``conda list`` (each ends in 'conda-forge', the next begins with a letter),
+which lost the environment's versions and put a cause first that they rule out; and prose an editor wrapped at
+spaces, whose 'cuDNN' | 'error:' glued into CuPy's 'cuDNNError:'. That width rule is gone; these keep it so."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.read.present import present, wrap_width
-from presenting import hard_wrap  # tests/ is on sys.path (rootdir-based imports)
 
 CATALOG = catalogs.builtin()
 LITERALS = Matcher(CATALOG).vocabulary()
@@ -26,25 +25,6 @@ TRACE = (
     "RuntimeError: Expected hidden size (2, 16, 128), got [1, 16, 128] while running the recurrent encoder\n"
 )
 PROGRESS = "Loading dataset shards: 100%|" + "#" * 40 + "| 64/64 [00:03<00:00, 20.1it/s]" + " " * 120 + "\n"
-
-
-def test_a_wrap_under_a_longer_progress_line_is_undone() -> None:
-    for width in (60, 74, 80):  # (widths at which the trace is cut inside a word three times at least)
-        text = PROGRESS + hard_wrap(TRACE, width)
-        assert max(map(len, text.split("\n"))) > 200  # (the longest line rules every width out)
-        got = present(text.encode(), LITERALS)
-        assert got is not None and f"wrap {width}" in got.undone, width
-        d = diagnose(text, catalog=CATALOG)
-        assert d.findings and d.findings[0].id == "pytorch/rnn-hidden-size-mismatch", width
-
-
-def test_one_cut_that_splits_a_literal_of_the_knowledge_base_is_a_wrap() -> None:
-    # a cuDNN status cut by the wrap (the status name is the knowledge base's literal), under a longer line
-    line = "E tensorflow/stream_executor/cuda/cuda_dnn.cc:1521] CUDNN_STATUS_EXECUTION_FAILED in forward"
-    cut = line.index("EXECUTION") + 4  # 'CUDNN_STATUS_EXEC' | 'UTION_FAILED in forward'
-    lines = ["The training run printed this on the second epoch, after the first checkpoint was written.", line[:cut], line[cut:]]
-    assert wrap_width(lines, LITERALS) == (cut, False, False)
-    assert wrap_width(lines, ()) is None  # a single cut alone is no evidence
 
 
 def test_lines_of_one_length_that_are_not_cut_inside_a_word_stay_apart() -> None:
@@ -74,24 +54,50 @@ def test_prose_wrapped_at_spaces_under_a_longer_line_is_not_glued() -> None:
         assert d.findings and d.findings[0].id == "pytorch/rnn-hx-not-contiguous", (trial, width)
 
 
+CONDA_ROWS = [("_libgcc_mutex", "0.1", "conda_forge"), ("bzip2", "1.0.8", "hd590300_5"), ("cudatoolkit", "11.8.0", "h4ba93d1_13"),
+              ("cudnn", "8.9.7.29", "hbc23b4c_3"), ("gcc_linux-64", "11.4.0", "h2f14bf0_3"), ("libstdcxx-ng", "13.2.0", "h7e041cc_3"),
+              ("ninja", "1.11.1", "h924138e_0"), ("python", "3.10.13", "hd12c33a_0_cpython"), ("zlib", "1.2.13", "hd590300_5")]
 
-def test_a_wrap_whose_pieces_end_in_punctuation_is_still_seen() -> None:
-    # recall30's cheap look at a paste's first lines wanted a line ending inside a word (a letter or digit) for
-    # any wrap; a traceback hard-wrapped at its own longest line ends its pieces wherever the width falls: on a
-    # quote ('.../rnn.py"' | ', line 1136'), a dot, an underscore, a colon. With no longer line there the wrap is
-    # seen as before (wrap60/80/120 of 19 examples of the base read nothing with that look)
+
+def test_a_conda_list_under_a_longer_compiler_line_is_not_read_as_a_wrap() -> None:
+    # (review31b M1) the rows end in 'conda-forge' and the next begins with a letter: cut inside a word at one
+    # width, under the compiler's longer line, they were glued, the versions lost, and the cuDNN 9 removal the
+    # list's cuDNN 8.9 rules out came first (0.94). (Without the longer line main reads the rows as a wrap of
+    # their own width too: a lead, not this rule's.)
+    rows = "".join(f"{n:<26}{v:<20}{b:<30}conda-forge\n" for n, v, b in CONDA_ROWS)
+    text = (
+        "(env) $ conda list\n# packages in environment at /opt/conda/envs/env:\n#\n"
+        + f"{'# Name':<26}{'Version':<20}{'Build':<30}Channel\n" + rows
+        + "(env) $ python setup.py build_ext --inplace\n"
+        + "/opt/conda/envs/env/bin/nvcc -I/opt/conda/envs/env/include -c csrc/lstm_ext.cu -o build/temp.linux-x86_64-cpython-310/csrc/lstm_ext.o -O3 -std=c++17\n"
+        + 'csrc/lstm_ext.cu(88): error: identifier "cudnnGetRNNWorkspaceSize" is undefined\n'
+        + '1 error detected in the compilation of "csrc/lstm_ext.cu".\n'
+    )
+    got = present(text.encode(), LITERALS)
+    assert got is None or not any(step.startswith("wrap") for step in got.undone)
+    d = diagnose(text, catalog=CATALOG)
+    assert "cudnn" in d.environment
+    assert not d.findings or d.findings[0].id != "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"
+
+
+def test_prose_wrapped_at_spaces_gets_no_other_frameworks_finding() -> None:
+    import textwrap
+
+    prose = (
+        "My speech model (a conv front end and then a two-layer LSTM, hidden size 512) trains fine on the CPU, but "
+        "on the GPU the first backward pass stops with a cuDNN error: CUDNN_STATUS_EXECUTION_FAILED and nothing else "
+        "useful is printed (I set CUDA_LAUNCH_BLOCKING=1 as suggested in other threads, and the traceback below is what I got)."
+    )
     trace = (
         "Traceback (most recent call last):\n"
-        '  File "/opt/conda/envs/sq/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501, in _call_impl\n'
-        "    return forward_call(*args, **kwargs)\n"
-        '  File "/opt/conda/envs/sq/lib/python3.10/site-packages/torch/nn/modules/rnn.py", line 1136, in forward\n'
-        "    raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))\n"
-        "RuntimeError: Expected hidden size (2, 16, 128), got [1, 16, 128]\n"
+        '  File "/home/u/asr/train.py", line 131, in <module>\n'
+        "    loss.backward()\n"
+        '  File "/home/u/.venv/lib/python3.11/site-packages/torch/autograd/__init__.py", line 266, in backward\n'
+        "    Variable._execution_engine.run_backward(\n"
+        "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n"
     )
-    text = hard_wrap(trace, 80)
-    assert [line[-1] for line in text.split("\n") if len(line) == 80] == [".", '"']
-    assert not any(len(line) >= 40 and line[-1:].isalnum() for line in text.split("\n"))
-    got = present(text.encode(), LITERALS)
-    assert got is not None and "wrap 80" in got.undone
-    d = diagnose(text, catalog=CATALOG)
-    assert d.findings and d.findings[0].id == "pytorch/rnn-hidden-size-mismatch"
+    for width in (56, 72, 80, 82):
+        d = diagnose("\n".join(textwrap.wrap(prose, width)) + "\n" + trace, catalog=CATALOG)
+        ids = [f.id for f in d.findings]
+        assert ids and ids[0] == "pytorch/cudnn-rnn-execution-failed", (width, ids)
+        assert not any(i.startswith("cupy/") for i in ids), (width, ids)

@@ -222,13 +222,11 @@ def _has_at(data: bytes, mark: bytes) -> bool:
 
 
 def _wrapped_sample(sample: bytes, literals: Collection[str]) -> bool:
-    """A wrap, judged on a paste's first lines: a line of 40-200 columns (a cheap test first; a longer line
-    may be one the wrap left whole, ``_cut_width``)."""
+    """A wrap, judged on a paste's first lines: the longest must be 40-200 columns (a cheap test first)."""
     lines = sample[:SAMPLE_BYTES].split(b"\n", 200)[:200]
-    # byte lengths: no line of 40 columns rules it out; nor a longest line over any wrap width plus a CI prefix,
-    # unless one of 40-200 ends inside a word (a line of a wrap at its width may end in anything: 'in __' | 'call__')
     longest = max(map(len, lines))
-    if len(lines) < 2 or longest < MIN_WIDTH or (longest > MAX_WIDTH + 48 and not any(MIN_WIDTH <= len(x) <= MAX_WIDTH + 48 and x[-1:].isalnum() for x in lines)):
+    # byte lengths: no line of 40 columns, or one longer than any wrap width plus a CI prefix, rules it out
+    if len(lines) < 2 or longest < MIN_WIDTH or longest > MAX_WIDTH + 48:
         return False
     return wrap_width([x.decode("utf-8", "replace") for x in lines], literals) is not None
 
@@ -1015,48 +1013,12 @@ def _width_of(clean: Sequence[str], lengths: Sequence[int], literals: Collection
     lines of every length, and its long lines end where their text ends."""
     width = max(lengths, default=0)
     if width < MIN_WIDTH or width > MAX_WIDTH:
-        return _cut_width(clean, lengths, literals)
+        return None
     if _cut_anywhere(clean, lengths, width, literals):
         return width
     near = sum(1 for i in range(len(clean) - 1) if _word_wrapped(lengths[i], clean[i], clean[i + 1], width))
     long_lines = sum(1 for n in lengths if n > width // 2)
-    return width if near >= 3 and near * 3 >= long_lines else _cut_width(clean, lengths, literals)
-
-
-MIN_CUTS = 3  # lines cut inside a word at one width, where a longer line is there too
-MIN_SPLIT = 10  # characters of a literal that one cut alone may split
-
-
-def _cut_width(clean: Sequence[str], lengths: Sequence[int], literals: Collection[str]) -> int | None:
-    """The width lines were hard-wrapped at where a line longer than it is there too (a console's progress line
-    padded with spaces, a line pasted from elsewhere, a line the wrap was not applied to), or None: a width of
-    40-200 columns at which lines are cut inside a word (``_mid_word``) MIN_CUTS times at least, most of the lines
-    of that width; or once, where the cut splits a literal of the knowledge base (``_makes_literal``: 'CUDNN_STATUS_N'
-    | 'OT_SUPPORTED'; not a path or an identifier alone, which two lines of a list may end and begin with)."""
-    cuts = [i for i in range(len(clean) - 1) if MIN_WIDTH <= lengths[i] <= MAX_WIDTH and _mid_word(clean[i], clean[i + 1])]
-    width = _repeated_cut(clean, lengths, cuts)
-    if width is not None:
-        return width
-    # a literal of MIN_SPLIT characters at least: two whole words glue into a short one ('the' | 'error')
-    long = [lit for lit in literals if len(lit) >= MIN_SPLIT]
-    one = [i for i in cuts[:8] if _makes_literal(clean[i], clean[i + 1], long)]
-    return next((lengths[i] for i in one if _cut_anywhere(clean, lengths, lengths[i], long)), None)
-
-
-def _repeated_cut(clean: Sequence[str], lengths: Sequence[int], cuts: Sequence[int]) -> int | None:
-    """A width at which MIN_CUTS lines are cut, one of them splitting an identifier, a path or a bracket: prose
-    wrapped at spaces under a long line has lines of one width too, each ending and beginning with a whole word."""
-    for width, n in Counter(lengths[i] for i in cuts).most_common():
-        at = [i for i in cuts if lengths[i] == width]
-        if n >= MIN_CUTS and any(_identifier_cut(clean[i], clean[i + 1]) for i in at) and _cut_anywhere(clean, lengths, width, ()):
-            return width
-    return None
-
-
-def _mid_word(cur: str, nxt: str) -> bool:
-    """Whether a line ends inside a word that the next line goes on with (no space either side of the cut, not
-    where text has one: ``_lost_space``)."""
-    return cur[-1:].isalnum() and nxt[:1].isalnum() and _continues(cur, nxt) and not _lost_space(cur, nxt)
+    return width if near >= 3 and near * 3 >= long_lines else None
 
 
 def _cut_anywhere(clean: Sequence[str], lengths: Sequence[int], width: int, literals: Collection[str]) -> bool:
