@@ -99,6 +99,8 @@ DESCRIBED = [
     ),
     # a fragment of the message quoted, the user's words after it
     ('After changing the features I got the "must be equal to input_size" error again.', "pytorch/rnn-input-size-mismatch"),
+    # a package pinned to its release the way conda spells it ('name=X.Y.Z'): a version, not an assignment in code
+    ("After moving to torch=2.0.1, pack_padded_sequence fails: it requires the lengths on the cpu, not cuda.", "pytorch/pack-padded-lengths-on-cuda"),
     # questions, a behaviour (pytorch/pytorch#7466), mentions: nothing
     ("how do I use pack_padded_sequence on GPU?", None),
     ("How do I use pack_padded_sequence when the lengths are on the CPU?", None),
@@ -199,5 +201,14 @@ def test_prose_lines_are_sentences_not_log_code_or_traceback_lines() -> None:
         "[ERROR] the lengths of pack_padded_sequence cannot be on the GPU",
         "# LSTM training: ERROR - converting the 'pack_padded_sequence' op failed: after upgrading",
         "pack_padded_sequence requires",
+        # an assignment or a keyword argument in code, a number its value: code still
+        "lengths = 2.5  # pack_padded_sequence requires the lengths on the cpu",
+        "out = pack_padded_sequence(x, lengths, ratio=0.5) fails, the lengths must be on the cpu",
     ):
         assert not prose_line(line), line
+
+
+def test_a_release_pinned_with_an_equals_sign_leaves_a_sentence_prose() -> None:
+    # conda's 'name=X.Y.Z' (and 'X.Y' at a sentence's comma) is a version a user names, not code
+    assert prose_line("With pytorch=1.13.1 installed, pack_padded_sequence requires the lengths to be on the cpu")
+    assert prose_line("On torch=2.1, pack_padded_sequence fails because the lengths must be a cpu tensor")
