@@ -59,20 +59,23 @@ CONDA_ROWS = [("_libgcc_mutex", "0.1", "conda_forge"), ("bzip2", "1.0.8", "hd590
               ("ninja", "1.11.1", "h924138e_0"), ("python", "3.10.13", "hd12c33a_0_cpython"), ("zlib", "1.2.13", "hd590300_5")]
 
 
-def test_a_conda_list_under_a_longer_compiler_line_is_not_read_as_a_wrap() -> None:
-    # (review31b M1) the rows end in 'conda-forge' and the next begins with a letter: cut inside a word at one
-    # width, under the compiler's longer line, they were glued, the versions lost, and the cuDNN 9 removal the
-    # list's cuDNN 8.9 rules out came first (0.94). (Without the longer line main reads the rows as a wrap of
-    # their own width too: a lead, not this rule's.)
+def _conda_paste(compiler_line: str) -> str:
     rows = "".join(f"{n:<26}{v:<20}{b:<30}conda-forge\n" for n, v, b in CONDA_ROWS)
-    text = (
+    return (
         "(env) $ conda list\n# packages in environment at /opt/conda/envs/env:\n#\n"
         + f"{'# Name':<26}{'Version':<20}{'Build':<30}Channel\n" + rows
-        + "(env) $ python setup.py build_ext --inplace\n"
-        + "/opt/conda/envs/env/bin/nvcc -I/opt/conda/envs/env/include -c csrc/lstm_ext.cu -o build/temp.linux-x86_64-cpython-310/csrc/lstm_ext.o -O3 -std=c++17\n"
+        + "(env) $ python setup.py build_ext --inplace\n" + compiler_line
         + 'csrc/lstm_ext.cu(88): error: identifier "cudnnGetRNNWorkspaceSize" is undefined\n'
         + '1 error detected in the compilation of "csrc/lstm_ext.cu".\n'
     )
+
+
+def test_a_conda_list_under_a_longer_compiler_line_is_not_read_as_a_wrap() -> None:
+    # (review31b M1) the rows end in 'conda-forge' and the next begins with a letter: cut inside a word at one
+    # width, under the compiler's longer line, they were glued, the versions lost, and the cuDNN 9 removal the
+    # list's cuDNN 8.9 rules out came first (0.94). (Without the longer line the rows were read as a wrap of
+    # their own width too: test_a_conda_list_as_the_longest_lines_is_not_a_wrap_and_its_versions_are_read.)
+    text = _conda_paste("/opt/conda/envs/env/bin/nvcc -I/opt/conda/envs/env/include -c csrc/lstm_ext.cu -o build/temp.linux-x86_64-cpython-310/csrc/lstm_ext.o -O3 -std=c++17\n")
     got = present(text.encode(), LITERALS)
     assert got is None or not any(step.startswith("wrap") for step in got.undone)
     d = diagnose(text, catalog=CATALOG)
@@ -101,3 +104,61 @@ def test_prose_wrapped_at_spaces_gets_no_other_frameworks_finding() -> None:
         ids = [f.id for f in d.findings]
         assert ids and ids[0] == "pytorch/cudnn-rnn-execution-failed", (width, ids)
         assert not any(i.startswith("cupy/") for i in ids), (width, ids)
+
+
+# Column-aligned records are no wrap (cols32): a paste's longest lines can be the rows of a layout, each as long
+# as the next because the layout pads them; one ends in a word and the next begins with one, which read as a
+# cut at the rows' width glued them. Rows line up: their padded columns (a field after two spaces or more) fall
+# at the same places, where a wrap's pieces hold text cut anywhere.
+
+
+def _not_wrapped(text: str) -> None:
+    assert wrap_width(text.split("\n"), LITERALS) is None
+    got = present(text.encode(), LITERALS)
+    assert got is None or not any(step.startswith("wrap") for step in got.undone), got.undone
+
+
+def test_a_conda_list_as_the_longest_lines_is_not_a_wrap_and_its_versions_are_read() -> None:
+    # nothing longer than the rows: read as wrapped at the rows' width, the rows were glued, cuDNN 8.9.7 was lost
+    # and the cuDNN 9 removal of the legacy RNN API (which cuDNN 8.9 rules out) came first at 0.94
+    text = _conda_paste("")
+    _not_wrapped(text)
+    d = diagnose(text, catalog=CATALOG)
+    assert d.environment["cudnn"]["version"] == "8.9.7.29"
+    assert not d.findings or d.findings[0].id != "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"
+
+
+def test_a_sha256sum_listing_is_not_a_wrap() -> None:
+    digests = ["9e1f" * 16, "04bd" * 16, "c7a2" * 16, "5f60" * 16]
+    names = ["gru_speech_ckpt_e07.pt", "gru_speech_ckpt_e08.pt", "tokens.txt", "gru_speech_ckpt_e09.pt"]
+    _not_wrapped("$ sha256sum weights/*\n" + "".join(f"{h}  weights/{n}\n" for h, n in zip(digests, names, strict=True)))
+
+
+def test_a_pip_list_table_is_not_a_wrap() -> None:
+    # pip list -v: every row padded to the same columns, one location, one installer: all rows one length
+    pkgs = [("Package", "Version"), ("-------------------", "----------"), ("absl-py", "2.1.0"), ("keras", "2.15.0"),
+            ("nvidia-cudnn-cu12", "8.9.4.25"), ("protobuf", "4.25.3"), ("tensorflow", "2.15.1"), ("wrapt", "1.14.1")]
+    site = "/srv/asr/venv/lib/python3.11/site-packages"
+    table = "".join(f"{p:<19} {v:<10} {site if v[0] != '-' else '-' * len(site)} pip\n" for p, v in pkgs)
+    _not_wrapped("$ pip list -v\n" + table)
+
+
+def test_pytest_verbose_rows_are_not_a_wrap() -> None:
+    ids = ["rnn/test_gru.py::test_forward_on_gpu", "io/test_batches.py::test_pad_and_pack", "rnn/test_lstm.py::test_bidirectional", "ops/test_dropout.py::test_seeded_mask"]
+    rows = "".join(f"{t} PASSED".ljust(74) + f"[{(i + 1) * 25:>3}%]\n" for i, t in enumerate(ids))
+    _not_wrapped("============================= test session starts ==============================\n" + rows)
+
+
+def test_a_hard_wrapped_traceback_with_aligned_spaces_in_its_pieces_is_still_unwrapped() -> None:
+    # a stats line printed in fixed-width cells (one every 16 columns) cut by an 80-column terminal: its pieces'
+    # padded columns line up as a table's rows do (no evidence either way); the traceback's cut lines still tell
+    # the wrap, and it is undone, the stats line too
+    stats = "hidden stats: " + "".join(f"{f'h{i:02d}={(i * 37 % 200 - 100) / 101:+.4f}':<14}  " for i in range(14)).rstrip()
+    long = stats + "\n" + TRACE
+    text = "".join(line[k : k + 80] + "\n" for line in long.split("\n") if line for k in range(0, len(line), 80))
+    assert wrap_width(text.split("\n"), LITERALS) is not None
+    got = present(text.encode(), LITERALS)
+    assert got is not None and "wrap 80" in got.undone
+    assert stats in got.data.decode()
+    d = diagnose(text, catalog=CATALOG)
+    assert d.findings and d.findings[0].id == "pytorch/rnn-hidden-size-mismatch"

@@ -1040,9 +1040,26 @@ def _cut_anywhere(clean: Sequence[str], lengths: Sequence[int], width: int, lite
 
 
 def _rows(cur: str, nxt: str, nxt_length: int, width: int) -> bool:
-    """Two full lines that begin and end alike are rows of a fixed-width layout (a table, pytest -v's
-    '[ 12%]'), not a line and its continuation."""
-    return nxt_length == width and nxt[:1] == cur[:1] and nxt[-1:] == cur[-1:]
+    """Two lines that are rows of one layout, not a line and its continuation: full lines that begin and end
+    alike (a table's borders), or lines whose padded columns (a field after two spaces or more: a ``conda list``,
+    ``sha256sum``'s file names, pytest -v's '[ 12%]') fall where both have one and each begins a field of the
+    other. A wrap cuts text at one width, so its pieces' fields fall anywhere."""
+    if nxt_length == width and nxt[:1] == cur[:1] and nxt[-1:] == cur[-1:]:
+        return True
+    a, b = _columns(cur), _columns(nxt)
+    return bool(a & b) and a <= _field_starts(nxt) and b <= _field_starts(cur)
+
+
+def _columns(text: str) -> set[int]:
+    return {m.end() for m in _PADDING.finditer(text) if m.start() > 0}
+
+
+def _field_starts(text: str) -> set[int]:
+    return {m.start() for m in _FIELD.finditer(text)}
+
+
+_PADDING = LazyRe(r" {2,}(?=\S)")
+_FIELD = LazyRe(r"(?<!\S)\S")
 
 
 def _first_word(text: str) -> str:
