@@ -647,8 +647,9 @@ class Tolerant:
         its source line reads is missing, where its message line is an AttributeError's with no text
         (``frames.attributes_read``): ``has no attribute 'reserve_space'`` of a template, ``self.reserve_space``
         read by the line (the name tells them). None where there are none."""
-        raising = self._raising(*at, lambda: "AttributeError")
-        for name in dict.fromkeys(frames.attributes_read(lines, li) if raising else ()):
+        names = dict.fromkeys(frames.attributes_read(lines, li))  # (first: most frames are followed by no such line)
+        raising = self._raising(*at, lambda: "AttributeError") if names else []
+        for name in names if raising else ():
             said = (_ATTRIBUTE_WORD, *(w for w, _a, _b in words(name)))
             idxs = [i for i in raising if any(_holds_run(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
             if idxs:

@@ -335,12 +335,12 @@ def cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
     where it has no text) where the message line follows it, ending the input (after the carets or the
     further lines of a statement over several lines that Python shows under it)."""
     shown, _number, k = source(lines, li)
-    if shown is None or _EXCEPTION.match(shown) or frame(shown) or (m := _CALL.match(shown.strip())) is None:
+    # (every frame of a long traceback is asked, its lines are read lazily: the message line right after it first)
+    emptied = _emptied(lines[k : k + MAX_FRAME_GAP]) is not None  # then whatever follows it (a log's line, JAX's note)
+    if shown is None or (not emptied and len(lines) - k > MAX_FRAME_GAP) or _EXCEPTION.match(shown) or frame(shown):
         return None
-    if _emptied(lines[k : k + MAX_FRAME_GAP]) is not None:
-        return m.group("name"), ""  # whatever follows its message line (a log's next line, JAX's note)
-    # (every frame of a long traceback is asked, its lines are read lazily)
-    return None if len(lines) - k > MAX_FRAME_GAP else _stops(m.group("name"), lines[k:])
+    m = _CALL.match(shown.strip())
+    return None if m is None else (m.group("name"), "") if emptied else _stops(m.group("name"), lines[k:])
 
 
 def _emptied(after: Sequence[str]) -> str | None:
