@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from cudnn_doctor.kb.templates import message_span
 from cudnn_doctor.match.chains import HEAD, words
+from cudnn_doctor.model import raise_site
 
 Form = Callable[[str, int, int], "str | None"]
 
@@ -110,7 +111,7 @@ def emptied(text: str, start: int, end: int, raised_at: tuple[str, ...]) -> str 
     if head is None or head.end() > end or not frames:
         return None
     path, function = frames[-1].group(1).replace("\\", "/"), frames[-1].group(2)
-    if not any(path.endswith(p) and function == f for p, _, f in (w.partition(" ") for w in raised_at)):
+    if not any(path.endswith(p) and function == f for p, f, _e in map(raise_site, raised_at)):
         return None
     line_end = text.find("\n", end)
     return text[: head.end()] + (text[line_end:] if line_end >= 0 else "")

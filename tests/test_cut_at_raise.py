@@ -36,8 +36,11 @@ def test_a_traceback_whose_message_is_cut_is_read_from_its_raising_frame() -> No
 
 
 def test_a_cut_message_that_begins_several_raised_there_gives_near_misses() -> None:
-    found, near = _found(CHECK_INPUT.format(msg="input must"))
-    assert not found and RANK in near
+    # ('input must' tells the rank error: the dtype error's 'input must have the type' is check_input's ValueError)
+    found, near = _found(CHECK_INPUT.format(msg="input"))
+    assert not found and {RANK, "pytorch/rnn-input-size-mismatch"} <= near
+    found, near = _found(CHECK_INPUT.format(msg="input must").replace("RuntimeError", "ValueError"))
+    assert found[:1] == [("pytorch/rnn-input-weight-dtype-mismatch", True)] and not near & {RANK, "pytorch/rnn-input-size-mismatch"}
 
 
 def test_a_message_that_begins_no_template_raised_there_is_not_read_from_the_frame() -> None:

@@ -14,7 +14,9 @@ from cudnn_doctor import diagnose
 
 CATALOG = catalogs.builtin()
 HIDDEN = "pytorch/rnn-hidden-size-mismatch"
-CHECK_INPUT = {"pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch", "pytorch/rnn-input-weight-dtype-mismatch"}
+DTYPE = "pytorch/rnn-input-weight-dtype-mismatch"
+CHECK_INPUT = {"pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch", DTYPE}
+RAISED_AS_RUNTIME_ERROR = CHECK_INPUT - {DTYPE}  # check_input raises the dtype error as ValueError
 CHECK_FORWARD_ARGS = {"pytorch/rnn-input-rank-mismatch", "pytorch/rnn-input-size-mismatch", HIDDEN}
 SITE = "/usr/lib/python3/site-packages/torch/nn/modules"
 WIN = "C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python38\\lib\\site-packages\\torch\\nn\\modules"
@@ -150,8 +152,35 @@ def test_a_call_to_a_check_several_messages_are_raised_in_is_a_differential() ->
     ]
     for text in texts:
         found, near, why = _found(text)
-        assert not found and near >= CHECK_INPUT, text
-        assert all("could be any of" in why[i] and "paste the traceback's last line" in why[i] for i in CHECK_INPUT), text
+        assert not found and near & CHECK_INPUT == RAISED_AS_RUNTIME_ERROR, text
+        assert all("could be any of" in why[i] and "paste the traceback's last line" in why[i] for i in RAISED_AS_RUNTIME_ERROR), text
+
+
+def test_the_exception_a_message_line_names_tells_the_check_s_messages_apart() -> None:
+    # RNNBase.check_input raises the dtype error as ValueError, the rank and size errors as RuntimeError
+    # (torch 0.4-2.13): an empty ValueError line under it is the dtype error, whatever else follows it
+    for tail in ("ValueError:", "ValueError: \n", "ValueError:\n2024-03-11 10:12:02 INFO worker 0 exited with code 1\n"):
+        for frames in (
+            TOP + FORWARD + ARGS.format(n=288, call=INPUT_CALL),
+            TOP + FORWARD + f'  File "{SITE}/rnn.py", line 319, in check_input\n    raise ValueError(\n',
+        ):
+            found, _near, _why = _found(frames + tail)
+            assert found == [DTYPE], frames + tail
+    own = TOP + FORWARD + f'  File "{SITE}/rnn.py", line 325, in check_input\n    raise RuntimeError(\n'
+    found, near, _why = _found(own + "RuntimeError:\n")
+    assert not found and near & CHECK_INPUT == RAISED_AS_RUNTIME_ERROR
+    found, near, _why = _found(own + "TypeError:\n")  # raised there as neither
+    assert not found and not near & CHECK_INPUT
+
+
+def test_the_f_string_a_frame_shows_is_read_as_its_message() -> None:
+    # torch 2.1-2.4's check_input raises the dtype error from one line; a traceback cut after it shows it all
+    frames = TOP + FORWARD + (
+        f'  File "{SITE}/rnn.py", line 233, in check_input\n'
+        "    raise ValueError(f'input must have the type {self._flat_weights[0].dtype}, got type {input.dtype}')\n"
+    )
+    for text in (frames, frames + "ValueError:\n"):
+        assert _found(text)[0] == [DTYPE], text
 
 
 def test_a_message_cut_after_a_call_to_a_raising_check_is_read_from_its_templates() -> None:
@@ -311,3 +340,34 @@ def test_a_traceback_that_stops_at_an_assert_tells_no_signature_raised_in_its_fu
             assert not found and "pytorch/pack-padded-invalid-lengths" not in near, text
     found, _near, _why = _found(PAD + '    raise RuntimeError("padding failed")\n')  # a raise there still tells them
     assert found == ["pytorch/pack-padded-invalid-lengths"]
+
+
+def test_an_empty_attribute_error_under_a_line_reading_the_attribute_a_message_names_is_that_message() -> None:
+    # an AttributeError is raised by the line that reads the attribute: where a signature raised in that function
+    # says the attribute is missing ('has no attribute 'reserve_space''), the line reading it tells it
+    jax = 'Traceback (most recent call last):\n  File "train.py", line 14, in <module>\n    y, h, c = rnn.lstm(x, h0, c0, weights)\n'
+    jax += '  File "/opt/venv/lib/python3.11/site-packages/jax/experimental/rnn.py", line 452, in rnn_abstract_eval\n'
+    chainer = '  File "/usr/lib/python3.6/site-packages/chainer/functions/connection/n_step_rnn.py", line 292, in backward\n'
+    cases = {
+        jax + "    gpu_rnn.compute_rnn_workspace_reserve_space_sizes(\n": "jax/rnn-no-gpu-lowering",
+        jax + "    gpu_rnn.compute_rnn_workspace_reserve_space_sizes(\n    ^^^^^^^^^^^^^^^^\n": "jax/rnn-no-gpu-lowering",
+        chainer + "    hx, cx, w, xs, ys, self.reserve_space,\n": "chainer/rnn-backward-in-test-mode",
+    }
+    for frames, sig_id in cases.items():
+        for tail in ("AttributeError:\n", "AttributeError: \n2024-03-11 10:12:02 INFO worker 0 exited with code 1\n"):
+            assert _found(frames + tail)[0] == [sig_id], frames + tail
+        # another attribute read there, another exception, or the attribute read in a frame no signature is raised in
+        for text in (
+            frames.replace("reserve_space", "workspace_size") + "AttributeError:\n",
+            frames + "RuntimeError:\n",
+            frames.replace("jax/experimental/rnn.py", "myproject/rnn.py").replace("chainer/functions", "mylib/functions") + "AttributeError:\n",
+        ):
+            assert sig_id not in _found(text)[0], text
+
+
+def test_an_empty_message_line_after_a_shown_call_is_read_whatever_follows_it() -> None:
+    frames = TOP + FORWARD + ARGS.format(n=291, call="self.check_hidden_size(hx, expected_hidden_size)")
+    for tail in ("RuntimeError:\n2024-03-11 10:12:02 INFO worker 0 exited with code 1\n", "RuntimeError:\n----\nFor simplicity, frames were removed.\n"):
+        assert _found(frames + tail)[0] == [HIDDEN], tail
+    # a message line with text that does not end the input is not a cut message read from the call
+    assert _found(frames + "RuntimeError: CUDA error: an illegal memory acc\nmore\n")[0] != [HIDDEN]

@@ -16,6 +16,7 @@ from cudnn_doctor import diagnose
 from cudnn_doctor.match.chains import words
 from cudnn_doctor.match.matcher import Matcher
 from cudnn_doctor.match.prose import PROSE_BITS, RARE_BITS, code_names, prose_line
+from cudnn_doctor.model import raise_site
 from rendered import says_in_every_format  # tests/ is on sys.path (rootdir-based imports)
 from sampling import sample
 
@@ -35,7 +36,7 @@ def _raised_cases(catalog: Any) -> list[tuple[str, str, str]]:
     rec, sigs = tolerant.rec, tolerant.sigs
     frameworks = {w for s in sigs for w, _a, _b in words(s.framework)}
     owners = code_names(tuple(sigs), rec)
-    spelt = {re.split(r"\.|::", w.partition(" ")[2])[-1].lower().lstrip("_"): re.split(r"\.|::", w.partition(" ")[2])[-1] for s in sigs for w in s.raised_at}
+    spelt = {re.split(r"\.|::", raise_site(w)[1])[-1].lower().lstrip("_"): re.split(r"\.|::", raise_site(w)[1])[-1] for s in sigs for w in s.raised_at}
     out = []
     for key, pairs in sorted(owners.items()):
         name = spelt.get(key, key)  # as the signature spells it ('activateHelper')

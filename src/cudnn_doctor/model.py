@@ -37,6 +37,15 @@ TIER_TEXT = {
 }
 
 
+def raise_site(where: str) -> tuple[str, str, str | None]:
+    """(file, function, exception) of a ``raised_at`` entry: 'FILE FUNCTION' or 'FILE FUNCTION EXCEPTION', the
+    exception it is raised as there where the entry names it ('torch/nn/modules/rnn.py check_input ValueError';
+    None: not named), "" for a function a native log line's file alone names."""
+    path, _, rest = where.partition(" ")
+    function, _, exception = rest.partition(" ")
+    return path, function, exception or None
+
+
 def localized(obj: object, name: str, lang: str = "en") -> str:
     """The one localisation rule: field ``<name>_<lang>`` when it holds text, else the English ``<name>``.
 
@@ -197,7 +206,7 @@ class Signature:
     # the message's templates (kb/templates.py): words, "" where a value goes; derived by kb/build.py from
     # ``templates:`` (format strings), the regex and the signature's messages
     templates: tuple[tuple[str, ...], ...] = ()
-    raised_at: tuple[str, ...] = ()  # 'FILE FUNCTION' where the framework raises it
+    raised_at: tuple[str, ...] = ()  # 'FILE FUNCTION [EXCEPTION]' where the framework raises it (raise_site)
     framework_marks: tuple[str, ...] = ()  # a wrapper's framework seen on a cross-framework status's lines (rank/wrappers.py)
     # the words of counter-example lines that say what the templates say (kb/templates.py): what a tolerant
     # reading must say more than to be this signature

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property, lru_cache
 
 from ..kb.patterns import LazyRe
-from ..model import Signature
+from ..model import Signature, raise_site
 from .chains import Recognizer, holds, word_ends, words
 
 RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
@@ -204,7 +204,7 @@ def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
     only where the line quotes it too); "value", one of the closed set of names a group of its regex takes (the
     op of 'Op type not registered 'CudnnRNN'', which its messages spell as another op: only where the line
     quotes it too, and with any of its templates). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
-    raised = [re.split(r"\.|::", where.partition(" ")[2])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
+    raised = [re.split(r"\.|::", raise_site(where)[1])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
     yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
     text = "\n".join(messages(sig))
     yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())

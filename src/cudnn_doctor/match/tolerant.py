@@ -36,15 +36,15 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import islice, pairwise
 from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
-from ..model import Signature
+from ..model import Signature, raise_site
 from ..read import frames
 from .chains import (
     ARTICLES,
@@ -139,10 +139,15 @@ class Tolerant:
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.refiner = Refiner(self.sigs)
         self.frames: dict[tuple[str, str], list[int]] = {}
+        # the exceptions each signature is raised as at each of its raise sites (None: any, an entry names none)
+        self.raised_as: dict[tuple[str, str, int], frozenset[str] | None] = {}
         for idx, sig in enumerate(self.sigs):
             for where in sig.raised_at:
-                path, _, function = where.partition(" ")
-                self.frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), []).append(idx)
+                path, function, exception = raise_site(where)
+                key = (path.replace("\\", "/"), function.rpartition(".")[2])
+                self.frames.setdefault(key, []).append(idx)
+                had = self.raised_as.get((*key, idx), frozenset())
+                self.raised_as[(*key, idx)] = None if had is None or exception is None else had | {exception}
 
     # ------------------------------------------------------------------ messages
 
@@ -604,20 +609,27 @@ class Tolerant:
         glog/dmlc prefix names the file it was raised in (``src/operator/rnn.cu:24: RNN is``); and whether that
         tells them alone: words of their message do, a frame with no message only in the framework's RNN code
         (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
-        error). None where the line is neither a frame nor such a log line."""
+        error). A signature raised there as another exception than the message line names (its ``raised_at``
+        entry says which: check_input raises the dtype error as ValueError, the rank and size errors as
+        RuntimeError) is not it; an AttributeError's empty message line under a source line that reads the
+        attribute a signature raised there names tells it (``_attribute``). None where the line is neither a
+        frame nor such a log line."""
         at = frames.frame(lines[li])
         if at is None:  # a C++ backtrace, else a log line
             if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
                 return cpp
             return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
         called, msg = frames.cut_call(lines, li) or (None, None)
-        idxs = (self._raising(at[0], called) or self._raising(None, called)) if called else []
+        raised = partial(frames.raised_as, lines, li)  # the exception its message line names (read where an entry names one)
+        idxs = (self._raising(at[0], called, raised) or self._raising(None, called, raised)) if called else []
         why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
             msg = frames.innermost(lines, li)
-            idxs = self._raising(*at) if msg is not None else []
+            idxs = self._raising(*at, raised) if msg is not None else []
             why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
-        if idxs and msg:
+        if not idxs:
+            return self._attribute(lines, li, at)
+        if msg:
             return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
         return idxs, why, RNN_CODE.search(" ".join(at)) is not None
 
@@ -630,13 +642,35 @@ class Tolerant:
         idxs = self._raising(*site) if site is not None and site[1] else []
         return (idxs, f"the C++ backtrace names {site[1]}() without its message", False) if site and idxs else None
 
-    def _raising(self, path: str | None, function: str | None) -> list[int]:
+    def _attribute(self, lines: Sequence[str], li: int, at: tuple[str, str]) -> tuple[list[int], str, bool] | None:
+        """The signatures raised where the traceback's last frame, at ``li``, is, whose message says an attribute
+        its source line reads is missing, where its message line is an AttributeError's with no text
+        (``frames.attributes_read``): ``has no attribute 'reserve_space'`` of a template, ``self.reserve_space``
+        read by the line (the name tells them). None where there are none."""
+        names = dict.fromkeys(frames.attributes_read(lines, li))  # (first: most frames are followed by no such line)
+        raising = self._raising(*at, lambda: "AttributeError") if names else []
+        for name in names if raising else ():
+            said = (_ATTRIBUTE_WORD, *(w for w, _a, _b in words(name)))
+            idxs = [i for i in raising if any(_holds_run(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
+            if idxs:
+                return idxs, f"the traceback ends where {at[1]}() reads {name} without its message (AttributeError)", True
+        return None
+
+    def _raising(self, path: str | None, function: str | None, raised: Callable[[], str | None] | None = None) -> list[int]:
         """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
         file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
-        raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name)."""
+        raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name).
+        ``raised``: the exception the traceback's message line names (read only where an entry names one); a
+        signature raised there as another (its ``raised_at`` entry names it) is not it."""
+        got = [(self.raised_as[(*site, i)], i) for site in self._sites(path, function) for i in self.frames[site]]
+        name = raised() if raised is not None and any(a is not None for a, _i in got) else None
+        return sorted({i for a, i in got if name is None or a is None or name in a})
+
+    def _sites(self, path: str | None, function: str | None) -> list[tuple[str, str]]:
+        """The raise sites (file, function) of ``_raising``'s ``path`` and ``function``."""
         if path is None:
-            return sorted({i for (p, f), ids in self.frames.items() if f == function and frames.native(p) for i in ids})
-        return sorted({i for (p, f), ids in self.frames.items() if path.endswith(p) and (not f or function in (None, f)) for i in ids})
+            return [(p, f) for p, f in self.frames if f == function and frames.native(p)]
+        return [(p, f) for p, f in self.frames if path.endswith(p) and (not f or function in (None, f))]
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
         """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
@@ -646,6 +680,15 @@ class Tolerant:
         head = HEAD.match(msg)
         read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
         return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))] if len(read) >= least else []
+
+
+_ATTRIBUTE_WORD = stem("attribute")  # of a template's 'has no attribute ...'
+
+
+def _holds_run(tpl: Sequence[str], run: Sequence[str]) -> bool:
+    """Whether the words of ``run`` stand one after another in the template ``tpl``."""
+    n = len(run)
+    return any(tuple(tpl[k : k + n]) == tuple(run) for k in range(1, len(tpl) - n + 1))
 
 
 def _after(where: _Where) -> tuple[list[str], bool]:

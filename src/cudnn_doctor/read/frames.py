@@ -209,7 +209,10 @@ _LOG_PREFIX = LazyRe(
     r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
     r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
 )
-_EXCEPTION = LazyRe(r"^\s*[\w.]*(?:Error|Exception|Exit)\b:?\s*(?P<msg>.*)$")
+_EXCEPTION = LazyRe(r"^\s*(?P<name>[\w.]*(?:Error|Exception|Exit))\b:?\s*(?P<msg>.*)$")
+# an attribute a source line reads (``self.reserve_space``), its string literals apart
+_ATTRIBUTE = LazyRe(r"\.[ \t]*(?P<name>[A-Za-z_]\w*)")
+_STRING = LazyRe(r"'[^'\n]*'|\"[^\"\n]*\"")
 
 
 def native(path: str) -> bool:
@@ -332,10 +335,50 @@ def cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
     where it has no text) where the message line follows it, ending the input (after the carets or the
     further lines of a statement over several lines that Python shows under it)."""
     shown, _number, k = source(lines, li)
-    if shown is None or len(lines) - k > MAX_FRAME_GAP or _EXCEPTION.match(shown) or frame(shown):
-        return None  # (the length first: every frame of a long traceback is asked, its lines are read lazily)
+    # (every frame of a long traceback is asked, its lines are read lazily: the message line right after it first)
+    emptied = _emptied(lines[k : k + MAX_FRAME_GAP]) is not None  # then whatever follows it (a log's line, JAX's note)
+    if shown is None or (not emptied and len(lines) - k > MAX_FRAME_GAP) or _EXCEPTION.match(shown) or frame(shown):
+        return None
     m = _CALL.match(shown.strip())
-    return _stops(m.group("name"), lines[k:]) if m else None
+    return None if m is None else (m.group("name"), "") if emptied else _stops(m.group("name"), lines[k:])
+
+
+def _emptied(after: Sequence[str]) -> str | None:
+    """The exception named by the message line with no text that the lines after a frame's shown source line
+    start with (the carets under it, its statement's further lines before it), whatever follows that line;
+    None where they start otherwise."""
+    for line in after:
+        if _CARETS.fullmatch(line) or _STATEMENT.match(line) or not line.strip():
+            continue
+        m = _EXCEPTION.match(line)
+        return m.group("name").rpartition(".")[2] if m and len(m.group("msg").strip()) < 3 else None
+    return None
+
+
+def raised_as(lines: Sequence[str], li: int) -> str | None:
+    """The exception the message line of the traceback whose last frame is at ``li`` names ('ValueError'; a
+    dotted name's last part), after the source line the frame shows and what Python shows under it; None
+    where no message line follows it before another frame's header."""
+    shown, _number, k = source(lines, li)
+    for line in [*([shown] if shown is not None else []), *lines[k : k + MAX_FRAME_GAP - 1]]:
+        if header((line,), 0) is not None:
+            return None
+        if (m := _EXCEPTION.match(line)) is not None:
+            return m.group("name").rpartition(".")[2]
+    return None
+
+
+def attributes_read(lines: Sequence[str], li: int) -> list[str]:
+    """The attributes read by the source line that the last frame of a traceback, at ``li``, shows (and its
+    statement's further lines), where its message line follows with no text and names an AttributeError: the
+    line itself raised it, reading one of them (``hx, cx, w, xs, ys, self.reserve_space,``: reserve_space);
+    [] otherwise."""
+    shown, _number, k = source(lines, li)
+    after = lines[k : k + MAX_FRAME_GAP]
+    if shown is None or _EXCEPTION.match(shown) or frame(shown) or _emptied(after) != "AttributeError":
+        return []
+    code = [shown, *(x for x in after if _STATEMENT.match(x) and not _EXCEPTION.match(x))]
+    return [m.group("name") for line in code for m in _ATTRIBUTE.finditer(_STRING.sub("", line))]
 
 
 def _stops(called: str, after: Sequence[str]) -> tuple[str, str | None] | None:
