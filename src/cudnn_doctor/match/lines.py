@@ -26,7 +26,7 @@ class Lines(Sequence[str]):
         self._known: list[int] = [0]  # sorted line indexes whose start is known
         self._offs: list[int] = [0]  # their starts
         self._norm: dict[int, tuple[str, str]] = {}
-        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's pieces)
+        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's marks)
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (counted from the nearest line located before it)."""
