@@ -237,13 +237,14 @@ class RuleOut:
             if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
                 self._dbs[thread] = hyperscan_db(self.all, single=True)
             db = self._dbs.get(thread) if len(lines.data) > SMALL_TEXT else None
+            present: set[bytes] | None = None if db is None else set()
             if db is not None:
-                present: set[bytes] = set()
-                db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))
-                at = {lit: [] for lit in self.all if lit not in present}
+                db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
 
             def where(lit: bytes) -> list[int]:
                 got = at.get(lit)
+                if got is None and present is not None and lit not in present:
+                    return []
                 if got is None:
                     got, li, prev = [], 0, 0
                     for ls in holding(low, lit):
