@@ -84,8 +84,9 @@ class Lines(Sequence[str]):
 
     def before(self, lo: int, hi: int, stream: str) -> Before:
         """``texts(range(lo, hi + 1), stream)`` normalized when first read (a match's lines before it: rank reads
-        those of few of a warning's 10,000 occurrences)."""
-        return Before(self.data[self.start(lo) : line_end(self.data, self.start(hi))], [self._norm.get(li) for li in range(lo, hi + 1)], stream)
+        those of few of a warning's 10,000 occurrences); line ``lo`` found from line ``hi``, not kept among the known."""
+        at = self.start(hi)
+        return Before(self.data[nth_back(self.data, hi - lo + 1, at) + 1 : line_end(self.data, at)], [self._norm.get(li) for li in range(lo, hi + 1)], stream)
 
 
 class Before(Sequence[str]):
