@@ -2,14 +2,14 @@
 
 - A user ``_evidence.yaml`` regex has the same per-signature CPU budget as a signature's regex: one that
   backtracks forever costs its budget once, with one warning, not a timeout and a warning at every match.
-- prefilter.RuleOut (the context items' literals, one hyperscan pass per piece of lines) gives the context checks'
+- prefilter.RuleOut (the context items' literals, one hyperscan pass per window) gives the context checks'
   results the plain search of every line gives, with and without hyperscan.
 - Signatures with the same context share its verdict on the same lines (Matcher._context): each gets what it
   gets alone.
 - A repeated occurrence is searched once per distinct line text (Matcher._in_line) and, where its context's
   literals stand only on its own lines, decided once per distinct text of them (Matcher._context, RuleOut.marked):
   each gets what it gets searched and decided anew.
-- At the edges of RuleOut.marked's pieces and of a context (its first and last lines, a piece's last line, a
+- At the edges of blocks and of a context (its first and last lines, a block's last line, a
   log's last line), with context items near only some occurrences: each occurrence gets what the plain way (every
   line searched, nothing shared) gives it, and the report too; the shared verdicts' key holds the context's
   number and ``direct`` (review29c: dropping either, or a piece, or a line, failed no test before).
@@ -29,7 +29,7 @@ from cudnn_doctor.kb.compiled import load_catalog
 from cudnn_doctor.kb.load import Catalog
 from cudnn_doctor.match import Matcher, RawMatch, context
 from cudnn_doctor.match.lines import Lines
-from cudnn_doctor.match.prefilter import PIECE, SMALL_TEXT
+from cudnn_doctor.match.prefilter import SMALL_TEXT
 from cudnn_doctor.model import Context
 
 
@@ -246,13 +246,15 @@ def test_lines_before_read_late_are_the_lines_read_at_once() -> None:
 
 
 # ---------------------------------------------------------------- RuleOut.marked at its edges (review29c)
-# The window's context rule-out works in pieces of PIECE lines (prefilter.RuleOut.marked), and a context whose
+# The window's context rule-out reads the window once (prefilter.RuleOut.marked; it read pieces of PIECE lines
+# before, whose edges the lines below still fall on), and a context whose
 # literals stand only on the match's own lines is decided once per distinct text of them (Matcher._context, the
 # "marked" key: the context's number, ``direct``, the stream and those lines). The tests below put context items
 # near only some occurrences of a message: on a context's first and last line and one past them, on the last
 # line of a piece and the first of the next, on the last line of a log with no newline after it; and they hold
 # each occurrence's verdict to what the plain way gives (every line of the context searched, nothing shared).
 
+PIECE = 256  # (the lines RuleOut read at once before it read a window whole: blocks of PIECE - 1 lines below)
 _DTYPE = "RuntimeError: TensorDescriptor only supports double, float and half tensors"  # its signature's example
 # the frames of pytorch/cudnn-rnn-unsupported-dtype's examples: an RNN's (its required @rnn) and a
 # convolution's (its excluded @non_rnn), each on one line

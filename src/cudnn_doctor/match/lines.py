@@ -26,7 +26,7 @@ class Lines(Sequence[str]):
         self._known: list[int] = [0]  # sorted line indexes whose start is known
         self._offs: list[int] = [0]  # their starts
         self._norm: dict[int, tuple[str, str]] = {}
-        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's pieces)
+        self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's marks)
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (counted from the nearest line located before it)."""
@@ -84,8 +84,9 @@ class Lines(Sequence[str]):
 
     def before(self, lo: int, hi: int, stream: str) -> Before:
         """``texts(range(lo, hi + 1), stream)`` normalized when first read (a match's lines before it: rank reads
-        those of few of a warning's 10,000 occurrences)."""
-        return Before(self.data[self.start(lo) : line_end(self.data, self.start(hi))], [self._norm.get(li) for li in range(lo, hi + 1)], stream)
+        those of few of a warning's 10,000 occurrences); line ``lo`` found from line ``hi``, not kept among the known."""
+        at = self.start(hi)
+        return Before(self.data[nth_back(self.data, hi - lo + 1, at) + 1 : line_end(self.data, at)], [self._norm.get(li) for li in range(lo, hi + 1)], stream)
 
 
 class Before(Sequence[str]):

@@ -169,7 +169,7 @@ class Matcher:
             hits = self._hits(cur.data)
             pieces, n_tail = trimmed(*prev_tail, self._reach(hits))  # (the lines before the block its candidates read)
             tail = tail_views(pieces)
-            # (the window is no local here: its lines, their texts and its rule-out pieces are freed before the block's
+            # (the window is no local here: its lines, their texts and its rule-out marks are freed before the block's
             # end is yielded, when the tolerant reading of the block holds its own)
             win = Window([*tail, cur.data, *([head] if n_head else [])], n_tail + cur.lines + n_head, base - n_tail, source, scan)
             yield from self._scan_window(win, hits, sum(map(len, tail)) + len(tail), range(n_tail, n_tail + cur.lines))

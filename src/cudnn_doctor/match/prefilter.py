@@ -29,7 +29,6 @@ from ..read.textsafe import delete_escapes, delete_other_escapes
 from .lines import Lines, line_end
 
 SMALL_TEXT = 256 << 10
-PIECE = 256  # lines of a window scanned at once for the context items' literals
 
 
 def as_bytes(text: str | bytes) -> bytes:
@@ -192,8 +191,12 @@ def _by_line(chunk: bytes, found: list[tuple[int, int]]) -> Iterator[tuple[int, 
 
 
 class RuleOut:
-    """Which context items may match in a region of lines, and on which lines (``literals``: item -> its
-    literals, lower-case, for the items that have some; each of an item's matches holds one)."""
+    """Which context items may match in a window, and on which lines (``literals``: item -> its literals,
+    lower-case, for the items that have some; each of an item's matches holds one). The window is read once,
+    as normalization reads it: one pass of a database of every context item's literals says which stand in it
+    at all (a big window, with hyperscan), each literal asked for is located once, and each context's marked
+    lines are worked out once; a match's region is then a lookup (a warning repeated 10,000 times asks for
+    10,000 overlapping regions)."""
 
     def __init__(self, literals: dict[str, tuple[bytes, ...]]) -> None:
         self.literals = literals
@@ -203,13 +206,18 @@ class RuleOut:
 
     def marked(self, lines: Lines, lo: int, hi: int, key: Any, items: dict[bytes, frozenset[str]]) -> list[tuple[int, frozenset[str]]]:
         """The lines lo..hi of a window holding one of the literals of ``items`` ({literal: the items it is one
-        of}, a context's, ``key``), each with the items whose literals it holds: looked at in pieces of PIECE
-        lines, each scanned once (the checks around a repeated warning ask for overlapping regions)."""
-        out: list[tuple[int, frozenset[str]]] = []
-        for k in range(lo // PIECE, hi // PIECE + 1):
-            marks = self._piece(lines, k).marks(key, items)
-            out += marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]
-        return out
+        of}, a context's, ``key``), each with the items whose literals it holds."""
+        marks = lines.memo.get(("marks", key))
+        if marks is None:
+            at: dict[int, frozenset[str]] = {}
+            one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
+            where = self._located(lines)
+            for lit in items:
+                for li in where(lit):
+                    have = at.get(li)
+                    at[li] = items[lit] if have is None else one.setdefault(have | items[lit], have | items[lit])
+            marks = lines.memo["marks", key] = sorted(at.items())
+        return marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]  # type: ignore[no-any-return]
 
     def absent(self, lines: Lines, lo: int, hi: int, items: tuple[str, ...]) -> bool:
         """Whether no line lo..hi of a window holds a literal of one of ``items`` (each with literals): none of
@@ -219,13 +227,12 @@ class RuleOut:
             lits = self._maps[items] = {lit: frozenset(items) for item in items for lit in self.literals[item]}
         return not self.marked(lines, lo, hi, ("absent", items), lits)
 
-    def _piece(self, lines: Lines, k: int) -> Presence:
-        """Piece ``k`` of a window (its raw lines: k * PIECE, a line of the window, on) as normalization reads
-        it: in a big window (not a paste), one pass of the database says which literals are there at all."""
-        piece = lines.memo.get(k)
-        if piece is None:
-            end = line_end(lines.data, lines.start(min(lines.size - 1, k * PIECE + PIECE - 1)))
-            low = delete_escapes(lines.data[lines.start(k * PIECE) : end]).lower()
+    def _located(self, lines: Lines) -> Any:
+        """The window as normalization reads it, lower-cased, and a function giving the indexes of its lines
+        holding a literal (each located once; with hyperscan, a literal not in the window at all is not looked for)."""
+        got = lines.memo.get(RuleOut)
+        if got is None:
+            low, at = delete_escapes(lines.data).lower(), {}  # (never a newline: the n-th line is the n-th line)
             thread = _thread.get_ident()
             if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
                 self._dbs[thread] = hyperscan_db(self.all, single=True)
@@ -233,45 +240,22 @@ class RuleOut:
             present: set[bytes] | None = None if db is None else set()
             if db is not None:
                 db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
-            piece = lines.memo[k] = Presence(low, k * PIECE, present)
-        return piece
 
+            def where(lit: bytes) -> list[int]:
+                got = at.get(lit)
+                if got is None and present is not None and lit not in present:
+                    return []
+                if got is None:
+                    got, li, prev = [], 0, 0
+                    for ls in holding(low, lit):
+                        li += low.count(b"\n", prev, ls)
+                        prev = ls
+                        got.append(li)
+                    at[lit] = got
+                return got
 
-class Presence:
-    """The literals of one piece of lines and the lines holding each, located on first use."""
-
-    def __init__(self, low: bytes, first: int, present: set[bytes] | None) -> None:
-        self.low = low
-        self.first = first
-        self.present = present  # None: not known (no hyperscan), each literal is looked for
-        self._at: dict[bytes, list[int]] = {}
-        self._marks: dict[Any, list[tuple[int, frozenset[str]]]] = {}
-
-    def marks(self, key: Any, items: dict[bytes, frozenset[str]]) -> list[tuple[int, frozenset[str]]]:
-        """The sorted (line, items) of the lines holding one of the literals of ``items`` (a context's, ``key``):
-        worked out once per piece and context."""
-        got = self._marks.get(key)
-        if got is None:
-            at: dict[int, frozenset[str]] = {}
-            one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
-            for lit in items if self.present is None else self.present.intersection(items):
-                for li in self._holding(lit):
-                    have = at.get(li)
-                    at[li] = items[lit] if have is None else one.setdefault(have | items[lit], have | items[lit])
-            got = self._marks[key] = sorted(at.items())
+            got = lines.memo[RuleOut] = where
         return got
-
-    def _holding(self, lit: bytes) -> list[int]:
-        """The indexes of the lines holding ``lit``."""
-        at = self._at.get(lit)
-        if at is None:
-            at = self._at[lit] = []
-            li, prev = self.first, 0
-            for ls in holding(self.low, lit):
-                li += self.low.count(b"\n", prev, ls)
-                prev = ls
-                at.append(li)
-        return at
 
 
 @lru_cache(maxsize=64)

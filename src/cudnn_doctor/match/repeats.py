@@ -80,7 +80,7 @@ class Repeats:
         """Whether every match of signature ``idx`` (a line-local regex: its matches are on the window's own
         candidate lines, which no other window has) in a window with ``candidates`` candidate lines is ruled out:
         no line of the window holds a literal of a required item. Asked only where the signature repeats (at
-        least MANY candidate lines: the whole window's pieces are read, as their checks would read most of them)."""
+        least MANY candidate lines: their checks would read most of the window)."""
         sig = self.sigs[idx]
         if not ENABLED or candidates < MANY or not self._checks(idx, plan)[0] or not line_local(sig.regex, sig.flags):
             return False

@@ -174,6 +174,8 @@ def _split_linked(group: list[RawMatch]) -> list[list[RawMatch]]:
 
 
 def _winner(group: list[RawMatch]) -> tuple[RawMatch, list[str]]:
+    if len(group) == 1:  # (a warning repeated 10,000 times, each a cluster of its own: nothing to score)
+        return group[0], []
     best = max(group, key=_key)
     related = sorted({m.sig.id for m in group if m.sig.id != best.sig.id})
     return best, related
