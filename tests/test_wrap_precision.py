@@ -162,3 +162,38 @@ def test_a_hard_wrapped_traceback_with_aligned_spaces_in_its_pieces_is_still_unw
     assert stats in got.data.decode()
     d = diagnose(text, catalog=CATALOG)
     assert d.findings and d.findings[0].id == "pytorch/rnn-hidden-size-mismatch"
+
+
+def test_log_records_with_a_padded_level_are_still_unwrapped() -> None:
+    # review32a: Python logging's '%(levelname)-8s' (and loguru's '| ERROR    |') pads every record's header to one
+    # column; a long record cut by the terminal and a short record before it share that column, and were read as rows
+    # of a layout, so no cut was left to tell the wrap and the message stayed split ('... must be equal' | 'to
+    # input_size...'). A row ends in its last column's field; a record's text runs on in words to the cut.
+    def record(second: int, level: str, text: str) -> str:
+        return f"2024-05-01 12:00:{second:02d},{second * 37:03d} {level:<8} trainer: {text}"
+
+    records = [
+        record(1, "INFO", "epoch 1 started"),
+        record(2, "WARNING", "lr scheduler stepped before optimizer; this is harmless for the first step of training"),
+        record(3, "INFO", "batch 0 loaded"),
+        record(4, "ERROR", "step 0 failed: RuntimeError: input.size(-1) must be equal to input_size. Expected 128, got 64"),
+        record(5, "INFO", "shutting down"),
+    ]
+    for width in (80, 100, 120):
+        text = "".join(r[k : k + width] + "\n" for r in records for k in range(0, len(r), width))
+        assert wrap_width(text.split("\n"), LITERALS) is not None, width
+        d = diagnose(text, catalog=CATALOG)
+        assert d.findings and d.findings[0].id == "pytorch/rnn-input-size-mismatch", (width, [f.id for f in d.findings])
+    # loguru's '{time} | {level: <8} | {name}:{function}:{line} - {message}', cut at 120 inside the message
+    loguru = [
+        "2024-05-01 12:00:01.053 | INFO     | __main__:main:31 - fold 1 of 5",
+        "2024-05-01 12:00:02.106 | DEBUG    | data.loader:collate:88 - batch padded to 211 steps, lengths kept on cuda:0 as int64",
+        "2024-05-01 12:00:03.159 | INFO     | __main__:main:35 - forward pass",
+        "2024-05-01 12:00:04.212 | ERROR    | __main__:train_step:57 - RuntimeError: 'lengths' argument should be a 1D CPU int64"
+        " tensor, but got 1D cuda:0 Long tensor",
+        "2024-05-01 12:00:05.265 | INFO     | __main__:main:40 - aborting",
+    ]
+    text = "".join(r[k : k + 120] + "\n" for r in loguru for k in range(0, len(r), 120))
+    assert wrap_width(text.split("\n"), LITERALS) is not None
+    d = diagnose(text, catalog=CATALOG)
+    assert d.findings and d.findings[0].id == "pytorch/pack-padded-lengths-on-cuda", [f.id for f in d.findings]

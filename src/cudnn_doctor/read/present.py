@@ -1047,7 +1047,16 @@ def _rows(cur: str, nxt: str, nxt_length: int, width: int) -> bool:
     if nxt_length == width and nxt[:1] == cur[:1] and nxt[-1:] == cur[-1:]:
         return True
     a, b = _columns(cur), _columns(nxt)
-    return bool(a & b) and a <= _field_starts(nxt) and b <= _field_starts(cur)
+    # a row ends in its last column's field (a channel, a file name, '[ 12%]'); a record's text after its padded
+    # header (a log level's '%(levelname)-8s') runs on in words to the cut
+    return bool(a & b) and a <= _field_starts(nxt) and b <= _field_starts(cur) and _last_field(cur, a) and _last_field(nxt, b)
+
+
+def _last_field(text: str, columns: set[int]) -> bool:
+    return text[max(columns):].rstrip().count(" ") <= _ROW_TAIL_SPACES
+
+
+_ROW_TAIL_SPACES = 2
 
 
 def _columns(text: str) -> set[int]:
