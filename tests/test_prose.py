@@ -205,6 +205,9 @@ def test_prose_lines_are_sentences_not_log_code_or_traceback_lines() -> None:
         # an assignment or a keyword argument in code, a number its value: code still
         "lengths = 2.5  # pack_padded_sequence requires the lengths on the cpu",
         "out = pack_padded_sequence(x, lengths, ratio=0.5) fails, the lengths must be on the cpu",
+        # a run's hyperparameters or metrics dumped as 'name=value' (review32a): values, not releases
+        "step 400 loss=0.5521 lr=0.002 then it stopped: the lengths must be on the cpu for pack_padded_sequence",
+        "trainer.max_epochs=20 model.lr=0.01 and the run failed: pack_padded_sequence needs the lengths on the cpu",
     ):
         assert not prose_line(line), line
 

@@ -72,12 +72,13 @@ _QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|
 # what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
 # a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...', '... ERROR - converting ...'), code (an assignment, a prompt, a statement, an indented block), a code comment;
 # not a package pinned to its release in a sentence ('on torch=2.0.1, ...': conda's spelling of a version, no code), which
-# a '=' between a name and a dotted number, then a space, a comma or the line's end, is
+# a '=' between a name and a release (X.Y.Z, or X.Y not 0.Y: 'lr=0.001', 'loss=0.6931' are values), then a space, a comma
+# or the line's end, is
 _NOT_PROSE = LazyRe(
     r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
     r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
     r"|\b(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?(?:\s*[:\]|]|\s+-\s)"
-    r"|[^=!<>]=(?!=|(?<=\w=)\d+(?:\.\d+)+(?=[\s,;]|$))|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
+    r"|[^=!<>]=(?!=|(?<=\w=)(?:\d+(?:\.\d+){2,}|[1-9]\d*\.\d+)(?=[\s,;]|$))|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
 )
 _PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
 
