@@ -619,6 +619,8 @@ class Tolerant:
             if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
                 return cpp
             return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
+        if (told := frames.raised_as(lines, li)) is not None and frames.not_raised(told):
+            return None  # (SystemExit, KeyError: never a framework's message)
         called, msg = frames.cut_call(lines, li) or (None, None)
         raised = partial(frames.raised_as, lines, li)  # the exception its message line names (read where an entry names one)
         idxs = (self._raising(at[0], called, raised) or self._raising(None, called, raised)) if called else []
@@ -664,7 +666,8 @@ class Tolerant:
         signature raised there as another (its ``raised_at`` entry names it) is not it."""
         got = [(self.raised_as[(*site, i)], i) for site in self._sites(path, function) for i in self.frames[site]]
         name = raised() if raised is not None and any(a is not None for a, _i in got) else None
-        return sorted({i for a, i in got if name is None or a is None or name in a})
+        # (a wrapper's exception ends with the class it wraps: torch._dynamo's TorchRuntimeError a RuntimeError)
+        return sorted({i for a, i in got if name is None or a is None or any(name.endswith(x) for x in a)})
 
     def _sites(self, path: str | None, function: str | None) -> list[tuple[str, str]]:
         """The raise sites (file, function) of ``_raising``'s ``path`` and ``function``."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from ..kb.patterns import LazyRe
 
@@ -209,6 +210,17 @@ _LOG_PREFIX = LazyRe(
     r"\s*(?:[\w.]*(?:Error|Exception):\s*)?(?:(?P<stamp>\[[\d:.\- ]{5,30}\])\s*"
     r"|(?P<level>[IWEF])\d{4}\s+[\d:.]+\s+\d+\s+|\d{4}-\d\d-\d\d[ T][\d:.]+:?\s+(?P<level2>[IWEF])\s+)?"
 )
+# exceptions never a framework's message (``not_raised``): a raise site's never
+NOT_RAISED = ("SystemExit", "KeyError", "StopIteration", "KeyboardInterrupt")
+# what ends a traceback after its message line (``_ended``): another's start (a rank's prefix before it perhaps),
+# Python's note between chained exceptions, a dash separator (JAX's note)
+_TRACEBACK_ENDS = LazyRe(
+    r"\s*(?:\[[^\]\n]{1,20}\]:?\s*)?Traceback \(most recent call last\)|\s*During handling of the above exception"
+    r"|\s*The above exception was the direct cause|\s*-{4,}\s*$"
+)
+# a log's line (``_ended``): a date and time first ('2024-03-11 10:12:02 INFO', '[2024-03-11 10:12:02]'), a
+# level word first ('ERROR: ...'), glog's or TensorFlow's header (``_LOG_PREFIX``)
+_LOGGED = LazyRe(r"\s*\[?\d{4}-\d\d-\d\d[ T]\d\d?:\d\d|\s*\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|CRITICAL|FATAL)\b")
 _EXCEPTION = LazyRe(r"^\s*(?P<name>[\w.]*(?:Error|Exception|Exit))\b:?\s*(?P<msg>.*)$")
 # an attribute a source line reads (``self.reserve_space``), its string literals apart
 _ATTRIBUTE = LazyRe(r"\.[ \t]*(?P<name>[A-Za-z_]\w*)")
@@ -336,23 +348,45 @@ def cut_call(lines: Sequence[str], li: int) -> tuple[str, str | None] | None:
     further lines of a statement over several lines that Python shows under it)."""
     shown, _number, k = source(lines, li)
     # (every frame of a long traceback is asked, its lines are read lazily: the message line right after it first)
-    emptied = _emptied(lines[k : k + MAX_FRAME_GAP]) is not None  # then whatever follows it (a log's line, JAX's note)
+    emptied = _emptied(lines, k) is not None  # then whatever follows it (a log's line, JAX's note)
     if shown is None or (not emptied and len(lines) - k > MAX_FRAME_GAP) or _EXCEPTION.match(shown) or frame(shown):
         return None
     m = _CALL.match(shown.strip())
     return None if m is None else (m.group("name"), "") if emptied else _stops(m.group("name"), lines[k:])
 
 
-def _emptied(after: Sequence[str]) -> str | None:
-    """The exception named by the message line with no text that the lines after a frame's shown source line
-    start with (the carets under it, its statement's further lines before it), whatever follows that line;
-    None where they start otherwise."""
-    for line in after:
+def _emptied(lines: Sequence[str], k: int) -> str | None:
+    """The exception named by the message line with no text that the lines from ``k`` after a frame's shown
+    source line start with (the carets under it, its statement's further lines before it), where the
+    traceback ends there (``_ended``); None where they start otherwise, the line has text (``RuntimeError: 42``:
+    a message), names an exception no framework raises its message as (``NOT_RAISED``), or prose follows it
+    (a message that starts with a newline: its text goes on on the next lines)."""
+    for j in range(k, min(len(lines), k + MAX_FRAME_GAP)):
+        line = lines[j]
         if _CARETS.fullmatch(line) or _STATEMENT.match(line) or not line.strip():
             continue
         m = _EXCEPTION.match(line)
-        return m.group("name").rpartition(".")[2] if m and len(m.group("msg").strip()) < 3 else None
+        if m is None or m.group("msg").strip() or not_raised(m.group("name")):
+            return None
+        return m.group("name").rpartition(".")[2] if _ended(lines, j + 1) else None
     return None
+
+
+def not_raised(name: str) -> bool:
+    """Whether the exception ``name`` (dotted perhaps) is never a framework's message: exiting, a dict's or an
+    iterator's, an interrupt (``NOT_RAISED``)."""
+    return name.rpartition(".")[2].startswith(NOT_RAISED)
+
+
+def _ended(lines: Sequence[str], j: int) -> bool:
+    """Whether the traceback whose message line is before ``j`` ends there: the next line with text is none
+    (the input's end), another traceback's start, Python's note between chained exceptions, a dash separator
+    (JAX's note) or a log's line (a time stamp or a level, ``_LOG_PREFIX``)."""
+    line = next((x for x in islice(lines, j, None) if x.strip()), None)
+    if line is None or _TRACEBACK_ENDS.match(line) or _LOGGED.match(line):
+        return True
+    m = _LOG_PREFIX.match(line)
+    return m is not None and any(m.group(g) for g in ("stamp", "level", "level2"))
 
 
 def raised_as(lines: Sequence[str], li: int) -> str | None:
@@ -375,7 +409,7 @@ def attributes_read(lines: Sequence[str], li: int) -> list[str]:
     [] otherwise."""
     shown, _number, k = source(lines, li)
     after = lines[k : k + MAX_FRAME_GAP]
-    if shown is None or _EXCEPTION.match(shown) or frame(shown) or _emptied(after) != "AttributeError":
+    if shown is None or _EXCEPTION.match(shown) or frame(shown) or _emptied(lines, k) != "AttributeError":
         return []
     code = [shown, *(x for x in after if _STATEMENT.match(x) and not _EXCEPTION.match(x))]
     return [m.group("name") for line in code for m in _ATTRIBUTE.finditer(_STRING.sub("", line))]
