@@ -102,6 +102,9 @@ DESCRIBED = [
     ('After changing the features I got the "must be equal to input_size" error again.', "pytorch/rnn-input-size-mismatch"),
     # a package pinned to its release the way conda spells it ('name=X.Y.Z'): a version, not an assignment in code
     ("After moving to torch=2.0.1, pack_padded_sequence fails: it requires the lengths on the cpu, not cuda.", "pytorch/pack-padded-lengths-on-cuda"),
+    # the words a template spells only in its link are not its message's (review32a: the packing utilities'
+    # 'batch_sizes should always be on CPU ... https://pytorch.org/docs/...' read from 'cpu' and a user's 'docs')
+    ("My training crashes: pack_padded_sequence wants the lengths on the cpu, the docs say so", LENGTHS),
     # questions, a behaviour (pytorch/pytorch#7466), mentions: nothing
     ("how do I use pack_padded_sequence on GPU?", None),
     ("How do I use pack_padded_sequence when the lengths are on the CPU?", None),
@@ -216,3 +219,14 @@ def test_a_release_pinned_with_an_equals_sign_leaves_a_sentence_prose() -> None:
     # conda's 'name=X.Y.Z' (and 'X.Y' at a sentence's comma) is a version a user names, not code
     assert prose_line("With pytorch=1.13.1 installed, pack_padded_sequence requires the lengths to be on the cpu")
     assert prose_line("On torch=2.1, pack_padded_sequence fails because the lengths must be a cpu tensor")
+
+
+def test_a_description_two_signatures_read_from_different_words_gives_near_misses_not_the_stronger(catalog) -> None:  # type: ignore[no-untyped-def]
+    # review32a: PyTorch's 'input.size(-1) must be equal to input_size' read from 'equal', 'expected'; TF's contrib
+    # 'input_size is unknown since the layer has not been built' read from a user's 'since' and 'layer', a little
+    # more information: summed over other words, it does not tell which error the line describes
+    text = "It broke since the input_size has to be equal to the embedding width expected by my lstm layer"
+    d = diagnose(text, catalog=catalog)
+    assert "tensorflow/contrib-cudnn-layer-not-built" not in [f.id for f in d.findings]
+    named = {m.id for m in d.near_misses if "description" in m.reason} | set(_described(d))
+    assert "pytorch/rnn-input-size-mismatch" in named

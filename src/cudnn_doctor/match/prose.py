@@ -28,7 +28,7 @@ request for the full message); else near misses naming the signatures it could b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
 
 from ..kb.patterns import LazyRe
@@ -107,11 +107,25 @@ class Prose:
         if not _NAMING.search(line) or not (named := self._named(line)) or self._quoting(line):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
         got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
-        most = max((read[0] for _i, read in got), default=0.0)
-        told = [(idx, read[1]) for idx, read in got if read[0] >= most]  # the strongest: a weaker one reads less of the line
+        told = self._strongest(got, named)
         frameworks = {self.sigs[i].framework for i, _r in told}
         rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or self.sigs[idx].framework in frameworks}
         return sorted(rivals | {i for i, _r in told})
+
+    def _strongest(self, got: list[tuple[int, tuple[float, frozenset[str]]]], named: dict[int, set[tuple[str, str]]]) -> list[tuple[int, frozenset[str]]]:
+        """Of the signatures told (each with the information and the words read), the strongest, and each weaker
+        one that read words the strongest did not (code names apart): information summed over other words does not
+        tell which error the line describes ('... the input_size must be equal to the embedding dim expected by the
+        lstm layer': 'equal', 'expected' of PyTorch's check; 'since', 'layer' of TF's 'input_size is unknown since
+        the layer has not been built'); one that read less of the line is dropped."""
+        most = max((read[0] for _i, read in got), default=0.0)
+        top = frozenset().union(*(read[1] for _i, read in got if read[0] >= most), *(self._code_words(codes) for codes in named.values()))
+        return [(idx, read[1]) for idx, read in got if read[0] >= most or not read[1] <= top]
+
+    @staticmethod
+    def _code_words(codes: set[tuple[str, str]]) -> set[str]:
+        """The words of code names (those a read holds besides its template's rare words)."""
+        return {w for name, _k in codes for w, _a, _b in words(name)}
 
     def _quoting(self, line: str) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
@@ -166,8 +180,17 @@ class Prose:
 
     @cached_property
     def _templates(self) -> list[frozenset[str]]:
-        """Each template's words."""
-        return [frozenset(w for w in tpl[1:] if w) for tpl in self.rec.tpls]
+        """Each template's words, less those its signatures' messages spell only in a link: a link's words are not
+        the message's ('docs' of 'https://pytorch.org/docs/stable/...' that PyTorch's packing check links: not the
+        'docs' of '... per the docs' a user writes)."""
+        link = [self._link_words(owners) for owners in self.rec.owners]
+        return [frozenset(w for w in tpl[1:] if w and w not in link[tid]) for tid, tpl in enumerate(self.rec.tpls)]
+
+    def _link_words(self, owners: Iterable[int]) -> frozenset[str]:
+        """The words the messages of signatures spell in a link and nowhere else."""
+        text = "\n".join(m for o in owners for m in messages(self.sigs[o]))
+        inside = {w for url in _URL.findall(text) for w, _a, _b in words(url)}
+        return frozenset(inside - {w for w, _a, _b in words(_URL.sub(" ", text))})
 
     def _named(self, line: str) -> dict[int, set[tuple[str, str]]]:
         """The signatures whose code names the line names: their index, with each name and its kind
