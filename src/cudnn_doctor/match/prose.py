@@ -3,9 +3,9 @@ paraphrased or only partly quoted in the user's own words ('pack_padded_sequence
 the cpu', 'I got the "must be equal to input_size" error').
 
 Read only in a paste where nothing else was found (no regex, no tolerant reading), and only on its prose
-lines: a sentence or a title (``prose_line``: not a traceback, log or code line, not a question) that says an
-error happened (``_CUE``: 'error', 'fails', 'requires', 'expected', 'not supported', 'cannot'). Such a line is read for a
-signature when it
+lines: a sentence or a title (read/frames.py's ``prose_line``: not a traceback, log or code line, not a question)
+that says an error happened ('error', 'fails', 'requires', 'expected', 'not supported', 'cannot'). Such a line is
+read for a signature when it
 
 1. names one of the signature's *code names*: a function it is raised in (``raised_at``: '_pack_padded_sequence'
    read as 'pack_padded_sequence' too), or a name in code its message spells ('input_size', 'cudnnRNNForward',
@@ -41,8 +41,6 @@ MIN_RARE = 2  # ... in this many words at least, the code name's apart
 CODE_BITS = 8.0  # what a code name tells at least (its words' information; a word the base lacks: UNKNOWN_BITS)
 UNKNOWN_BITS = 12.0
 MESSAGE_SHARE = 0.6  # of a line's words its template's: the message itself (a head cut's rest), not a description
-LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
-PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
 MAX_LINES = 200  # prose lines read per paste, at most
 # a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
 _CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
@@ -60,37 +58,6 @@ _DUNDER = LazyRe(r"__\w+__")
 _VALUES = LazyRe(r"\(\?P<\w+>(?:\(\?:)?((?:[A-Za-z_]\w*\|)+[A-Za-z_]\w*)\)")
 _EXCEPTION = LazyRe(r"\w*(?:Error|Exception|Warning)")
 _QUOTED_ONLY = frozenset({"quoted", "value"})  # kinds of code name a line names only where it quotes them
-# what says an error happened: an error, a failure, a crash, a requirement or expectation, something unsupported or
-# that cannot be done
-_CUE = LazyRe(
-    r"(?i)\b(?:errors?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|rais(?:es|ed|ing)|throws?|exceptions?|complains?"
-    r"|requires?|required|expects?|expected|must|mismatch(?:ed|es)?|unsupported|not\s+supported|invalid|wrong"
-    r"|cannot|can't|can\s+not|unable|(?:does\s*n[o']?t|do\s*n[o']?t)\s+support)\b"
-)
-# a question: its answer is asked for, not an error described ('how do I use pack_padded_sequence on GPU?')
-_QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|does|do|where|which|when|any|anyone)\b|\?\s*$")
-# what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
-# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...', '... ERROR - converting ...'), code (an assignment, a prompt, a statement, an indented block), a code comment;
-# not a package pinned to its release in a sentence ('on torch=2.0.1, ...': conda's spelling of a version, no code), which
-# a '=' between a name and a release (X.Y.Z, or X.Y not 0.Y: 'lr=0.001', 'loss=0.6931' are values), then a space, a comma
-# or the line's end, is
-_NOT_PROSE = LazyRe(
-    r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
-    r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
-    r"|\b(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?(?:\s*[:\]|]|\s+-\s)"
-    r"|[^=!<>]=(?!=|(?<=\w=)(?:\d+(?:\.\d+){2,}|[1-9]\d*\.\d+)(?=[\s,;]|$))|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
-)
-_PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
-
-
-def prose_line(line: str) -> bool:
-    """Whether a line is prose that says an error happened: a sentence or a title, not a question."""
-    text = line.strip()
-    if not LINE_MIN <= len(text) <= LINE_MAX or _NOT_PROSE.search(line) or _QUESTION.search(text):
-        return False
-    return _CUE.search(text) is not None and len(_PLAIN.findall(text)) >= PLAIN_WORDS
-
-
 class Prose:
     """A base's code names and templates' words, for the prose lines of a paste (see the module's docstring;
     tolerant.Tolerant.described reads them)."""
@@ -243,4 +210,4 @@ def messages(sig: Signature) -> list[str]:
     return [sig.signature, *(raw.get("templates") or ()), *(w.get("text", "") for w in raw.get("wordings") or ())]
 
 
-__all__ = ["Prose", "code_names", "messages", "prose_line"]
+__all__ = ["Prose", "code_names", "messages"]

@@ -46,6 +46,7 @@ from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..model import Signature, raise_site
 from ..read import frames
+from ..read.frames import prose_line
 from .chains import (
     ARTICLES,
     FLOOR,
@@ -68,7 +69,7 @@ from .chains import (
 )
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
-from .prose import MAX_LINES, Prose, messages, prose_line
+from .prose import MAX_LINES, Prose, messages
 from .refine import Refiner, around, headed
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
