@@ -27,37 +27,27 @@ request for the full message); else near misses naming the signatures it could b
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Sequence
-from functools import cached_property, lru_cache
+from collections.abc import Iterable, Sequence
+from functools import cached_property
 
 from ..kb.patterns import LazyRe
-from ..model import Signature, raise_site
-from .chains import Recognizer, holds, word_ends, words
+from ..kb.templates import CODE_SHAPE, QUOTED_ONLY, code_names, messages, words
+from ..model import Signature
+from .chains import Recognizer, holds, word_ends
 
 RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
 PROSE_BITS = 11.0  # the information a description holds of its message at least, besides its code name
 MIN_RARE = 2  # ... in this many words at least, the code name's apart
-CODE_BITS = 8.0  # what a code name tells at least (its words' information; a word the base lacks: UNKNOWN_BITS)
-UNKNOWN_BITS = 12.0
 MESSAGE_SHARE = 0.6  # of a line's words its template's: the message itself (a head cut's rest), not a description
 MAX_LINES = 200  # prose lines read per paste, at most
-# a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
-_CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
-_IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of _CODE_SHAPE are code names)
 _CODE_TOKEN = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z])[A-Za-z0-9_]*")
 # a name in a line (a code name is one: looked up whole), with the quotes around it
 _IDENT = LazyRe(r"""(?P<q>['`"])?(?<![A-Za-z0-9_])(?P<name>[A-Za-z0-9_]{4,})(?![A-Za-z0-9_])(?P<c>['`"])?""")
 # what a line that names a code name holds: a name in code's shape, or a quote
-_NAMING = LazyRe(lambda: _CODE_SHAPE.pattern + r"""|['`"]""")
+_NAMING = LazyRe(lambda: CODE_SHAPE.pattern + r"""|['`"]""")
 _URL = LazyRe(r"\b(?:https?://|www\.)\S+")
-_QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
-_DUNDER = LazyRe(r"__\w+__")
-# a named group of a regex whose value is one of a closed set of names ('(?P<op>(?:CudnnRNN|BlockLSTM|...)\w*)'): each
-# is a code name of its signature as much as one its message spells; not an exception class's ('(?:Jax|Xla)?RuntimeError')
-_VALUES = LazyRe(r"\(\?P<\w+>(?:\(\?:)?((?:[A-Za-z_]\w*\|)+[A-Za-z_]\w*)\)")
-_EXCEPTION = LazyRe(r"\w*(?:Error|Exception|Warning)")
-_QUOTED_ONLY = frozenset({"quoted", "value"})  # kinds of code name a line names only where it quotes them
+
+
 class Prose:
     """A base's code names and templates' words, for the prose lines of a paste (see the module's docstring;
     tolerant.Tolerant.described reads them)."""
@@ -122,7 +112,7 @@ class Prose:
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
-        (``_spelt_names``), where they are enough."""
+        (kb/templates.py's ``spelt_names``), where they are enough."""
         code_words = frozenset(w for w, _a, _b in words(code))
         spelt = code_words <= tpl
         # not a name its messages spell outside this template ('set_detect_anomaly' of a hint after it), nor mostly
@@ -161,53 +151,16 @@ class Prose:
 
     def _named(self, line: str) -> dict[int, set[tuple[str, str]]]:
         """The signatures whose code names the line names: their index, with each name and its kind
-        (``_spelt_names``)."""
+        (kb/templates.py's ``spelt_names``)."""
         out: dict[int, set[tuple[str, str]]] = {}
         names = code_names(self.sigs, self.rec)  # (the base's, made for the first line that names one)
         for m in _IDENT.finditer(line):
             name = m.group("name").lower().lstrip("_")
             quoted = m.group("q") is not None and m.group("q") == m.group("c")
             for idx, kind in names.get(name, ()):
-                if quoted or kind not in _QUOTED_ONLY:
+                if quoted or kind not in QUOTED_ONLY:
                     out.setdefault(idx, set()).add((name, kind))
         return out
 
 
-Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
-
-
-@lru_cache(maxsize=4)
-def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
-    """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
-    its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
-    owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
-    for idx, sig in enumerate(sigs):
-        for name, kind in _spelt_names(sig):
-            key = name.lower().lstrip("_")  # (a name that tells something, or one quoted)
-            if not _DUNDER.fullmatch(name) and len(key) >= 4 and (kind in _QUOTED_ONLY or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS):
-                owners.setdefault(key, {})[idx, kind] = None
-    return {key: list(got) for key, got in owners.items()}
-
-
-def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
-    """A signature's code names as it spells them, each with its kind: "raised", a function it is raised in;
-    "named", a name in code of its messages (snake_case or camelCase); "quoted", a word they quote (a name
-    only where the line quotes it too); "value", one of the closed set of names a group of its regex takes (the
-    op of 'Op type not registered 'CudnnRNN'', which its messages spell as another op: only where the line
-    quotes it too, and with any of its templates). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
-    raised = [re.split(r"\.|::", raise_site(where)[1])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
-    yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
-    text = "\n".join(messages(sig))
-    yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())
-    yield from ((name, "quoted") for name in _QUOTED.findall(text))
-    values = sorted({name for m in _VALUES.finditer(sig.regex) for name in m.group(1).split("|")})
-    yield from ((name, "value") for name in values if _CODE_SHAPE.search(name) and not name.isupper() and not _EXCEPTION.fullmatch(name))
-
-
-def messages(sig: Signature) -> list[str]:
-    """A signature's messages as it spells them: its canonical one, its templates, its other wordings."""
-    raw = sig.raw or {}
-    return [sig.signature, *(raw.get("templates") or ()), *(w.get("text", "") for w in raw.get("wordings") or ())]
-
-
-__all__ = ["Prose", "code_names", "messages"]
+__all__ = ["Prose"]
