@@ -66,8 +66,9 @@ class Skim:
         self.last = max(matcher.before, tail_lines)
         self.reach = matcher.before + matcher.after + margin  # the lines a reading of a line may look at, each way
         self.usable = not matcher.full_scan
-        self.flags: Any = None  # FLAGS' prefilter, made by the first skim, of the matcher's prefilter's class: one per
-        # reading, so one per thread (a hyperscan scratch serves one scan at a time), made as CUDNN_DOCTOR_NO_HYPERSCAN is then
+        # FLAGS' prefilter, of the matcher's prefilter's class, made by the first skim (as CUDNN_DOCTOR_NO_HYPERSCAN
+        # then says): one per reading, so one per thread (a hyperscan scratch serves one scan at a time)
+        self.flags: Any = None
 
     def __call__(self, data: bytes, lines: int) -> bytes | None:
         """The block's lines (``lines`` of them) as decoded_lines decodes them, those no reading reaches empty."""
