@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from cudnn_doctor.kb.compiled import load_catalog  # noqa: E402
-from cudnn_doctor.kb.templates import from_format  # noqa: E402
-from cudnn_doctor.match.chains import holds, words  # noqa: E402
+from cudnn_doctor.kb.templates import from_format, words  # noqa: E402
+from cudnn_doctor.match.chains import holds  # noqa: E402
 from test_census import COVERED, render  # noqa: E402
 
 

@@ -52,7 +52,7 @@ OUT = ROOT / "src" / "cudnn_doctor" / "data" / "logwords.json"
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from cudnn_doctor.match.chains import WORD  # noqa: E402
+from cudnn_doctor.kb.templates import WORD  # noqa: E402
 
 
 def corpus_lines(corpus: Path) -> list[str]:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from cudnn_doctor.kb.templates import message_span
-from cudnn_doctor.match.chains import HEAD, words
+from cudnn_doctor.kb.templates import HEAD, message_span, words
 from cudnn_doctor.model import raise_site
 
 Form = Callable[[str, int, int], "str | None"]

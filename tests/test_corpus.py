@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.match.chains import words
+from cudnn_doctor.kb.templates import words
 from forms import lower, retyped, title, upper  # tests/ is on sys.path (rootdir-based imports)
 
 CASES = sorted((Path(__file__).parent / "fixtures" / "corpus").glob("*.log"))

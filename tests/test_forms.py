@@ -19,8 +19,8 @@ import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
 from cudnn_doctor.cli.validate import shortest_prefix
 from cudnn_doctor.kb.patterns import compile_pattern
+from cudnn_doctor.kb.templates import words
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.chains import words
 from cudnn_doctor.match.tolerant import MIN_BITS, RNN_CODE, Tolerant, one_message
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
-from cudnn_doctor.match.chains import words
+from cudnn_doctor.kb.templates import words
 from cudnn_doctor.match.tolerant import recognizer
 
 CATALOG = catalogs.builtin()

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from cudnn_doctor import diagnose
-from cudnn_doctor.match.chains import words
+from cudnn_doctor.kb.templates import code_names, words
 from cudnn_doctor.match.matcher import Matcher
-from cudnn_doctor.match.prose import PROSE_BITS, RARE_BITS, code_names, prose_line
+from cudnn_doctor.match.prose import PROSE_BITS, RARE_BITS
 from cudnn_doctor.model import raise_site
+from cudnn_doctor.read.frames import prose_line
 from rendered import says_in_every_format  # tests/ is on sys.path (rootdir-based imports)
 from sampling import sample
 

@@ -1,4 +1,4 @@
-"""The notebook skim (match/skim.py): a big block of a notebook's JSON string lines, decoded only where a reading
+"""The notebook skim (read/skim.py): a big block of a notebook's JSON string lines, decoded only where a reading
 reaches (its first and last lines, the lines around one holding a literal), is the block decoded whole on every
 line a reading reaches, the matcher's prefilter finds the same lines in both, and a diagnosis reads the same."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from clirunner import invoke
-from cudnn_doctor.match import skim as skim_module
 from cudnn_doctor.match.matcher import Matcher
 from cudnn_doctor.match.prefilter import Prefilter
 from cudnn_doctor.match.reading import SKIM_MARGIN, TAIL_LINES
+from cudnn_doctor.read import skim as skim_module
 from cudnn_doctor.read.present import HEAD_CHARS, present
 
 pytestmark = pytest.mark.usefixtures("hyperscan")  # the skim runs where hyperscan does

@@ -21,9 +21,8 @@ from ..kb.load import (
 )
 from ..kb.patterns import compile_pattern
 from ..kb.regexcheck import backtracking_problem, long_line_problem
-from ..kb.templates import message_span
+from ..kb.templates import message_span, words
 from ..match import Matcher
-from ..match.chains import words
 from ..match.context import Evidence
 from ..match.results import RawMatch
 from ..match.tolerant import Tolerant, one_message

@@ -1,6 +1,7 @@
-"""Message templates derived from a signature (kb/build.py), and the index of a base's (match/tolerant.py).
+"""Message templates derived from a signature (kb/build.py), and the index of a base's (match/tolerant.py); the
+word model both read by (``words``, ``stem``, ``HEAD``, ``FORMAT``), and a base's code names (match/prose.py).
 
-A template is ``(head, word, word, ...)`` (match/chains.py: ``Template``): the message's words (stems) with
+A template is ``(head, word, word, ...)`` (``Template``): the message's words (stems, ``words``) with
 placeholders ("") where the framework prints a value, and ``head``, the fixed prefix the message is printed
 with (``RuntimeError: ``, ``CuDNNError: ``, ``Check failed: ``; "" for none), kept apart because people drop
 it. Templates are written in a signature (``templates:``, the source's format strings) or derived from the
@@ -19,14 +20,78 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..match.chains import FORMAT, HEAD, PH, START_BITS, WORD, Template, stem, words
-from .patterns import JSONData, compile_pattern, derived, regex_error
+from ..model import raise_site
+from .patterns import JSONData, LazyRe, compile_pattern, derived, regex_error
 
 if TYPE_CHECKING:
     from ..model import Signature
+
+
+# --------------------------------------------------------------------------- the word model (match/chains.py reads by it)
+# A text's words are runs of ASCII letters and digits, lower-cased and stemmed (``words``); a template is
+# ``(head, word, ..., PH, word, ...)``: its fixed prefix, then its words' stems, PH where a value goes.
+PH = ""  # a placeholder: the framework prints a value there
+START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
+WORD = re.compile(r"[A-Za-z0-9]+")
+# a word with the index a message prints it with ('hidden[0]', 'hx[1]': one word, what tells PyTorch's state
+# checks apart), its closing bracket cut where a line ends ('Expected hidden[0')
+_INDEXED = re.compile(r"([A-Za-z0-9]+)(\[\d{1,3}(?:\]|(?=[ \t]*(?:\n|\Z))))?")
+_SUFFIXES = ("es", "s", "ing", "ed", "e")
+_KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
+# printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
+FORMAT = re.compile(
+    r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
+)
+# the fixed prefix a message is printed with: exception names, a status tag, a CHECK
+HEAD = re.compile(
+    r"(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|Check failed|cuDNN error"
+    r"|CUDNN_STATUS_[A-Z_]+)\s*:\s*)+"
+)
+Template = tuple[str, ...]  # (head, *words)
+# a misspelt 'cudnn': its letters only, c first, then u or d, a d and an n (cuddn, cudn, cdnn, cudnnn)
+_CUDNN_TYPO = re.compile(r"c[ud][cudn]{2,4}")
+
+
+def words(text: str) -> list[tuple[str, int, int]]:
+    """The words of ``text`` (runs of ASCII letters and digits, with the index that follows one: 'hidden[0]'),
+    lower-cased and stemmed, with their spans."""
+    return [(_cudnn(stem(m.group(1).lower())) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
+
+
+def misspelt(text: str) -> bool:
+    """Whether ``text`` holds a word ``words`` reads as another (a misspelt cudnn)."""
+    return any(_cudnn(w) != w for w in map(str.lower, WORD.findall(text)))
+
+
+def _cudnn(word: str) -> str:
+    """``word``, or cudnn where it is a misspelling of it (``_CUDNN_TYPO``)."""
+    return "cudnn" if word[:1] == "c" and _CUDNN_TYPO.fullmatch(word) and "d" in word and "n" in word else word
+
+
+def stem(word: str) -> str:
+    """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
+    as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
+    a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
+    any of them, and from a stem). A number or a short word is its own stem: kept out of the memo, where a
+    log's numbers (a long line of floats: 200,000 a read) would push out every word."""
+    return _stemmed(word) if len(word) > 2 and word.isalpha() else word
+
+
+@lru_cache(maxsize=1 << 16)
+def _stemmed(word: str) -> str:
+    while len(word) > 2 and not word.endswith(_KEPT):
+        suffix = next((s for s in _SUFFIXES if word.endswith(s) and len(word) - len(s) >= 2), "")
+        if not suffix:
+            break
+        word = word[: -len(suffix)]
+    return word
+
+
+# --------------------------------------------------------------------------- templates of a signature
 
 MAX_SPAN = 600  # characters of a message a template is derived from
 # CPython's messages for a call that lacks an argument or has too many (Python/ceval.c missing_arguments,
@@ -302,3 +367,57 @@ def _index(templates: list[list[Template]], spelt: Mapping[str, int] | None = No
                 starts.setdefault(tpl[pos], []).append((tid, pos))
     # JSON data as it is (lists for tuples): the catalog cache restores it without decoding each item
     return JSONData(weight=weight, owner=owner, templates=[list(t) for t in tpls], starts={w: [list(p) for p in v] for w, v in starts.items()})
+
+# --------------------------------------------------------------------------- a base's code names (match/prose.py)
+
+
+CODE_BITS = 8.0  # what a code name tells at least (its words' information; a word the base lacks: UNKNOWN_BITS)
+UNKNOWN_BITS = 12.0
+# a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
+CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
+_IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of CODE_SHAPE are code names)
+_QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
+_DUNDER = LazyRe(r"__\w+__")
+# a named group of a regex whose value is one of a closed set of names ('(?P<op>(?:CudnnRNN|BlockLSTM|...)\w*)'): each
+# is a code name of its signature as much as one its message spells; not an exception class's ('(?:Jax|Xla)?RuntimeError')
+_VALUES = LazyRe(r"\(\?P<\w+>(?:\(\?:)?((?:[A-Za-z_]\w*\|)+[A-Za-z_]\w*)\)")
+_EXCEPTION = LazyRe(r"\w*(?:Error|Exception|Warning)")
+QUOTED_ONLY = frozenset({"quoted", "value"})  # kinds of code name a line names only where it quotes them
+
+
+Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
+
+
+@lru_cache(maxsize=4)
+def code_names(sigs: tuple[Signature, ...], rec: Any) -> Names:
+    """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
+    its kind, ``spelt_names``); made once per base (``rec``: its recognizer, match/chains.py's: its words'
+    information, ``rec.weight``)."""
+    owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
+    for idx, sig in enumerate(sigs):
+        for name, kind in spelt_names(sig):
+            key = name.lower().lstrip("_")  # (a name that tells something, or one quoted)
+            if not _DUNDER.fullmatch(name) and len(key) >= 4 and (kind in QUOTED_ONLY or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS):
+                owners.setdefault(key, {})[idx, kind] = None
+    return {key: list(got) for key, got in owners.items()}
+
+
+def spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
+    """A signature's code names as it spells them, each with its kind: "raised", a function it is raised in;
+    "named", a name in code of its messages (snake_case or camelCase); "quoted", a word they quote (a name
+    only where the line quotes it too); "value", one of the closed set of names a group of its regex takes (the
+    op of 'Op type not registered 'CudnnRNN'', which its messages spell as another op: only where the line
+    quotes it too, and with any of its templates). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
+    raised = [re.split(r"\.|::", raise_site(where)[1])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
+    yield from ((name, "raised") for name in raised if CODE_SHAPE.search(name) and not name.isupper())
+    text = "\n".join(messages(sig))
+    yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if CODE_SHAPE.search(name) and not name.isupper())
+    yield from ((name, "quoted") for name in _QUOTED.findall(text))
+    values = sorted({name for m in _VALUES.finditer(sig.regex) for name in m.group(1).split("|")})
+    yield from ((name, "value") for name in values if CODE_SHAPE.search(name) and not name.isupper() and not _EXCEPTION.fullmatch(name))
+
+
+def messages(sig: Signature) -> list[str]:
+    """A signature's messages as it spells them: its canonical one, its templates, its other wordings."""
+    raw = sig.raw or {}
+    return [sig.signature, *(raw.get("templates") or ()), *(w.get("text", "") for w in raw.get("wordings") or ())]

@@ -1,6 +1,7 @@
-"""Templates found in text as chains of their words (kb/templates.py derives the templates and their index).
+"""Templates found in text as chains of their words (kb/templates.py derives the templates and their index, and
+holds the word model this module reads by).
 
-A text's words are runs of ASCII letters and digits, lower-cased and stemmed (``words``); a template is
+A text's words are runs of ASCII letters and digits, lower-cased and stemmed (kb/templates.py ``words``); a template is
 ``(head, word, ..., PH, word, ...)``: its fixed prefix, then its words' stems, PH where a value goes.
 
 A chain is a run of a template's words met in order in the text's words, whatever the case, spacing, line
@@ -11,7 +12,7 @@ A message typed from memory drops an article its template has ('not at same devi
 device') or a status name's STATUS ('CUDNN_BAD_PARAM'): a chain reads past such a word (DROPPED) where the text
 goes on with the word after it, and says which it skipped (``Chain.skipped``: the tolerant reading puts them back
 before its regex confirms it). It misspells the one word of the domain with no English letter pattern, cudnn
-('CUDDN_STATUS', 'cudn'): ``words`` reads such a word as cudnn (``_cudnn``), which no regex then confirms as
+('CUDDN_STATUS', 'cudn'): ``words`` reads such a word as cudnn, which no regex then confirms as
 printed (the tolerant reading respells it, and says it read the message typed in other words).
 """
 
@@ -21,29 +22,12 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-PH = ""  # a placeholder: the framework prints a value there
-START_BITS = 3.0  # a chain starts only at a word this informative (not at 'the', 'in', 'cudnn')
+from ..kb.templates import PH
+
 FLOOR = 10.0  # information that tells a message's words apart at all (a reading, the start of a longer message)
-WORD = re.compile(r"[A-Za-z0-9]+")
-# a word with the index a message prints it with ('hidden[0]', 'hx[1]': one word, what tells PyTorch's state
-# checks apart), its closing bracket cut where a line ends ('Expected hidden[0')
-_INDEXED = re.compile(r"([A-Za-z0-9]+)(\[\d{1,3}(?:\]|(?=[ \t]*(?:\n|\Z))))?")
-_SUFFIXES = ("es", "s", "ing", "ed", "e")
 _INFLECTIONS = ("ing", "ed", "es")  # what a cut word may hold of an inflection after its stem
-_KEPT = ("ss", "us", "is")  # not a plural's -s: 'process', 'status', 'axis'
-# printf conversions, Python format fields, and the {} of a C++ stream/StrCat value
-FORMAT = re.compile(
-    r"%(?:[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L|q|I64)?[diouxXeEfgGcsSpn])|\{[A-Za-z0-9_.\[\]]*(?:![rsa])?(?::[^{}]*)?\}"
-)
-# the fixed prefix a message is printed with: exception names, a status tag, a CHECK
-HEAD = re.compile(
-    r"(?:(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|Check failed|cuDNN error"
-    r"|CUDNN_STATUS_[A-Z_]+)\s*:\s*)+"
-)
-Template = tuple[str, ...]  # (head, *words)
 
 MAX_VALUE = 12  # words a placeholder absorbs at most
 MIN_PART = 3  # characters of a cut last word that count (a shorter one: only the input's last word)
@@ -55,46 +39,9 @@ SAME_WORDS, SAME_STARTS = 32, 80
 # the stems of the articles a message typed from memory drops ('the', 'a', 'an': about one bit each)
 ARTICLES = frozenset({"th", "a", "an"})
 DROPPED = ARTICLES | {"status"}  # and a cuDNN status name's STATUS, dropped from memory ('CUDNN_BAD_PARAM')
-# a misspelt 'cudnn': its letters only, c first, then u or d, a d and an n (cuddn, cudn, cdnn, cudnnn)
-_CUDNN_TYPO = re.compile(r"c[ud][cudn]{2,4}")
 _CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
-
-
-def words(text: str) -> list[tuple[str, int, int]]:
-    """The words of ``text`` (runs of ASCII letters and digits, with the index that follows one: 'hidden[0]'),
-    lower-cased and stemmed, with their spans."""
-    return [(_cudnn(stem(m.group(1).lower())) + (m.group(2) or ""), m.start(), m.end()) for m in _INDEXED.finditer(text)]
-
-
-def misspelt(text: str) -> bool:
-    """Whether ``text`` holds a word ``words`` reads as another (a misspelt cudnn)."""
-    return any(_cudnn(w) != w for w in map(str.lower, WORD.findall(text)))
-
-
-def _cudnn(word: str) -> str:
-    """``word``, or cudnn where it is a misspelling of it (``_CUDNN_TYPO``)."""
-    return "cudnn" if word[:1] == "c" and _CUDNN_TYPO.fullmatch(word) and "d" in word and "n" in word else word
-
-
-def stem(word: str) -> str:
-    """A lower-case word with its inflection taken off, so that a message's other verb forms and numbers read
-    as the same word ('Failed to find' for 'Fail to find', 'tensors' for 'tensor', 'required' for 'require'):
-    a plural or third person's -s/-es, then -ing, -ed or a final -e, until none is left (the same stem from
-    any of them, and from a stem). A number or a short word is its own stem: kept out of the memo, where a
-    log's numbers (a long line of floats: 200,000 a read) would push out every word."""
-    return _stemmed(word) if len(word) > 2 and word.isalpha() else word
-
-
-@lru_cache(maxsize=1 << 16)
-def _stemmed(word: str) -> str:
-    while len(word) > 2 and not word.endswith(_KEPT):
-        suffix = next((s for s in _SUFFIXES if word.endswith(s) and len(word) - len(s) >= 2), "")
-        if not suffix:
-            break
-        word = word[: -len(suffix)]
-    return word
 
 
 @dataclass(slots=True)

@@ -12,6 +12,8 @@ import bisect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..read.linemap import line_end, nth, nth_back
+from ..read.linemap import merged as merged  # reading.py takes it from here
 from ..read.normalize import normalize_line
 
 
@@ -182,41 +184,6 @@ def trimmed(pieces: tuple[Piece, ...], k: int, n: int) -> tuple[tuple[Piece, ...
 def tail_views(pieces: tuple[Piece, ...]) -> list[memoryview]:
     """A tail's pieces as views of their lines (joined by newlines, the tail's bytes)."""
     return [memoryview(block)[at:] for block, at, _ in pieces]
-
-
-def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Inclusive spans (of lines, or of offsets) merged where they overlap or meet."""
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(spans):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def nth(data: bytes, n: int, at: int) -> int:
-    """The offset of the n-th newline after offset ``at`` (-1: from the text's start), len(data) where there are fewer."""
-    for _ in range(n):
-        at = data.find(b"\n", at + 1)
-        if at < 0:
-            return len(data)
-    return at
-
-
-def nth_back(data: bytes, n: int, at: int) -> int:
-    """The offset of the n-th newline before offset ``at`` (-1 where there are fewer)."""
-    for _ in range(n):
-        at = data.rfind(b"\n", 0, at)
-        if at < 0:
-            return -1
-    return at
-
-
-def line_end(data: bytes, at: int) -> int:
-    """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
-    end = data.find(b"\n", max(at, 0))
-    return len(data) if end < 0 else end
 
 
 def line_start(text: str, at: int) -> int:

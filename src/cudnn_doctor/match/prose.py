@@ -3,9 +3,9 @@ paraphrased or only partly quoted in the user's own words ('pack_padded_sequence
 the cpu', 'I got the "must be equal to input_size" error').
 
 Read only in a paste where nothing else was found (no regex, no tolerant reading), and only on its prose
-lines: a sentence or a title (``prose_line``: not a traceback, log or code line, not a question) that says an
-error happened (``_CUE``: 'error', 'fails', 'requires', 'expected', 'not supported', 'cannot'). Such a line is read for a
-signature when it
+lines: a sentence or a title (read/frames.py's ``prose_line``: not a traceback, log or code line, not a question)
+that says an error happened ('error', 'fails', 'requires', 'expected', 'not supported', 'cannot'). Such a line is
+read for a signature when it
 
 1. names one of the signature's *code names*: a function it is raised in (``raised_at``: '_pack_padded_sequence'
    read as 'pack_padded_sequence' too), or a name in code its message spells ('input_size', 'cudnnRNNForward',
@@ -27,68 +27,25 @@ request for the full message); else near misses naming the signatures it could b
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Sequence
-from functools import cached_property, lru_cache
+from collections.abc import Iterable, Sequence
+from functools import cached_property
 
 from ..kb.patterns import LazyRe
-from ..model import Signature, raise_site
-from .chains import Recognizer, holds, word_ends, words
+from ..kb.templates import CODE_SHAPE, QUOTED_ONLY, code_names, messages, words
+from ..model import Signature
+from .chains import Recognizer, holds, word_ends
 
 RARE_BITS = 4.5  # a template word that tells something ('length', 'cpu', 'equal'; not 'be', 'to', 'input')
 PROSE_BITS = 11.0  # the information a description holds of its message at least, besides its code name
 MIN_RARE = 2  # ... in this many words at least, the code name's apart
-CODE_BITS = 8.0  # what a code name tells at least (its words' information; a word the base lacks: UNKNOWN_BITS)
-UNKNOWN_BITS = 12.0
 MESSAGE_SHARE = 0.6  # of a line's words its template's: the message itself (a head cut's rest), not a description
-LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
-PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
 MAX_LINES = 200  # prose lines read per paste, at most
-# a name in code's shape: snake_case, camelCase, or CamelCase with a capital inside (CudnnRNN)
-_CODE_SHAPE = LazyRe(r"[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|[A-Z]{2}[a-z]")
-_IDENT_ONLY = LazyRe(r"[A-Za-z0-9_]{4,}")  # a name, whole (of a message: those of _CODE_SHAPE are code names)
 _CODE_TOKEN = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)+|[A-Za-z0-9]*(?:_[A-Za-z0-9]+|[a-z][A-Z])[A-Za-z0-9_]*")
 # a name in a line (a code name is one: looked up whole), with the quotes around it
 _IDENT = LazyRe(r"""(?P<q>['`"])?(?<![A-Za-z0-9_])(?P<name>[A-Za-z0-9_]{4,})(?![A-Za-z0-9_])(?P<c>['`"])?""")
 # what a line that names a code name holds: a name in code's shape, or a quote
-_NAMING = LazyRe(lambda: _CODE_SHAPE.pattern + r"""|['`"]""")
+_NAMING = LazyRe(lambda: CODE_SHAPE.pattern + r"""|['`"]""")
 _URL = LazyRe(r"\b(?:https?://|www\.)\S+")
-_QUOTED = LazyRe(r"""['`"]([A-Za-z_][A-Za-z0-9_]{3,})['`"]""")
-_DUNDER = LazyRe(r"__\w+__")
-# a named group of a regex whose value is one of a closed set of names ('(?P<op>(?:CudnnRNN|BlockLSTM|...)\w*)'): each
-# is a code name of its signature as much as one its message spells; not an exception class's ('(?:Jax|Xla)?RuntimeError')
-_VALUES = LazyRe(r"\(\?P<\w+>(?:\(\?:)?((?:[A-Za-z_]\w*\|)+[A-Za-z_]\w*)\)")
-_EXCEPTION = LazyRe(r"\w*(?:Error|Exception|Warning)")
-_QUOTED_ONLY = frozenset({"quoted", "value"})  # kinds of code name a line names only where it quotes them
-# what says an error happened: an error, a failure, a crash, a requirement or expectation, something unsupported or
-# that cannot be done
-_CUE = LazyRe(
-    r"(?i)\b(?:errors?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|rais(?:es|ed|ing)|throws?|exceptions?|complains?"
-    r"|requires?|required|expects?|expected|must|mismatch(?:ed|es)?|unsupported|not\s+supported|invalid|wrong"
-    r"|cannot|can't|can\s+not|unable|(?:does\s*n[o']?t|do\s*n[o']?t)\s+support)\b"
-)
-# a question: its answer is asked for, not an error described ('how do I use pack_padded_sequence on GPU?')
-_QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|does|do|where|which|when|any|anyone)\b|\?\s*$")
-# what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
-# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...', '... ERROR - converting ...'), code (an assignment, a prompt, a statement, an indented block), a code comment;
-# not a package pinned to its release in a sentence ('on torch=2.0.1, ...': conda's spelling of a version, no code), which
-# a '=' between a name and a release (X.Y.Z, or X.Y not 0.Y: 'lr=0.001', 'loss=0.6931' are values), then a space, a comma
-# or the line's end, is
-_NOT_PROSE = LazyRe(
-    r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
-    r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
-    r"|\b(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?(?:\s*[:\]|]|\s+-\s)"
-    r"|[^=!<>]=(?!=|(?<=\w=)(?:\d+(?:\.\d+){2,}|[1-9]\d*\.\d+)(?=[\s,;]|$))|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
-)
-_PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
-
-
-def prose_line(line: str) -> bool:
-    """Whether a line is prose that says an error happened: a sentence or a title, not a question."""
-    text = line.strip()
-    if not LINE_MIN <= len(text) <= LINE_MAX or _NOT_PROSE.search(line) or _QUESTION.search(text):
-        return False
-    return _CUE.search(text) is not None and len(_PLAIN.findall(text)) >= PLAIN_WORDS
 
 
 class Prose:
@@ -155,7 +112,7 @@ class Prose:
 
     def _read(self, tpl: frozenset[str], code: str, kind: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) the line's words ``have`` read of a template with a code name of ``kind``
-        (``_spelt_names``), where they are enough."""
+        (kb/templates.py's ``spelt_names``), where they are enough."""
         code_words = frozenset(w for w, _a, _b in words(code))
         spelt = code_words <= tpl
         # not a name its messages spell outside this template ('set_detect_anomaly' of a hint after it), nor mostly
@@ -194,53 +151,16 @@ class Prose:
 
     def _named(self, line: str) -> dict[int, set[tuple[str, str]]]:
         """The signatures whose code names the line names: their index, with each name and its kind
-        (``_spelt_names``)."""
+        (kb/templates.py's ``spelt_names``)."""
         out: dict[int, set[tuple[str, str]]] = {}
         names = code_names(self.sigs, self.rec)  # (the base's, made for the first line that names one)
         for m in _IDENT.finditer(line):
             name = m.group("name").lower().lstrip("_")
             quoted = m.group("q") is not None and m.group("q") == m.group("c")
             for idx, kind in names.get(name, ()):
-                if quoted or kind not in _QUOTED_ONLY:
+                if quoted or kind not in QUOTED_ONLY:
                     out.setdefault(idx, set()).add((name, kind))
         return out
 
 
-Names = dict[str, list[tuple[int, str]]]  # a code name: the signatures (their index) with its kind there
-
-
-@lru_cache(maxsize=4)
-def code_names(sigs: tuple[Signature, ...], rec: Recognizer) -> Names:
-    """The code names of a base's signatures (lower-cased, leading underscores off) with their signatures (and
-    its kind, ``_spelt_names``); made once per base (``rec``: its recognizer, with its words' information)."""
-    owners: dict[str, dict[tuple[int, str], None]] = {}  # (an ordered set)
-    for idx, sig in enumerate(sigs):
-        for name, kind in _spelt_names(sig):
-            key = name.lower().lstrip("_")  # (a name that tells something, or one quoted)
-            if not _DUNDER.fullmatch(name) and len(key) >= 4 and (kind in _QUOTED_ONLY or sum(rec.weight.get(w, UNKNOWN_BITS) for w, _a, _b in words(key)) >= CODE_BITS):
-                owners.setdefault(key, {})[idx, kind] = None
-    return {key: list(got) for key, got in owners.items()}
-
-
-def _spelt_names(sig: Signature) -> Iterator[tuple[str, str]]:
-    """A signature's code names as it spells them, each with its kind: "raised", a function it is raised in;
-    "named", a name in code of its messages (snake_case or camelCase); "quoted", a word they quote (a name
-    only where the line quotes it too); "value", one of the closed set of names a group of its regex takes (the
-    op of 'Op type not registered 'CudnnRNN'', which its messages spell as another op: only where the line
-    quotes it too, and with any of its templates). Not 'Compute', nor a status name ('CUDNN_STATUS_...')."""
-    raised = [re.split(r"\.|::", raise_site(where)[1])[-1] for where in sig.raised_at]  # ('PythonArgParser::raw_parse')
-    yield from ((name, "raised") for name in raised if _CODE_SHAPE.search(name) and not name.isupper())
-    text = "\n".join(messages(sig))
-    yield from ((name, "named") for name in set(_IDENT_ONLY.findall(text)) if _CODE_SHAPE.search(name) and not name.isupper())
-    yield from ((name, "quoted") for name in _QUOTED.findall(text))
-    values = sorted({name for m in _VALUES.finditer(sig.regex) for name in m.group(1).split("|")})
-    yield from ((name, "value") for name in values if _CODE_SHAPE.search(name) and not name.isupper() and not _EXCEPTION.fullmatch(name))
-
-
-def messages(sig: Signature) -> list[str]:
-    """A signature's messages as it spells them: its canonical one, its templates, its other wordings."""
-    raw = sig.raw or {}
-    return [sig.signature, *(raw.get("templates") or ()), *(w.get("text", "") for w in raw.get("wordings") or ())]
-
-
-__all__ = ["Prose", "code_names", "messages", "prose_line"]
+__all__ = ["Prose"]

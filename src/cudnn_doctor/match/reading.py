@@ -24,11 +24,11 @@ from typing import Any
 from ..read.frames import MAX_FRAME_GAP, quoted_source
 from ..read.linemap import LineMap, rechunk
 from ..read.present import present
+from ..read.skim import Skim
 from ..read.sources import Block
 from .lines import Lines, merged
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
-from .skim import Skim
 from .tolerant import Tolerant
 
 SKIM_MARGIN = 64  # lines a reading may look at beyond the matcher's context (scan.MARGIN_LINES: rechunk's 20, slack)

@@ -23,9 +23,9 @@ from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
+from ..kb.templates import HEAD, Template, words
 from ..model import Signature
 from ..read.normalize import line_prefix
-from .chains import HEAD, Template, words
 
 GENERIC = frozenset({"any", "cudnn"})  # a framework-agnostic signature's framework: no prefix of its own
 TRACEBACK_HEAD = "Traceback (most recent call last)"

@@ -44,31 +44,14 @@ from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
+from ..kb.templates import FORMAT, HEAD, PH, START_BITS, WORD, index, messages, misspelt, stem, words
 from ..model import Signature, raise_site
 from ..read import frames
-from .chains import (
-    ARTICLES,
-    FLOOR,
-    FORMAT,
-    HEAD,
-    MAX_VALUE,
-    MIN_PART,
-    PH,
-    START_BITS,
-    WORD,
-    Chain,
-    Recognizer,
-    Words,
-    holds,
-    misspelt,
-    stem,
-    walk,
-    word_ends,
-    words,
-)
+from ..read.frames import prose_line
+from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, walk, word_ends
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
-from .prose import MAX_LINES, Prose, messages, prose_line
+from .prose import MAX_LINES, Prose
 from .refine import Refiner, around, headed
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
@@ -731,8 +714,6 @@ def _commented(line: str) -> bool:
 @lru_cache(maxsize=4)
 def recognizer(sigs: tuple[Signature, ...], base: str | None = None) -> Recognizer:
     """One recognizer per base (its index: kb/templates.index, kept in the catalog cache)."""
-    from ..kb.templates import index  # here: kb/templates.py imports chains.py, of this package
-
     return Recognizer(index(sigs, base))
 
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
-from ..match.prose import prose_line
 from ..model import EFFORT_ORDER, DeadEnd, Finding, Occurrence, Signature, Workaround, specificity
+from ..read.frames import prose_line
 from .teardown import exception_before
 
 if TYPE_CHECKING:  # annotations only: the report and the renderers import rank without the matcher
@@ -491,7 +491,7 @@ _HEADING = LazyRe(r"^\s*#{1,6}[ \t]+\S")
 def restatement(f: Finding, frames: Mapping[tuple[str, str], Sequence[str]]) -> bool:
     """Whether finding ``f``'s first match is an error restated before the log (``frames``: the lines before each
     finding): no traceback before it, and its line a Markdown heading, the text's first line (an issue's title) or
-    a sentence of prose (match/prose.py's ``prose_line``) -- not a traceback's exception line."""
+    a sentence of prose (read/frames.py's ``prose_line``) -- not a traceback's exception line."""
     lines = lines_up_to(f, frames)
     own = f.first.end_line - f.first.line + 1
     if not lines or own > len(lines):

@@ -6,8 +6,10 @@ that is a frame naming its function), ``innermost`` (a last frame that raises, a
 ``cut_call`` (a frame whose shown call the input's end cuts or whose message line follows), ``logged`` (a C++
 error's log line that ends the input, where its prefix says it was raised), ``backtrace`` (a C++ backtrace's
 frames, c10's ``frame #2: at::native::f(...) + 0x1a2 (...)``, pasted without its message), ``ends_input``,
-``listed_around``; and ``quoted_source``: a raise statement's string literal (C++'s throw, TORCH_CHECK,
-OP_REQUIRES) that is pasted source, not a traceback's shown line.
+``listed_around``; ``quoted_source``: a raise statement's string literal (C++'s throw, TORCH_CHECK,
+OP_REQUIRES) that is pasted source, not a traceback's shown line; and ``prose_line``: a line that is none of a
+traceback's, a log's or code's but a user's sentence or title saying an error happened (match/prose.py reads
+such lines; rank/findings.py tells an error restated before a log by it).
 
 Presentations:
 
@@ -490,3 +492,36 @@ def quoted_source(lines: Sequence[str], li: int, col: int) -> bool:
         return False
     above = lines[max(0, li - AROUND_RAISE) : li + 1]
     return not any(header(above, j) is not None or _ANY_CASE_HEADER.match(above[j]) for j in range(len(above) - 1))
+
+
+LINE_MIN, LINE_MAX = 20, 300  # characters of a prose line
+PLAIN_WORDS = 4  # lower-case words of prose a line holds at least
+# what says an error happened: an error, a failure, a crash, a requirement or expectation, something unsupported or
+# that cannot be done
+_CUE = LazyRe(
+    r"(?i)\b(?:errors?|fail(?:s|ed|ing|ure)?|crash(?:es|ed|ing)?|rais(?:es|ed|ing)|throws?|exceptions?|complains?"
+    r"|requires?|required|expects?|expected|must|mismatch(?:ed|es)?|unsupported|not\s+supported|invalid|wrong"
+    r"|cannot|can't|can\s+not|unable|(?:does\s*n[o']?t|do\s*n[o']?t)\s+support)\b"
+)
+# a question: its answer is asked for, not an error described ('how do I use pack_padded_sequence on GPU?')
+_QUESTION = LazyRe(r"(?i)^(?:[#>*\-\s]*)(?:how|what|why|can|could|should|is|are|does|do|where|which|when|any|anyone)\b|\?\s*$")
+# what is not prose: a traceback's frame or header, a message with its exception, a log line (a source location,
+# a time stamp, glog's header, a level: 'INFO: [Torch-TensorRT] - ...', '... ERROR - converting ...'), code (an assignment, a prompt, a statement, an indented block), a code comment;
+# not a package pinned to its release in a sentence ('on torch=2.0.1, ...': conda's spelling of a version, no code), which
+# a '=' between a name and a release (X.Y.Z, or X.Y not 0.Y: 'lr=0.001', 'loss=0.6931' are values), then a space, a comma
+# or the line's end, is
+_NOT_PROSE = LazyRe(
+    r"^\s*(?:File\s|Traceback\b|[\w.]*(?:Error|Exception|Warning)\b\s*:|>>>|\.\.\.\s|(?:import|from|def|class|return|raise"
+    r"|assert|print|if|for|with|while)\b|#(?!#{0,5}\s+[A-Z\[])|//|\[?\d{4}-\d\d-\d\d|[IWEF]\d{4}\s| {4}|\t)"
+    r"|\b(?:INFO|DEBUG|TRACE|NOTICE|WARN(?:ING)?|ERROR|FATAL|CRITICAL|SEVERE)\]?(?:\s*[:\]|]|\s+-\s)"
+    r"|[^=!<>]=(?!=|(?<=\w=)(?:\d+(?:\.\d+){2,}|[1-9]\d*\.\d+)(?=[\s,;]|$))|\.(?:cc|cu|cpp|cxx|h|hpp|py)\b\s*[:\],\"]"
+)
+_PLAIN = LazyRe(r"(?<![\w.`'\"])[a-z]{2,}(?![\w.(\[`'\"])")
+
+
+def prose_line(line: str) -> bool:
+    """Whether a line is prose that says an error happened: a sentence or a title, not a question."""
+    text = line.strip()
+    if not LINE_MIN <= len(text) <= LINE_MAX or _NOT_PROSE.search(line) or _QUESTION.search(text):
+        return False
+    return _CUE.search(text) is not None and len(_PLAIN.findall(text)) >= PLAIN_WORDS

@@ -3,7 +3,8 @@ and the input's blocks re-cut so that no block separates a wrapped line from its
 
 ``LineMap`` is filled block by block (each block's presented line count, its original count, and, for a
 rewritten block, the original line of each presented line); ``rechunk`` merges small blocks and carries each
-block's last lines over to the next one.
+block's last lines over to the next one. ``nth``, ``nth_back`` and ``line_end`` are the one walk over a block's
+newlines (match/ and the notebook skim use it).
 """
 
 from __future__ import annotations
@@ -159,3 +160,38 @@ def _last_lines(parts: list[bytes], keep: int) -> tuple[int, int]:
             if n == keep:
                 return (k, p) if k or p else (-1, 0)
     return -1, 0
+
+
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Inclusive spans (of lines, or of offsets) merged where they overlap or meet."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def nth(data: bytes, n: int, at: int) -> int:
+    """The offset of the n-th newline after offset ``at`` (-1: from the text's start), len(data) where there are fewer."""
+    for _ in range(n):
+        at = data.find(b"\n", at + 1)
+        if at < 0:
+            return len(data)
+    return at
+
+
+def nth_back(data: bytes, n: int, at: int) -> int:
+    """The offset of the n-th newline before offset ``at`` (-1 where there are fewer)."""
+    for _ in range(n):
+        at = data.rfind(b"\n", 0, at)
+        if at < 0:
+            return -1
+    return at
+
+
+def line_end(data: bytes, at: int) -> int:
+    """The offset of the newline ending the line ``at`` is on (len(data) where it is the last)."""
+    end = data.find(b"\n", max(at, 0))
+    return len(data) if end < 0 else end

@@ -247,7 +247,7 @@ def present(data: bytes, literals: Collection[str] = (), paste: bool = True, lin
     strings). Each undo looks first at the block's whole text, a look at C speed that tells most blocks there
     is nothing to undo; the text is split into lines only for an undo that has something to do (``Text``).
 
-    ``skim`` (match/skim.py; never for a paste, whose every line the tolerant reading reads): a big block of a
+    ``skim`` (read/skim.py; never for a paste, whose every line the tolerant reading reads): a big block of a
     notebook's JSON string lines decoded only where the scan reads it, or None; a block that another
     presentation is then seen in is decoded whole."""
     table = [p for p in PRESENTATIONS if paste or not p.paste_only]
@@ -293,7 +293,7 @@ def _undone(block: Text, table: list[Presentation], whole: bool, head: bytes, li
 
 
 def _skimmed(block: Text, skim: Callable[[bytes, int], bytes | None]) -> tuple[Text, str] | None:
-    """A notebook block skimmed (``skim``: match/skim.py), undone as "skim" (it is "notebook" once nothing else is)."""
+    """A notebook block skimmed (``skim``: read/skim.py), undone as "skim" (it is "notebook" once nothing else is)."""
     got = skim(block.raw, block.count()) if block.raw is not None else None
     return None if got is None else (Text(None, block.origin, block.count(), raw=got), "skim")
 

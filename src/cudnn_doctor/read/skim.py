@@ -19,21 +19,21 @@ above U+00FF but a surrogate, each decoded to one character no literal holds (th
 ``_fits``) and normalization keeps, so a literal on its decoded text lies between two escapes, in its raw bytes
 as it is; and present.py reads it as one line whatever it holds (a line that is not JSON as it is). Equivalence
 test: tests/test_skim.py.
+
+It is read/'s (it decodes a notebook) and is given the matcher (match/reading.py): read/ imports nothing of
+match/. Measured without it (2026-12-07, 64 MiB notebook, ``bench/alternate.py --jobs 1,2 --rounds 5``): min CPU
++11% (jobs 1: 796 -> 881 ms; jobs 2: 831 -> 920), the kind's wall 3.5x -> 4.2-4.4x grep -E (``bench/kinds.py``):
+kept.
 """
 
 from __future__ import annotations
 
-import _thread
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from ..read.jsonlines import decoded_lines
-from ..read.present import HEAD_CHARS
-from .lines import line_end, merged, nth, nth_back
-from .prefilter import Prefilter, hyperscan_off
-
-if TYPE_CHECKING:
-    from .matcher import Matcher
+from .jsonlines import decoded_lines
+from .linemap import line_end, merged, nth, nth_back
+from .present import HEAD_CHARS
 
 # what makes a line's decoded text read otherwise than its raw bytes
 FLAGS = (
@@ -47,30 +47,41 @@ FLAGS = (
 MAX_HITS = 64  # lines holding a literal, each decoded with the lines around it; more: the block decoded whole
 
 
-@lru_cache(maxsize=8)
-def _flags(_thread_id: int, _off: bool) -> Prefilter:
-    return Prefilter.of_bytes(FLAGS)  # one per thread: a hyperscan scratch serves one scan at a time
+class Scanner(Protocol):
+    """The matcher as the skim reads it (match/matcher.py; given in: read/ imports nothing of match/)."""
+
+    after: int
+    before: int
+    full_scan: bool
+    prefilter: Any  # match/prefilter.py's Prefilter: literals, engine, scan, behind_escapes, of_bytes
 
 
 class Skim:
     """The skim of one reading (match/reading.py gives it to present.py): the matcher's literals as they are
     when a block is presented (probes only retire: its scan looks for no more)."""
 
-    def __init__(self, matcher: Matcher, tail_lines: int, margin: int) -> None:
+    def __init__(self, matcher: Scanner, tail_lines: int, margin: int) -> None:
         self.matcher = matcher
         self.first = matcher.after
         self.last = max(matcher.before, tail_lines)
         self.reach = matcher.before + matcher.after + margin  # the lines a reading of a line may look at, each way
         self.usable = not matcher.full_scan
+        # FLAGS' prefilter, of the matcher's prefilter's class, made by the first skim (as CUDNN_DOCTOR_NO_HYPERSCAN
+        # then says): one per reading, so one per thread (a hyperscan scratch serves one scan at a time)
+        self.flags: Any = None
 
     def __call__(self, data: bytes, lines: int) -> bytes | None:
         """The block's lines (``lines`` of them) as decoded_lines decodes them, those no reading reaches empty."""
-        pf, flags = self.matcher.prefilter, _flags(_thread.get_ident(), hyperscan_off())
-        if not self.usable or lines < 4 * (self.first + self.last) or not _fits(tuple(pf.literals)) or "find" in (pf.engine, flags.engine):
+        pf = self.matcher.prefilter
+        if not self.usable or lines < 4 * (self.first + self.last) or not _fits(tuple(pf.literals)):
+            return None
+        if self.flags is None:
+            self.flags = type(pf).of_bytes(FLAGS)
+        if "find" in (pf.engine, self.flags.engine):
             return None
         end = nth_back(data, self.last, len(data))  # the tail: the lines after it
         start, head = _head(data, nth(data, self.first, -1), end)
-        hits = _hits(pf, data, sorted({*pf.scan(data), *flags.scan(data)})) if head else None
+        hits = _hits(pf, data, sorted({*pf.scan(data), *self.flags.scan(data)})) if head else None
         if head is None or hits is None:
             return None
         spans = merged([(0, start), *_around(data, hits, self.reach), (end + 1, len(data))])  # (most blocks: no hit)
@@ -96,7 +107,7 @@ def _head(data: bytes, first: int, end: int) -> tuple[int, bytes | None]:
         size *= 2
 
 
-def _hits(pf: Prefilter, data: bytes, starts: list[int]) -> list[int] | None:
+def _hits(pf: Any, data: bytes, starts: list[int]) -> list[int] | None:
     """The lines starting at ``starts`` that hold a literal decoded, as the matcher scans a block (behind colour
     codes too: ``Prefilter.behind_escapes``); None where one does not decode, or more than MAX_HITS do."""
     if not starts:
