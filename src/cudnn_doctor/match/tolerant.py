@@ -66,7 +66,7 @@ from .chains import (
     word_ends,
     words,
 )
-from .context import Evidence, context_span, direct_rnn
+from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
 from .prose import MAX_LINES, Prose, messages, prose_line
 from .refine import Refiner, around, headed
@@ -393,8 +393,8 @@ class Tolerant:
 
     def _context(self, sig: Signature, where: _Where) -> Verdict | None:
         """The context's verdict on a reading of the signature: (evidence, supported), None where it rules it out."""
-        lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))  # (its lines joined only where an item is searched)
-        got = self.evidence.verdict(sig, direct_rnn(sig, where.read), lambda _item: "\n".join(where.lines[lo : hi + 1]))
+        lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))  # (no item: no text, ([], False))
+        got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]) if context_items(sig) else "")
         return None if isinstance(got, str) else got
 
     def _emit(self, lines: Sequence[str], found: Iterable[Found], near: Mapping[str, Sequence[int]] | None, taken: dict[int, set[str]] | None) -> list[Found]:
