@@ -18,10 +18,8 @@ import dataclasses
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain
 from typing import Any
 
-from ..read.frames import MAX_FRAME_GAP, quoted_source
 from ..read.linemap import LineMap, rechunk
 from ..read.present import present
 from ..read.skim import Skim
@@ -36,7 +34,6 @@ SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
 AROUND = 3  # lines around a big log's near miss read tolerantly
 TAIL_LINES = 30  # a big log's last lines read tolerantly,
 TAIL_BYTES = 32 << 10  # those in its last 32 KiB: a longer line is read from its end (where a killed job's message is cut)
-NEAR = MAX_FRAME_GAP + 2  # lines between a traceback's source line and its message
 
 
 @dataclass
@@ -107,7 +104,7 @@ class Reader:
                 # (the matcher reads one block ahead: the block that ended is one of the last three presented)
                 block = next(s for s in seen if s.index == index)
                 last = self.tail and state["done"] and block is seen[-1]
-                for got in self._described(block, self._tolerant(block, exact, missed, last), bool(exact)):
+                for got in self._tolerant(block, exact, missed, last):
                     yield _placed(got, source, block.first, lmap)
                 index += 1
                 # a match the block's window found on the next block's lines (its head: a message a regex reached
@@ -117,7 +114,8 @@ class Reader:
 
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[tuple[int, str]], last: bool) -> Iterator[RawMatch | Miss]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
-        last lines), where no regex matched and not on a traceback's source line whose message follows."""
+        last lines), where no regex matched (Tolerant.read_region); in a paste's block where nothing at all was
+        found (no regex, ``exact``, no tolerant reading), the errors its prose describes too."""
         tail, cut = _tail(block) if last else (None, None)
         regions = _regions(block, block.block.lines, missed, tail)
         if not regions:
@@ -131,43 +129,9 @@ class Reader:
             near.setdefault(sig_id, []).append(start - block.first)
             for li in range(start - block.first, end - block.first + 1):
                 taken.setdefault(li, set()).add(sig_id)
-        for lo, hi in regions:  # a near miss's regex read again ignoring case takes its lines as an exact match does
-            recased = _taking(taken, _unquoted(lines, self.tolerant.recased(lines, [(li - block.first, i) for li, i in missed if lo <= li - block.first <= hi], taken)))
-            refined = _taking(taken, _unquoted(lines, self.tolerant.refined(lines, lo, hi, taken)))  # (a cause whose prefix the line lost)
-            for got in chain(recased, refined, _unquoted(lines, self.tolerant.read(lines, lo, hi, taken))):
-                if not any(got.line - NEAR <= li <= got.line + NEAR for li in near.get(got.sig.id, ())):
-                    yield got
-            yield from self.tolerant.raised(lines, lo, hi, taken)
-
-    def _described(self, block: _Seen, found: Iterable[RawMatch | Miss], exact: bool) -> Iterator[RawMatch | Miss]:
-        """What the tolerant reading ``found`` in a block, then, in a paste's block where nothing at all was
-        found (no regex, ``exact``, no tolerant reading), the errors its prose describes (prose.py)."""
-        for got in found:
-            exact = exact or isinstance(got, RawMatch)
-            yield got
-        if block.small and not exact:
-            yield from self.tolerant.described(block.lines)
-
-
-def _unquoted(lines: Lines, found: Iterable[Any]) -> Iterator[Any]:
-    """The tolerant reading's ``found`` but the matches whose text stands in a raise statement's string literal
-    with no traceback frame above it (read/frames.quoted_source: source code quoted, as the matcher rules out)."""
-    for got in found:
-        if isinstance(got, RawMatch):
-            first = got.text.split("\n", 1)[0].strip()
-            col = lines[got.line].find(first) if first else -1
-            if col >= 0 and quoted_source(lines, got.line, col):
-                continue
-        yield got
-
-
-def _taking(taken: dict[int, set[str]], matches: Iterable[RawMatch]) -> list[RawMatch]:
-    """``matches``, their lines marked in ``taken`` (line: the signatures matched there)."""
-    got = list(matches)
-    for m in got:
-        for li in range(m.line, m.end_line + 1):
-            taken.setdefault(li, set()).add(m.sig.id)
-    return got
+        missed = [(li - block.first, sig_id) for li, sig_id in missed]
+        for lo, hi in regions:  # (a paste's block is one region)
+            yield from self.tolerant.read_region(lines, lo, hi, taken, near, missed, describe=block.small and not exact)
 
 
 def _regions(block: _Seen, n: int, missed: list[tuple[int, str]], tail: int | None) -> list[tuple[int, int]]:

@@ -106,6 +106,7 @@ AFTER_WORDS, AFTER_LINES = 48, 2
 
 Found = RawMatch | Miss
 Verdict = tuple[list[str], bool]  # a reading's context: its evidence, and whether it supports it
+NEAR = frames.MAX_FRAME_GAP + 2  # lines between a traceback's source line and its message
 
 
 class Tolerant:
@@ -133,6 +134,28 @@ class Tolerant:
                 self.raised_as[(*key, idx)] = None if had is None or exception is None else had | {exception}
 
     # ------------------------------------------------------------------ messages
+
+    def read_region(self, lines: Sequence[str], lo: int, hi: int, taken: dict[int, set[str]], near: Mapping[str, Sequence[int]],
+                    missed: Iterable[tuple[int, str]] = (), describe: bool = False) -> Iterator[Found]:
+        """The findings read in ``lines[lo:hi+1]``, where no regex matched (``taken``: the lines a regex matched,
+        with the signatures it matched there; ``near``: each signature's exact matches, by their first line), from
+        each source in turn, each under its own search budget: the exact scan's near misses (``missed``: (line,
+        signature)) read again ignoring case (``recased``); the causes of a generic matched there whose prefix the
+        line lost (``refined``); the chains of the templates' words (``read``); the lines that say where an error
+        was raised (``raised``). Then, where ``describe`` asks (a paste's block where no regex matched) and none
+        of them found a match, the errors its prose describes (``described``). Each source's findings go out
+        through ``_emit``: the matches of the first two take their lines as an exact match does."""
+        for source, args, close, takes in (
+            (self.recased, (lines, [(li, i) for li, i in missed if lo <= li <= hi]), near, taken),
+            (self.refined, (lines, lo, hi), near, taken),
+            (self.read, (lines, lo, hi), near, None),
+            (self.raised, (lines, lo, hi), None, None),  # (a traceback's source line stands NEAR lines above its message)
+        ):
+            got = self._emit(lines, source(*args, taken), close, takes)
+            describe = describe and not any(isinstance(f, RawMatch) for f in got)
+            yield from got
+        if describe:
+            yield from self.described(lines)
 
     def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: Mapping[int, Collection[str]] | None = None) -> Iterator[Found]:
         """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
@@ -353,11 +376,22 @@ class Tolerant:
 
     def _context(self, sig: Signature, where: _Where) -> Verdict | None:
         """The context's verdict on a reading of the signature: (evidence, supported), None where it rules it out."""
-        if not context_items(sig):
-            return [], False
-        lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))
-        got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]))
+        lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))  # (no item: no text, ([], False))
+        got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]) if context_items(sig) else "")
         return None if isinstance(got, str) else got
+
+    def _emit(self, lines: Sequence[str], found: Iterable[Found], near: Mapping[str, Sequence[int]] | None, taken: dict[int, set[str]] | None) -> list[Found]:
+        """A source's findings, where ``near`` is given (not a raise site's) but a match whose text stands in a
+        raise statement's string literal with no traceback frame above it (source code quoted, which the matcher
+        rules out too: read/frames.quoted_source) and but one within NEAR lines of an exact match of its signature
+        (``near``); each match's lines marked in ``taken`` where it is given (those near an exact match too),
+        before the next source reads."""
+        # (where the match starts: its text's first line found on its line)
+        got = [f for f in found if near is None or not (isinstance(f, RawMatch) and (first := f.text.split("\n", 1)[0].strip()) and (col := lines[f.line].find(first)) >= 0 and frames.quoted_source(lines, f.line, col))]
+        for m in got if taken is not None else ():
+            for li in range(m.line, m.end_line + 1):
+                taken.setdefault(li, set()).add(m.sig.id)
+        return [f for f in got if near is None or not any(abs(f.line - li) <= NEAR for li in near.get(f.sig.id, ()))]
 
     def _passing(self, idxs: Iterable[int], where: _Where) -> list[tuple[int, Verdict]]:
         """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
@@ -577,7 +611,7 @@ class Tolerant:
         raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
         the signatures raised there where they tell no one message apart."""
         for li in range(lo, hi + 1):
-            got = None if any(k in taken for k in range(li, li + frames.MAX_FRAME_GAP + 2)) else self._site(lines, li)
+            got = None if any(k in taken for k in range(li, li + NEAR)) else self._site(lines, li)
             if got and (held := self._passing(got[0], where := _Where.line(lines, li))):  # (those not ruled out there)
                 why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
                 yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
