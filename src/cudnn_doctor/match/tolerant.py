@@ -363,50 +363,57 @@ class Tolerant:
         """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
         return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
-    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", respelt: str | None = None) -> tuple[Any, int, int] | None:
-        """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
-        that covers the reading, in each variant of ``_attempts`` (``mode`` "exact": the text alone; "recased",
-        a reading without a chain: the text, then its line breaks read as spaces; ``respelt``: the reading as
-        ``_retyped`` spells it). Returns (match, first line, last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None, respelt)
-        for pattern, variant, shift in self._tries(idx, c, where, mode, (text, start, end)):
-            if (timeout := self._timeout()) <= 0:
-                return None
-            try:  # the first match that covers the reading in part
-                for m in pattern.finditer(variant, timeout=timeout):
-                    if m.start() >= end + shift:
-                        break
-                    # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
-                    # or a word a hard wrap split joined back): a message broken over lines is on those lines
-                    at = text if shift == 0 and len(variant) == len(text) else variant
-                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
-                    if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
-                        return m, lo + first, lo + last
-            except (TimeoutError, regex_error()):
-                pass
+    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
+        """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
+        match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``_region`` spells it, or
+        ``read``: as ``_retyped`` spells it). Returns (match, first line, last line)."""
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c, read)
+        for m, variant, shift in self._run(self._attempts(idx, c, where, mode, (text, start, end)), end):
+            # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
+            # or a word a hard wrap split joined back): a message broken over lines is on those lines
+            at = text if shift == 0 and len(variant) == len(text) else variant
+            first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
+            if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
+                return m, lo + first, lo + last
         return None
 
-    def _tries(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
-        """What ``_confirm`` tries in ``mode`` (the attempts of a chain, ``c``, where none is given) over the
-        region's text, where the reading is at [start, end)."""
-        text, start, end = region
-        if mode or c is None:
-            spacing = list(dict.fromkeys(v for v in (spaced(text), _unwrapped(text, self.rec.weight)) if v != text)) if mode == "recased" and "\n" in text else []
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
-        # (not the start of a longer message)
-        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
-        return self._attempts(idx, c, text, start, end if whole else -1)
+    def _run(self, attempts: Iterable[tuple[Any, str, int]], before: int, partial: bool | None = None) -> Iterator[tuple[Any, str, int]]:
+        """The one runner of the confirmations by regex: for each attempt (pattern, text variant, how far the
+        reading's start moved in it), in order, its matches that start before ``before`` (moved as the reading's
+        start): all of them (``partial`` None), else its first, ``partial`` asking for one the text's end cuts
+        (none where the search timed out or the regex cannot run it: the next attempt). It stops where the text's
+        search budget is spent (``_timeout``)."""
+        for pattern, variant, shift in attempts:
+            if (timeout := self._timeout()) <= 0:
+                return
+            try:
+                for m in pattern.finditer(variant, timeout=timeout) if partial is None else (pattern.search(variant, partial=partial, timeout=timeout),):
+                    if m is None or m.start() >= before + shift:
+                        break
+                    yield m, variant, shift
+            except (TimeoutError, regex_error()):
+                pass
 
     def _timeout(self) -> float:
         """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
         return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
 
-    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1, dropped: bool = False) -> Iterator[tuple[Any, str, int]]:
-        """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
-        message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
-        tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
-        readings of tensorflow/then-rnn-backward-failed [census tensorflow[17]], 8 of 1,406 cut forms)."""
-        bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
+    def _attempts(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
+        """(pattern, text variant, how far the reading's start moved in it) to try over the region's text, where
+        the reading is at [start, end). ``mode`` "exact" (on lines a regex matched): the text alone; "recased" (a
+        reading without a chain): the text, then its line breaks read as spaces, then a word a hard wrap split
+        joined back; the signature's regex ignoring case only. Else (a chain's) each of ``_patterns`` over each
+        of ``_variants``; where a whole message ends that prose follows on its line ('... int64 tensor after
+        upgrading, any idea?'), also with its line ended there (it carries load: without it
+        tests/test_forms._run(6) loses the cut readings of tensorflow/then-rnn-backward-failed [census
+        tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``_reads_to_end``'s): the start its text lost put back
+        where the reading is specific (``_heads``' ``dropped``)."""
+        text, start, end = region
+        if mode in ("exact", "recased"):
+            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (_respaced(text, self.rec.weight) if mode == "recased" else [text]))
+        # (not the start of a longer message)
+        whole = not mode and self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
+        bases, dropped = [text, text[:end] + "\n" + text[end:]] if whole else [text], mode == "to_end" and self._specific(c, where)
         return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
@@ -419,17 +426,12 @@ class Tolerant:
         'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
         text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the
         text's end)."""
-        _lo, text, start, end = self._region(idx, where, 0, c.part)
+        _lo, text, start, end = self._region(idx, where, 0, c)
         mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
         stop = end if cut not in ("cut", "head") else mark.start() if mark else len(text)
-        for pattern, variant, shift in self._attempts(idx, c, text[:stop], start, dropped=self._specific(c, where)):
-            timeout = self._timeout()
-            try:
-                m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
-            except (TimeoutError, regex_error()):
-                return False
+        for m, _variant, shift in self._run(self._attempts(idx, c, where, "to_end", (text[:stop], start, end)), start + 1, partial=True):
             whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
-            if m is not None and (not m.partial if whole else m.partial or cut != "cut") and m.start() <= start + shift:
+            if not m.partial if whole else m.partial or cut != "cut":
                 return True  # (a delimited message may be whole where its delimiter cuts the text)
         return cut == "delimited" and self._whole(c, where)
 
@@ -451,17 +453,18 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int, part: str | None = "", respelt: str | None = None) -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: _Where, after: int, c: Chain | None, read: str | None = None) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
-        signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
-        is: it begins the template's word there, not another word of the same stem; None: as they are, where no
-        chain read them, ``recased``; ``respelt``: as given), its values and what follows it as Python 3 prints
-        them (``_py3_values``). Returns (its first line, the text, the reading's start and end in it)."""
+        signature spells them (``_respelt``: 'Failed to find' where it says 'Fail to find'; a cut last word, the
+        chain's ``part``, as it is: it begins the template's word there, not another word of the same stem; as
+        they are where no chain ``c`` read them; ``read``: as ``_typed_read`` spells them), its values and what
+        follows it as Python 3 prints them (``_py3_values``). Returns (its first line, the text, the reading's
+        start and end in it)."""
         lo = max(0, where.li_s - max(self.sigs[idx].window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(part))
+        read = read if read is not None else where.read if c is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part))
         read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
         return lo, text[:start] + read + rest, start, start + len(read)
 
@@ -763,6 +766,12 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     head = text[at:start]
     if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
         yield text[:at] + text[start:], at - start
+
+
+def _respaced(text: str, known: Container[str]) -> list[str]:
+    """The text, then with its line breaks read as spaces, then with each word a hard wrap split joined back
+    (``_unwrapped``), each variant once."""
+    return list(dict.fromkeys((text, *((spaced(text), _unwrapped(text, known)) if "\n" in text else ()))))
 
 
 def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
