@@ -48,11 +48,12 @@ from ..kb.templates import FORMAT, HEAD, PH, START_BITS, WORD, index, messages, 
 from ..model import Signature, raise_site
 from ..read import frames
 from ..read.frames import prose_line
+from ..read.normalize import line_prefix
 from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, walk, word_ends
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
 from .prose import MAX_LINES, Prose
-from .refine import Refiner, around, headed
+from .refine import LOG_PREFIX, Refiner, around
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
@@ -283,12 +284,12 @@ class Tolerant:
         tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
         for li in range(lo, hi + 1):
             for idx in self.refiner.of(taken.get(li, ())):
-                if (lines[li], idx) in tried or (timeout := self._timeout()) <= 0:
+                if (lines[li], idx) in tried:
                     continue
                 tried.add((lines[li], idx))
                 sig, where = self.sigs[idx], _Where.line(lines, li)
                 first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
-                if not self.refiner.seen(sig, around(lines, li, first)) or (got := headed(sig, [self.rec.tpls[t] for t in self.rec.of.get(idx, ())], text, start - where.col, timeout)) is None:
+                if not self.refiner.seen(sig, around(lines, li, first)) or (got := self._headed(idx, text, start - where.col)) is None:
                     continue
                 m, a, b = got
                 if (verdict := self._context(sig, where)) is not None:
@@ -382,10 +383,10 @@ class Tolerant:
         reading's start moved in it), in order, its matches that start before ``before`` (moved as the reading's
         start): all of them (``partial`` None), else its first, ``partial`` asking for one the text's end cuts
         (none where the search timed out or the regex cannot run it: the next attempt). It stops where the text's
-        search budget is spent (``_timeout``)."""
+        search budget is spent."""
         for pattern, variant, shift in attempts:
-            if (timeout := self._timeout()) <= 0:
-                return
+            if (timeout := min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())) <= 0:
+                return  # (a search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget)
             try:
                 for m in pattern.finditer(variant, timeout=timeout) if partial is None else (pattern.search(variant, partial=partial, timeout=timeout),):
                     if m is None or m.start() >= before + shift:
@@ -393,10 +394,6 @@ class Tolerant:
                     yield m, variant, shift
             except (TimeoutError, regex_error()):
                 pass
-
-    def _timeout(self) -> float:
-        """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
-        return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
 
     def _attempts(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try over the region's text, where
@@ -479,19 +476,17 @@ class Tolerant:
         return [
             self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
             for i, v in held
-            if (m := self._retyped(i, c, where))
+            if (read := self._retyped(i, c, where)) is not None and (m := self._confirm(i, c, where, "", read))
         ]
 
-    def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
-        """The signature's regex confirming a message typed from memory (``_confirm``), the reading spelt as
-        ``_typed_read`` spells it, where that is not what ``_confirm`` tried. None where no template of the
+    def _retyped(self, idx: int, c: Chain, where: _Where) -> str | None:
+        """The second spelling of a reading, as a message typed from memory (``_typed_read``), tried where no
+        signature confirmed the first (``_region``'s): None where it is the same, or where no template of the
         signature has the chain's words at its places."""
         span = slice(c.first, c.last + 1)
         tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
         read = None if tid is None else self._typed_read(idx, tid, c, where)
-        if read is None or read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)):
-            return None
-        return self._confirm(idx, c, where, "", read)
+        return None if read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)) else read
 
     def _typed_read(self, idx: int, tid: int, c: Chain, where: _Where) -> str | None:
         """The reading with its words spelt as the signature spells each at its place in its template ``tid``
@@ -520,15 +515,16 @@ class Tolerant:
             at, put = b, ""
         return "".join(out) + where.read[at:]
 
-    def _patterns(self, idx: int) -> Iterator[Any]:
-        """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
-        message on several lines carried on one; compiled only when the first did not read the text)."""
+    def _patterns(self, idx: int, flags: Sequence[str] | None = None) -> Iterator[Any]:
+        """The signature's regex ignoring case (``flags``: with those), then with its message's line breaks read as
+        spaces too (a message on several lines carried on one; compiled only when the first did not read the text)."""
         sig = self.sigs[idx]
+        flags = folded(sig.flags) if flags is None else flags
         try:
-            yield compile_pattern(sig.regex, folded(sig.flags))
+            yield compile_pattern(sig.regex, flags)
             flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
             if flat != sig.regex:
-                yield compile_pattern(flat, folded(sig.flags))
+                yield compile_pattern(flat, flags)
         except regex_error():
             return
 
@@ -548,6 +544,22 @@ class Tolerant:
             return []
         read, sig = [w for w in self.rec.words_of(c) if w][:2], self.sigs[idx]
         return list(dict.fromkeys(m[line_start(m, a) : a] for m in (sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ())) for a in _at(m, read)))
+
+    def _headed(self, idx: int, text: str, start: int) -> tuple[Any, int, int] | None:
+        """A cause's regex (as written: case and all, no other spelling) over ``text`` (its window) with the fixed
+        prefix of one of its templates put back on the line that starts at ``start``, where ``_points`` puts it,
+        the first place first (the cause-head attempts, one search each): (match, start, end of what it read in
+        ``text``, the prefix left out), or None; None too where prose follows what it read on that line
+        (``_PROSE_TAIL``: 'CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy', an issue's title, mentions
+        the status; it is no message printed without its prefix)."""
+        end = text.find("\n", start) % (len(text) + 1)
+        points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
+        attempts = ((p, text[: start + a] + head + text[start + a :], a) for p in islice(self._patterns(idx, self.sigs[idx].flags), 1) for a, head in points)
+        for m, variant, a in self._run(attempts, start + 1, partial=False):
+            if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
+                b = m.end() - n
+                return None if b < end and _PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
+        return None
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
@@ -936,6 +948,15 @@ def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
     longs = (re.sub(r"(\d+)(?=,|\\[)\]])", r"\1L?", re.escape(part)) for part in matched.split())
     got = re.search(r"\s+".join(longs), text)
     return got.group(0) if got else text.strip()
+
+
+def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], None]:
+    """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
+    where only the line's own prefix (refine.py's ``LOG_PREFIX``: a log prefix, indentation, a bracket) stands
+    before it, no word of a sentence ('and then it gives CUDNN_STATUS_...'); each once, in the templates' order."""
+    tw = words(line)
+    firsts = ((next((a for w, a, _b in tw if w == tpl[1] and LOG_PREFIX.fullmatch(x := line[:a], line_prefix(x)) and not _ENDS_IN_HEAD.search(x)), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
+    return dict.fromkeys(point for point in firsts if point[0] >= 0)
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
