@@ -14,27 +14,23 @@ put back only where that framework is seen around the line as rank/wrappers.py s
 none of another framework's), so a status under a Chainer traceback is never given PyTorch's ``RuntimeError:``.
 The cause's own regex and context still decide; its generic found the line already, so no line that gave no
 finding gives one. What was read is marked cut: the prefix was not.
+
+This module names the causes and gates the framework; tolerant.py reads them (``Tolerant.refined``, whose
+cause-head attempts, ``_headed``, run through the one runner of its confirmations by regex).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
 
 from ..kb.patterns import compile_pattern, regex_error
-from ..kb.templates import HEAD, Template, words
 from ..model import Signature
-from ..read.normalize import line_prefix
 
 GENERIC = frozenset({"any", "cudnn"})  # a framework-agnostic signature's framework: no prefix of its own
 TRACEBACK_HEAD = "Traceback (most recent call last)"
 TRACEBACK_LINES = 40  # of a traceback before the line, where a framework's marks are looked for (rank/wrappers.py)
-_ENDS_IN_HEAD = re.compile(HEAD.pattern + r"$")
-# prose after what the regex read on its line: a word, not a call's name ('CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM
-# is using CuPy', an issue's title, mentions the status; it is no message printed without its prefix)
-_PROSE_AFTER = re.compile(r"[ \t]+[a-z]{2,}\b(?![(.\[])")
-# what may stand before the status word on its line, after its CI timestamp and launcher prefix (normalize.py's
+# what may stand before the status word on its line (tolerant.py's ``_points``), after its CI timestamp and launcher prefix (normalize.py's
 # ``line_prefix``): indentation, a quote's '>', pytest's 'E   ', a time, a logger's level or bracketed tags, a
 # C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'), a status code and the quote of a bytes
 # repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception. A run of digits is one
@@ -111,39 +107,6 @@ def frames(text: str) -> list[set[str]]:
         elif dirs := [FRAME_DIRS[d] for d in re.split(r"[/\\]", m.group("py")) if d in FRAME_DIRS]:
             got.append(dirs[-1])
     return got
-
-
-def points(line: str, tpls: Sequence[Template]) -> Iterator[tuple[int, str]]:
-    """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
-    where only the line's own prefix (``LOG_PREFIX``: a log prefix, indentation, a bracket) stands before it,
-    no word of a sentence ('and then it gives CUDNN_STATUS_...')."""
-    tw = words(line)
-    for tpl in tpls:
-        if not tpl[0] or len(tpl) < 2:
-            continue
-        for w, a, _b in tw:
-            before = line[:a]
-            if w == tpl[1] and LOG_PREFIX.fullmatch(before, line_prefix(before)) and not _ENDS_IN_HEAD.search(before):
-                yield a, tpl[0]
-                break
-
-
-def headed(sig: Signature, tpls: Sequence[Template], text: str, start: int, timeout: float) -> tuple[Any, int, int] | None:
-    """The cause's regex over ``text`` (its window) with a prefix of its templates put back on the line that
-    starts at ``start`` (``points``): (match, start, end of what it read in ``text``, the prefix left out), or
-    None; None too where prose follows what it read on that line (``_PROSE_AFTER``)."""
-    end = text.find("\n", start) % (len(text) + 1)
-    try:
-        pattern = compile_pattern(sig.regex, sig.flags)
-        for a, head in dict.fromkeys(points(text[start:end], tpls)):
-            at = start + a
-            m = pattern.search(text[:at] + head + text[at:], timeout=timeout)
-            if m is not None and m.start() <= at and m.end() > at + len(head):  # it read the prefix and the line after it
-                b = m.end() - len(head)
-                return None if b < end and _PROSE_AFTER.match(text, b, end) else (m, m.start(), b)
-    except (TimeoutError, regex_error()):
-        pass
-    return None
 
 
 def _found(mark: str, text: str) -> bool:

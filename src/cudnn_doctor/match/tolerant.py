@@ -48,11 +48,12 @@ from ..kb.templates import FORMAT, HEAD, PH, START_BITS, WORD, index, messages, 
 from ..model import Signature, raise_site
 from ..read import frames
 from ..read.frames import prose_line
+from ..read.normalize import line_prefix
 from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, walk, word_ends
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import line_start
 from .prose import MAX_LINES, Prose
-from .refine import Refiner, around, headed
+from .refine import LOG_PREFIX, Refiner, around
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
@@ -306,12 +307,12 @@ class Tolerant:
         tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
         for li in range(lo, hi + 1):
             for idx in self.refiner.of(taken.get(li, ())):
-                if (lines[li], idx) in tried or (timeout := self._timeout()) <= 0:
+                if (lines[li], idx) in tried:
                     continue
                 tried.add((lines[li], idx))
                 sig, where = self.sigs[idx], _Where.line(lines, li)
                 first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
-                if not self.refiner.seen(sig, around(lines, li, first)) or (got := headed(sig, [self.rec.tpls[t] for t in self.rec.of.get(idx, ())], text, start - where.col, timeout)) is None:
+                if not self.refiner.seen(sig, around(lines, li, first)) or (got := self._headed(idx, text, start - where.col)) is None:
                     continue
                 m, a, b = got
                 if (verdict := self._context(sig, where)) is not None:
@@ -397,50 +398,53 @@ class Tolerant:
         """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
         return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
-    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", respelt: str | None = None) -> tuple[Any, int, int] | None:
-        """The signature's regex, ignoring case, over the reading's lines and its window around them: a match
-        that covers the reading, in each variant of ``_attempts`` (``mode`` "exact": the text alone; "recased",
-        a reading without a chain: the text, then its line breaks read as spaces; ``respelt``: the reading as
-        ``_retyped`` spells it). Returns (match, first line, last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c.part if c else None, respelt)
-        for pattern, variant, shift in self._tries(idx, c, where, mode, (text, start, end)):
-            if (timeout := self._timeout()) <= 0:
-                return None
-            try:  # the first match that covers the reading in part
-                for m in pattern.finditer(variant, timeout=timeout):
-                    if m.start() >= end + shift:
-                        break
-                    # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
-                    # or a word a hard wrap split joined back): a message broken over lines is on those lines
-                    at = text if shift == 0 and len(variant) == len(text) else variant
-                    first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
-                    if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
-                        return m, lo + first, lo + last
-            except (TimeoutError, regex_error()):
-                pass
+    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
+        """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
+        match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``_region`` spells it, or
+        ``read``: as ``_retyped`` spells it). Returns (match, first line, last line)."""
+        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c, read)
+        for m, variant, shift in self._run(self._attempts(idx, c, where, mode, (text, start, end)), end):
+            # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
+            # or a word a hard wrap split joined back): a message broken over lines is on those lines
+            at = text if shift == 0 and len(variant) == len(text) else variant
+            first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
+            if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
+                return m, lo + first, lo + last
         return None
 
-    def _tries(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
-        """What ``_confirm`` tries in ``mode`` (the attempts of a chain, ``c``, where none is given) over the
-        region's text, where the reading is at [start, end)."""
+    def _run(self, attempts: Iterable[tuple[Any, str, int]], before: int, partial: bool | None = None) -> Iterator[tuple[Any, str, int]]:
+        """The one runner of the confirmations by regex: for each attempt (pattern, text variant, how far the
+        reading's start moved in it), in order, its matches that start before ``before`` (moved as the reading's
+        start): all of them (``partial`` None), else its first, ``partial`` asking for one the text's end cuts
+        (none where the search timed out or the regex cannot run it: the next attempt). It stops where the text's
+        search budget is spent."""
+        for pattern, variant, shift in attempts:
+            if (timeout := min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())) <= 0:
+                return  # (a search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget)
+            try:
+                for m in pattern.finditer(variant, timeout=timeout) if partial is None else (pattern.search(variant, partial=partial, timeout=timeout),):
+                    if m is None or m.start() >= before + shift:
+                        break
+                    yield m, variant, shift
+            except (TimeoutError, regex_error()):
+                pass
+
+    def _attempts(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
+        """(pattern, text variant, how far the reading's start moved in it) to try over the region's text, where
+        the reading is at [start, end). ``mode`` "exact" (on lines a regex matched): the text alone; "recased" (a
+        reading without a chain): the text, then its line breaks read as spaces, then a word a hard wrap split
+        joined back; the signature's regex ignoring case only. Else (a chain's) each of ``_patterns`` over each
+        of ``_variants``; where a whole message ends that prose follows on its line ('... int64 tensor after
+        upgrading, any idea?'), also with its line ended there (it carries load: without it
+        tests/test_forms._run(6) loses the cut readings of tensorflow/then-rnn-backward-failed [census
+        tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``_reads_to_end``'s): the start its text lost put back
+        where the reading is specific (``_heads``' ``dropped``)."""
         text, start, end = region
-        if mode or c is None:
-            spacing = list(dict.fromkeys(v for v in (spaced(text), _unwrapped(text, self.rec.weight)) if v != text)) if mode == "recased" and "\n" in text else []
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (text, *spacing))
+        if mode in ("exact", "recased"):
+            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (_respaced(text, self.rec.weight) if mode == "recased" else [text]))
         # (not the start of a longer message)
-        whole = self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
-        return self._attempts(idx, c, text, start, end if whole else -1)
-
-    def _timeout(self) -> float:
-        """A search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget (0 or less: none)."""
-        return min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())
-
-    def _attempts(self, idx: int, c: Chain, text: str, start: int, tail: int = -1, dropped: bool = False) -> Iterator[tuple[Any, str, int]]:
-        """(pattern, text variant, how far the reading's start moved in it) to try; ``tail``: where a whole
-        message ends that prose follows on its line ('... int64 tensor after upgrading, any idea?'), also
-        tried with its line ended there (it carries load: without it tests/test_forms._run(6) loses the cut
-        readings of tensorflow/then-rnn-backward-failed [census tensorflow[17]], 8 of 1,406 cut forms)."""
-        bases = [text] if tail < 0 else [text, text[:tail] + "\n" + text[tail:]]
+        whole = not mode and self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
+        bases, dropped = [text, text[:end] + "\n" + text[end:]] if whole else [text], mode == "to_end" and self._specific(c, where)
         return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
 
     def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
@@ -453,17 +457,12 @@ class Tolerant:
         'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
         text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the
         text's end)."""
-        _lo, text, start, end = self._region(idx, where, 0, c.part)
+        _lo, text, start, end = self._region(idx, where, 0, c)
         mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
         stop = end if cut not in ("cut", "head") else mark.start() if mark else len(text)
-        for pattern, variant, shift in self._attempts(idx, c, text[:stop], start, dropped=self._specific(c, where)):
-            timeout = self._timeout()
-            try:
-                m = pattern.search(variant, partial=True, timeout=timeout) if timeout > 0 else None
-            except (TimeoutError, regex_error()):
-                return False
+        for m, _variant, shift in self._run(self._attempts(idx, c, where, "to_end", (text[:stop], start, end)), start + 1, partial=True):
             whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
-            if m is not None and (not m.partial if whole else m.partial or cut != "cut") and m.start() <= start + shift:
+            if not m.partial if whole else m.partial or cut != "cut":
                 return True  # (a delimited message may be whole where its delimiter cuts the text)
         return cut == "delimited" and self._whole(c, where)
 
@@ -485,17 +484,18 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int, part: str | None = "", respelt: str | None = None) -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: _Where, after: int, c: Chain | None, read: str | None = None) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
-        signature spells them ('Failed to find' where it says 'Fail to find'; a cut last word, ``part``, as it
-        is: it begins the template's word there, not another word of the same stem; None: as they are, where no
-        chain read them, ``recased``; ``respelt``: as given), its values and what follows it as Python 3 prints
-        them (``_py3_values``). Returns (its first line, the text, the reading's start and end in it)."""
+        signature spells them (``_respelt``: 'Failed to find' where it says 'Fail to find'; a cut last word, the
+        chain's ``part``, as it is: it begins the template's word there, not another word of the same stem; as
+        they are where no chain ``c`` read them; ``read``: as ``_typed_read`` spells them), its values and what
+        follows it as Python 3 prints them (``_py3_values``). Returns (its first line, the text, the reading's
+        start and end in it)."""
         lo = max(0, where.li_s - max(self.sigs[idx].window_before, 1))
         text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
         start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = respelt if respelt is not None else where.read if part is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(part))
+        read = read if read is not None else where.read if c is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part))
         read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
         return lo, text[:start] + read + rest, start, start + len(read)
 
@@ -510,19 +510,17 @@ class Tolerant:
         return [
             self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
             for i, v in held
-            if (m := self._retyped(i, c, where))
+            if (read := self._retyped(i, c, where)) is not None and (m := self._confirm(i, c, where, "", read))
         ]
 
-    def _retyped(self, idx: int, c: Chain, where: _Where) -> tuple[Any, int, int] | None:
-        """The signature's regex confirming a message typed from memory (``_confirm``), the reading spelt as
-        ``_typed_read`` spells it, where that is not what ``_confirm`` tried. None where no template of the
+    def _retyped(self, idx: int, c: Chain, where: _Where) -> str | None:
+        """The second spelling of a reading, as a message typed from memory (``_typed_read``), tried where no
+        signature confirmed the first (``_region``'s): None where it is the same, or where no template of the
         signature has the chain's words at its places."""
         span = slice(c.first, c.last + 1)
         tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
         read = None if tid is None else self._typed_read(idx, tid, c, where)
-        if read is None or read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)):
-            return None
-        return self._confirm(idx, c, where, "", read)
+        return None if read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)) else read
 
     def _typed_read(self, idx: int, tid: int, c: Chain, where: _Where) -> str | None:
         """The reading with its words spelt as the signature spells each at its place in its template ``tid``
@@ -551,15 +549,16 @@ class Tolerant:
             at, put = b, ""
         return "".join(out) + where.read[at:]
 
-    def _patterns(self, idx: int) -> Iterator[Any]:
-        """The signature's regex ignoring case, then with its message's line breaks read as spaces too (a
-        message on several lines carried on one; compiled only when the first did not read the text)."""
+    def _patterns(self, idx: int, flags: Sequence[str] | None = None) -> Iterator[Any]:
+        """The signature's regex ignoring case (``flags``: with those), then with its message's line breaks read as
+        spaces too (a message on several lines carried on one; compiled only when the first did not read the text)."""
         sig = self.sigs[idx]
+        flags = folded(sig.flags) if flags is None else flags
         try:
-            yield compile_pattern(sig.regex, folded(sig.flags))
+            yield compile_pattern(sig.regex, flags)
             flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
             if flat != sig.regex:
-                yield compile_pattern(flat, folded(sig.flags))
+                yield compile_pattern(flat, flags)
         except regex_error():
             return
 
@@ -579,6 +578,22 @@ class Tolerant:
             return []
         read, sig = [w for w in self.rec.words_of(c) if w][:2], self.sigs[idx]
         return list(dict.fromkeys(m[line_start(m, a) : a] for m in (sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ())) for a in _at(m, read)))
+
+    def _headed(self, idx: int, text: str, start: int) -> tuple[Any, int, int] | None:
+        """A cause's regex (as written: case and all, no other spelling) over ``text`` (its window) with the fixed
+        prefix of one of its templates put back on the line that starts at ``start``, where ``_points`` puts it,
+        the first place first (the cause-head attempts, one search each): (match, start, end of what it read in
+        ``text``, the prefix left out), or None; None too where prose follows what it read on that line
+        (``_PROSE_TAIL``: 'CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy', an issue's title, mentions
+        the status; it is no message printed without its prefix)."""
+        end = text.find("\n", start) % (len(text) + 1)
+        points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
+        attempts = ((p, text[: start + a] + head + text[start + a :], a) for p in islice(self._patterns(idx, self.sigs[idx].flags), 1) for a, head in points)
+        for m, variant, a in self._run(attempts, start + 1, partial=False):
+            if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
+                b = m.end() - n
+                return None if b < end and _PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
+        return None
 
     def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
@@ -799,6 +814,12 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
         yield text[:at] + text[start:], at - start
 
 
+def _respaced(text: str, known: Container[str]) -> list[str]:
+    """The text, then with its line breaks read as spaces, then with each word a hard wrap split joined back
+    (``_unwrapped``), each variant once."""
+    return list(dict.fromkeys((text, *((spaced(text), _unwrapped(text, known)) if "\n" in text else ()))))
+
+
 def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
     """The text's words with each word a hard wrap split read as one: two words with only a line break between
     them, on a line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor
@@ -961,6 +982,15 @@ def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
     longs = (re.sub(r"(\d+)(?=,|\\[)\]])", r"\1L?", re.escape(part)) for part in matched.split())
     got = re.search(r"\s+".join(longs), text)
     return got.group(0) if got else text.strip()
+
+
+def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], None]:
+    """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
+    where only the line's own prefix (refine.py's ``LOG_PREFIX``: a log prefix, indentation, a bracket) stands
+    before it, no word of a sentence ('and then it gives CUDNN_STATUS_...'); each once, in the templates' order."""
+    tw = words(line)
+    firsts = ((next((a for w, a, _b in tw if w == tpl[1] and LOG_PREFIX.fullmatch(x := line[:a], line_prefix(x)) and not _ENDS_IN_HEAD.search(x)), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
+    return dict.fromkeys(point for point in firsts if point[0] >= 0)
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
