@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 MAX_NEAR_MISSES_PER_SIG = 3
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
 MANY = 32  # candidate lines of a line-local signature in a window from which its whole window may be ruled out at once
-SHARED_TEXT = 4096  # the most characters of context texts a window keeps a verdict by (its memory stays small)
 QUOTED_IN_CODE = "the message stands in a raise statement's string literal with no traceback frame above it: source code quoted, not the error raised"
 RULED_OUT = "matched, but no literal of its required evidence within the lines around it"  # (_ruled_out: never reported)
 
@@ -384,9 +383,8 @@ class Matcher:
         marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
         key: tuple[Any, ...] = ("verdict", ctx, direct, *span, stream)
         if linewise and (not marks or (span[0] <= marks[0][0] and marks[-1][0] <= span[1])):  # (marks: sorted by line)
-            own = [(win.lines.norm(li), its) for li, its in marks]
-            if sum(len(text) for (text, _), _ in own) <= SHARED_TEXT:
-                key = ("marked", ctx, direct, stream, *own)
+            # (the texts are the window's own normalized lines: the key holds no copy)
+            key = ("marked", ctx, direct, stream, *[(win.lines.norm(li), its) for li, its in marks])
         got = win.lines.memo.get(key)
         if got is None:
             got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(plan, marks, lo, hi, stream, win))
