@@ -16,7 +16,8 @@ on the match's own lines is decided once per distinct text of them (a warning re
 tests/test_match_budgets.py).
 A signature whose near misses are all reported and whose required items' literals stand on no line around a match
 (prefilter.RuleOut) has that match ruled out unread, and, for a line-local regex with MANY candidate lines, the whole
-window: its regex is not run (``Matcher._ruled_out``; tests/test_repeats.py).
+window: its regex is not run (``Matcher._ruled_out``; tests/test_repeats.py). The same matches and misses as
+reading each context, modulo the CPU budgets (context.Budget): a search that would have spent its budget is not made.
 A near miss (a literal, not the regex) is read again by the tolerant reading (tolerant.py: ``recased``): the
 message in another casing or broken over lines.
 """
@@ -254,7 +255,9 @@ class Matcher:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
         sig = self.sigs[idx]
         if len(cand) >= MANY and line_local(sig.regex, sig.flags) and self._ruled_out(idx, 0, win.lines.size - 1, win):
-            return  # (each match, on the window's own lines, ruled out unread: its regex not run)
+            # (its matches are on the window's own candidate lines, which no other window reads: no de-duplication
+            # key is missed; its near misses past the cap are not counted, which nothing reads)
+            return
         for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
             found = self._search(idx, run, stream, win)
             if found is None:
