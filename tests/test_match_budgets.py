@@ -151,7 +151,7 @@ def test_signatures_that_share_a_verdict_get_what_each_gets_alone() -> None:
     assert rows([*warned, *copies]) == sorted(alone + alone)
 
 
-class _Unshared(dict):  # type: ignore[type-arg]
+class Unshared(dict):  # type: ignore[type-arg]
     """A window's memo that keeps no line search and no verdict: each occurrence searched and decided anew."""
 
     def __setitem__(self, key: object, value: object) -> None:
@@ -159,12 +159,12 @@ class _Unshared(dict):  # type: ignore[type-arg]
             super().__setitem__(key, value)
 
 
-class _UnsharedLines(Lines):
+class UnsharedLines(Lines):
     """A window's lines with that memo."""
 
     def __init__(self, data: bytes, size: int) -> None:
         super().__init__(data, size)
-        self.memo = _Unshared()
+        self.memo = Unshared()
 
 
 def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,7 +189,7 @@ def test_a_repeated_occurrence_searched_and_decided_once_gets_what_it_gets_anew(
         monkeypatch.setenv("CUDNN_DOCTOR_NO_HYPERSCAN", off) if off else monkeypatch.delenv("CUDNN_DOCTOR_NO_HYPERSCAN", raising=False)
         shared = rows()
         with monkeypatch.context() as m:
-            m.setattr(matcher, "Lines", _UnsharedLines)
+            m.setattr(matcher, "Lines", UnsharedLines)
             assert rows() == shared
         assert len({r[0] for r in shared}) >= 6 and len({str(r[4]) for r in shared if len(r) > 3}) > 2
 
@@ -270,7 +270,7 @@ def _plain_matcher(monkeypatch: pytest.MonkeyPatch) -> None:
     from cudnn_doctor.match.prefilter import RuleOut
 
     monkeypatch.setattr(matcher, "RuleOut", lambda literals: RuleOut({}))
-    monkeypatch.setattr(matcher, "Lines", _UnsharedLines)
+    monkeypatch.setattr(matcher, "Lines", UnsharedLines)
 
 
 def _scanned(text: str, block_lines: int = 0, catalog: Catalog | None = None) -> list[tuple[object, ...]]:

@@ -14,6 +14,10 @@ Signatures with one regex and window (a message and the causes behind it) search
 line-local regex searches each distinct line text of a window once, and a context whose items' literals stand only
 on the match's own lines is decided once per distinct text of them (a warning repeated 10,000 times:
 tests/test_match_budgets.py).
+A signature whose near misses are all reported and whose required items' literals stand on no line around a match
+(prefilter.RuleOut) has that match ruled out unread, and, for a line-local regex with MANY candidate lines, the whole
+window: its regex is not run (``Matcher._ruled_out``; tests/test_repeats.py). The same matches and misses as
+reading each context, modulo the CPU budgets (context.Budget): a search that would have spent its budget is not made.
 A near miss (a literal, not the regex) is read again by the tolerant reading (tolerant.py: ``recased``): the
 message in another casing or broken over lines.
 """
@@ -42,7 +46,6 @@ from .context import (
 from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
-from .repeats import Repeats
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import Tolerant, folded
 
@@ -51,8 +54,9 @@ if TYPE_CHECKING:
 
 MAX_NEAR_MISSES_PER_SIG = 3
 SHORT_BEFORE = 8  # > rank.CLUSTER_GAP
-SHARED_TEXT = 4096  # the most characters of context texts a window keeps a verdict by (its memory stays small)
+MANY = 32  # candidate lines of a line-local signature in a window from which its whole window may be ruled out at once
 QUOTED_IN_CODE = "the message stands in a raise statement's string literal with no traceback frame above it: source code quoted, not the error raised"
+RULED_OUT = "matched, but no literal of its required evidence within the lines around it"  # (_ruled_out: never reported)
 
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
@@ -83,11 +87,6 @@ class Window:
         """Whether signature ``idx`` may still report a near miss (at most MAX_NEAR_MISSES_PER_SIG); counts it."""
         n = self.missed[idx] = self.missed.get(idx, 0) + 1
         return n <= MAX_NEAR_MISSES_PER_SIG
-
-    def spent(self, idx: int, ctx: int) -> bool:
-        """Whether signature ``idx`` has a context (``ctx``: its number, -1 for none) and no near miss left to
-        report: where repeats.py may rule its matches out without reading their context."""
-        return ctx >= 0 and self.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG
 
 
 class Matcher:
@@ -124,7 +123,6 @@ class Matcher:
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
         self.plans: dict[int, tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]] = {}  # (_plan)
-        self.repeats = Repeats(self.sigs, self.ruleout, self.evidence)  # a repeat ruled out unread (repeats.py)
 
     @property
     def probes(self) -> list[Probe]:
@@ -255,9 +253,11 @@ class Matcher:
 
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
-        sig, ctx = self.sigs[idx], self.context_of[idx]
-        if win.spent(idx, ctx) and self.repeats.window_ruled_out(idx, self._plan(sig, ctx)[0], win.lines, len(cand)):
-            return  # (each match would be ruled out, with no near miss left to report: repeats.py)
+        sig = self.sigs[idx]
+        if len(cand) >= MANY and line_local(sig.regex, sig.flags) and self._ruled_out(idx, 0, win.lines.size - 1, win):
+            # (its matches are on the window's own candidate lines, which no other window reads: no de-duplication
+            # key is missed; its near misses past the cap are not counted, which nothing reads)
+            return
         for stream, run in self._runs(cand, sig.window_before + sig.window_after + 1, win):
             found = self._search(idx, run, stream, win)
             if found is None:
@@ -343,25 +343,20 @@ class Matcher:
     # ------------------------------------------------------------------ matches and their context
 
     def _matches(self, idx: int, found: list[Found], stream: str, win: Window) -> Yielded:
-        """A RawMatch for each new match whose context passes, a near miss for one it rules out."""
-        sig, ctx = self.sigs[idx], self.context_of[idx]
+        """A RawMatch for each new match whose context passes and that is no quoted source code, else a near miss
+        (that reason first; its context decided first: a ruled-out repeat is not looked at further)."""
+        sig = self.sigs[idx]
         for m, li_s, li_e, col in found:
             abs_line = win.first_line + li_s
             had = win.seen.setdefault((abs_line, col), set())
             if idx in had:
                 continue
             had.add(idx)
-            if win.spent(idx, ctx) and self.repeats.ruled_out(idx, self._plan(sig, ctx)[0], win.lines, li_s, li_e):
-                win.near_miss(idx)  # (counted as the slow path counts it: no near miss left to report)
-                continue
-            if quoted_source(win.lines, li_s, col):
+            checked = self._context(idx, m.group(0), (li_s, li_e), stream, win)
+            if isinstance(checked, str) or quoted_source(win.lines, li_s, col):
                 if win.near_miss(idx):
-                    yield None, Miss(sig, win.source, abs_line, QUOTED_IN_CODE)
-                continue
-            checked = self._context(sig, ctx, m.group(0), (li_s, li_e), stream, win) if ctx >= 0 else ([], False)
-            if isinstance(checked, str):
-                if win.near_miss(idx):
-                    yield None, Miss(sig, win.source, abs_line, checked)
+                    quoted = quoted_source(win.lines, li_s, col)
+                    yield None, Miss(sig, win.source, abs_line, checked if isinstance(checked, str) and not quoted else QUOTED_IN_CODE)
                 continue
             text = m.group(0) if len(m.group(0)) <= MAX_MATCH_TEXT else m.group(0)[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
@@ -372,25 +367,37 @@ class Matcher:
             yield RawMatch(sig, win.source, abs_line, win.first_line + li_e, text, dict(m.groupdict()),
                            win.lines.norm(li_s)[1], list(checked[0]), checked[1], before), None
 
-    def _context(self, sig: Signature, ctx: int, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
-        """(evidence, supported), or the near-miss reason, decided on the text each item of the context may match
-        in around the match (built only for the items the verdict searches). Signatures with the same context
-        (``ctx``) share the verdict on the same lines. Where each item is found line by line in the lines holding
-        its literals, and those lines are the match's own (a warning repeated 10,000 times), their texts (and the
-        items whose literals each holds) are the key: the same warning again costs no text, search or verdict."""
+    def _context(self, idx: int, matched: str, span: tuple[int, int], stream: str, win: Window) -> tuple[list[str], bool] | str:
+        """(evidence, supported), or the near-miss reason, of signature ``idx``'s match on lines ``span``: decided on
+        the text each item of its context may match in around it (built only for the items the verdict searches).
+        Signatures with the same context share the verdict on the same lines. For a warning repeated 10,000 times:
+        where each item is found line by line in the lines holding its literals, and those lines are the match's
+        own, their texts (and the items whose literals each holds) are the key: the same warning again costs no
+        text, search or verdict; and with no near miss left to report, a context with no required literal around
+        it is ruled out unread (``_ruled_out``)."""
+        sig, ctx = self.sigs[idx], self.context_of[idx]
+        if ctx < 0:
+            return [], False
+        lo, hi = context_span(sig, *span, win.lines.size)
+        if self._ruled_out(idx, lo, hi, win):
+            return RULED_OUT
         direct = direct_rnn(sig, matched)
         plan, items, linewise = self._plan(sig, ctx)
-        lo, hi = context_span(sig, *span, win.lines.size)
         marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
         key: tuple[Any, ...] = ("verdict", ctx, direct, *span, stream)
-        if linewise and all(span[0] <= li <= span[1] for li, _ in marks):
-            own = [(win.lines.norm(li), its) for li, its in marks]
-            if sum(len(text) for (text, _), _ in own) <= SHARED_TEXT:
-                key = ("marked", ctx, direct, stream, *own)
+        if linewise and (not marks or (span[0] <= marks[0][0] and marks[-1][0] <= span[1])):  # (marks: sorted by line)
+            # (the texts are the window's own normalized lines: the key holds no copy)
+            key = ("marked", ctx, direct, stream, *[(win.lines.norm(li), its) for li, its in marks])
         got = win.lines.memo.get(key)
         if got is None:
             got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(plan, marks, lo, hi, stream, win))
         return got  # type: ignore[no-any-return]
+
+    def _ruled_out(self, idx: int, lo: int, hi: int, win: Window) -> bool:
+        """Whether a match of signature ``idx`` with context lines lo..hi is ruled out unread: the signature has no
+        near miss left to report, and requires items that each have literals, none of them on a line lo..hi: the
+        text each is searched in is empty (``_context_text``), so the verdict is a near miss, whatever it says."""
+        return win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.ruleout.absent(win.lines, lo, hi, self.sigs[idx].context.require_any)
 
     def _plan(self, sig: Signature, ctx: int) -> tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]:
         """A context's items (item, linewise, has literals), its literals ({literal: the items it is one of}), and

@@ -220,12 +220,13 @@ class RuleOut:
         return marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]  # type: ignore[no-any-return]
 
     def absent(self, lines: Lines, lo: int, hi: int, items: tuple[str, ...]) -> bool:
-        """Whether no line lo..hi of a window holds a literal of one of ``items`` (each with literals): none of
-        them can match there."""
+        """Whether ``items`` (a context's required ones) are some, each with literals, and no line lo..hi of a
+        window holds one of them: none of them can match there."""
         lits = self._maps.get(items)
         if lits is None:
-            lits = self._maps[items] = {lit: frozenset(items) for item in items for lit in self.literals[item]}
-        return not self.marked(lines, lo, hi, ("absent", items), lits)
+            some = bool(items) and all(item in self.literals for item in items)
+            lits = self._maps[items] = {lit: frozenset(items) for item in items for lit in self.literals[item]} if some else {}
+        return bool(lits) and not self.marked(lines, lo, hi, ("absent", items), lits)
 
     def _located(self, lines: Lines) -> Any:
         """The window as normalization reads it, lower-cased, and a function giving the indexes of its lines
