@@ -307,8 +307,8 @@ class Tolerant:
         tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
         for li in range(lo, hi + 1):
             for idx in self.refiner.of(taken.get(li, ())):
-                if (lines[li], idx) in tried:
-                    continue
+                if (lines[li], idx) in tried or self._deadline <= time.perf_counter():
+                    continue  # the budget spent: no region, framework gate or point is read any more
                 tried.add((lines[li], idx))
                 sig, where = self.sigs[idx], _Where.line(lines, li)
                 first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
