@@ -203,17 +203,16 @@ class Recognizer:
         word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid parameters for RNN Model'). Then the
         chain is the start of the longer message, not a message with prose after it."""
         read = self.words_of(c)
-        for j in range(len(read)):
-            shared = read[j:]
-            if (j and read[j - 1]) or PH in shared or self.bits(shared) < FLOOR:
-                continue  # what they share: the whole chain, or its words after its last value, not a word or two
-            for tid in self.firsts.get(shared[0], ()):
-                tpl = self.tpls[tid]
-                if set(self.owners[tid]) == {self.owner[c.tid]} or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
-                    continue
-                k, i = walk(tpl, after, len(shared) + 1)
-                if k > len(shared) + 1 and (held(tpl, k) or (to_end and i == len(after))):
-                    return True
+        shared = read[max((j + 1 for j, w in enumerate(read) if w == PH), default=0) :]  # after its last value
+        if not shared or self.bits(shared) < FLOOR:
+            return False  # what they share: the whole chain, or its words after its last value, not a word or two
+        for tid in self.firsts.get(shared[0], ()):
+            tpl = self.tpls[tid]
+            if set(self.owners[tid]) == {self.owner[c.tid]} or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
+                continue
+            k, i = walk(tpl, after, len(shared) + 1)
+            if k > len(shared) + 1 and (held(tpl, k) or (to_end and i == len(after))):
+                return True
         return False
 
     def words_of(self, c: Chain) -> tuple[str, ...]:
