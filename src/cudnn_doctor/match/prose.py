@@ -81,13 +81,9 @@ class Prose:
         lstm layer': 'equal', 'expected' of PyTorch's check; 'since', 'layer' of TF's 'input_size is unknown since
         the layer has not been built'); one that read less of the line is dropped."""
         most = max((read[0] for _i, read in got), default=0.0)
-        top = frozenset().union(*(read[1] for _i, read in got if read[0] >= most), *(self._code_words(codes) for codes in named.values()))
+        code_words = {w for codes in named.values() for name, _k in codes for w, _a, _b in words(name)}  # (code names' words)
+        top = frozenset().union(*(read[1] for _i, read in got if read[0] >= most), code_words)
         return [(idx, read[1]) for idx, read in got if read[0] >= most or not read[1] <= top]
-
-    @staticmethod
-    def _code_words(codes: set[tuple[str, str]]) -> set[str]:
-        """The words of code names (those a read holds besides its template's rare words)."""
-        return {w for name, _k in codes for w, _a, _b in words(name)}
 
     def _quoting(self, text: str, tw: list[tuple[str, int, int]]) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
