@@ -100,8 +100,9 @@ class Recognizer:
         return None
 
     def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
-        """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
-        words that end a line or the text (where a cut last word may be read)."""
+        """The longest chain of each template start found in ``text_words``, grown back (``grow_back``; the one
+        reading of a text: whoever calls ``grow_back`` on them again gets them as they are); ``ends``: the indexes
+        of the words that end a line or the text (where a cut last word may be read)."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
         plain = [w for w, _a, _b in text_words]
@@ -117,7 +118,7 @@ class Recognizer:
             if i % 256 == 255:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
-        return done
+        return [self.grow_back(c, text_words) for c in done]
 
     def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
         """The chains waiting for ``word`` (text word ``i``) grown over it; those it comes too late for are done."""

@@ -91,7 +91,7 @@ class Prose:
         CudnnBatchNormBackward, is at version 1; expected version 0 instead': not the RNN's grad_fn its regex
         wants; 'Detected unsupported operations ... StringToNumber': another op than the RNN's), not a user's
         description of one (``text``: the line less its names in code; ``tw``: its words)."""
-        return any(self.rec.grow_back(c, tw).bits >= self.min_bits for c in self.rec.chains(tw, word_ends(text, tw)))
+        return any(c.bits >= self.min_bits for c in self.rec.chains(tw, word_ends(text, tw)))
 
     def _told(self, idx: int, codes: set[tuple[str, str]], line: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) of the signature's template of which the line holds the most that tells it
