@@ -108,7 +108,13 @@ class Recognizer:
         plain = [w for w, _a, _b in text_words]
         starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
         for i, word in enumerate(plain):
-            grown = self._grown(word, i, waiting, done)
+            grown: list[Chain] = []  # the chains waiting for the word grown over it; those it comes too late for are done
+            for c in waiting.pop(word, ()):
+                if (nxt := self._reaches(c, i)) is None:
+                    done.append(c)
+                else:
+                    c.last, c.end, c.bits = nxt[0], i, c.bits + self.weight.get(word, 0.0)
+                    grown.append(c)
             if word in self.starts and _fresh(plain, i, starts):
                 grown += [Chain(tid, pos, pos, i, i, self.weight[word]) for tid, pos in self.starts[word]]
             for c in grown:
@@ -119,18 +125,6 @@ class Recognizer:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
         return [self.grow_back(c, text_words) for c in done]
-
-    def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
-        """The chains waiting for ``word`` (text word ``i``) grown over it; those it comes too late for are done."""
-        grown: list[Chain] = []
-        for c in waiting.pop(word, ()):
-            nxt = self._reaches(c, i)
-            if nxt is not None:
-                c.last, c.end, c.bits = nxt[0], i, c.bits + self.weight.get(word, 0.0)
-                grown.append(c)
-            else:
-                done.append(c)
-        return grown
 
     def _reaches(self, c: Chain, i: int) -> tuple[int, bool] | None:
         """The template's next word after the chain (``next_word``), where text word ``i`` may be it: the word
@@ -158,7 +152,7 @@ class Recognizer:
         at the same d'): at a line's end, or after a value, it is too often a word of its own."""
         if len(word) < (1 if last else MIN_PART):
             return
-        for expected, chains in list(waiting.items()):
+        for expected, chains in waiting.items():
             if expected != word and begins(expected, word):
                 for c in chains:
                     nxt = self._reaches(c, i)
