@@ -100,14 +100,21 @@ class Recognizer:
         return None
 
     def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
-        """The longest chain of each template start found in ``text_words``; ``ends``: the indexes of the
-        words that end a line or the text (where a cut last word may be read)."""
+        """The longest chain of each template start found in ``text_words``, grown back (``grow_back``; the one
+        reading of a text: whoever calls ``grow_back`` on them again gets them as they are); ``ends``: the indexes
+        of the words that end a line or the text (where a cut last word may be read)."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
         plain = [w for w, _a, _b in text_words]
         starts: dict[tuple[str, ...], int] = {}  # how often each run of SAME_WORDS words started chains
         for i, word in enumerate(plain):
-            grown = self._grown(word, i, waiting, done)
+            grown: list[Chain] = []  # the chains waiting for the word grown over it; those it comes too late for are done
+            for c in waiting.pop(word, ()):
+                if (nxt := self._reaches(c, i)) is None:
+                    done.append(c)
+                else:
+                    c.last, c.end, c.bits = nxt[0], i, c.bits + self.weight.get(word, 0.0)
+                    grown.append(c)
             if word in self.starts and _fresh(plain, i, starts):
                 grown += [Chain(tid, pos, pos, i, i, self.weight[word]) for tid, pos in self.starts[word]]
             for c in grown:
@@ -117,19 +124,7 @@ class Recognizer:
             if i % 256 == 255:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
-        return done
-
-    def _grown(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain]) -> list[Chain]:
-        """The chains waiting for ``word`` (text word ``i``) grown over it; those it comes too late for are done."""
-        grown: list[Chain] = []
-        for c in waiting.pop(word, ()):
-            nxt = self._reaches(c, i)
-            if nxt is not None:
-                c.last, c.end, c.bits = nxt[0], i, c.bits + self.weight.get(word, 0.0)
-                grown.append(c)
-            else:
-                done.append(c)
-        return grown
+        return [self.grow_back(c, text_words) for c in done]
 
     def _reaches(self, c: Chain, i: int) -> tuple[int, bool] | None:
         """The template's next word after the chain (``next_word``), where text word ``i`` may be it: the word
@@ -157,7 +152,7 @@ class Recognizer:
         at the same d'): at a line's end, or after a value, it is too often a word of its own."""
         if len(word) < (1 if last else MIN_PART):
             return
-        for expected, chains in list(waiting.items()):
+        for expected, chains in waiting.items():
             if expected != word and begins(expected, word):
                 for c in chains:
                     nxt = self._reaches(c, i)
@@ -203,17 +198,16 @@ class Recognizer:
         word perhaps cut ('Invalid parameters' + ' for RNN Mo' is 'Invalid parameters for RNN Model'). Then the
         chain is the start of the longer message, not a message with prose after it."""
         read = self.words_of(c)
-        for j in range(len(read)):
-            shared = read[j:]
-            if (j and read[j - 1]) or PH in shared or self.bits(shared) < FLOOR:
-                continue  # what they share: the whole chain, or its words after its last value, not a word or two
-            for tid in self.firsts.get(shared[0], ()):
-                tpl = self.tpls[tid]
-                if set(self.owners[tid]) == {self.owner[c.tid]} or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
-                    continue
-                k, i = walk(tpl, after, len(shared) + 1)
-                if k > len(shared) + 1 and (held(tpl, k) or (to_end and i == len(after))):
-                    return True
+        shared = read[max((j + 1 for j, w in enumerate(read) if w == PH), default=0) :]  # after its last value
+        if not shared or self.bits(shared) < FLOOR:
+            return False  # what they share: the whole chain, or its words after its last value, not a word or two
+        for tid in self.firsts.get(shared[0], ()):
+            tpl = self.tpls[tid]
+            if set(self.owners[tid]) == {self.owner[c.tid]} or len(tpl) <= len(shared) + 1 or tuple(tpl[1 : len(shared) + 1]) != shared:
+                continue
+            k, i = walk(tpl, after, len(shared) + 1)
+            if k > len(shared) + 1 and (held(tpl, k) or (to_end and i == len(after))):
+                return True
         return False
 
     def words_of(self, c: Chain) -> tuple[str, ...]:

@@ -61,9 +61,14 @@ class Prose:
         (the code name tells it)."""
         line = _URL.sub(" ", line)  # (a link's words are not the user's: 'https://pytorch.org/docs/stable/...')
         # (the base's code names made for such a line only)
-        if not _NAMING.search(line) or not (named := self._named(line)) or self._quoting(line):
+        if not _NAMING.search(line) or not (named := self._named(line)):
+            return []
+        text = _CODE_TOKEN.sub(" ", line)  # (not a code name's own words: 'thnn_fused_lstm_cell_cuda')
+        if self._quoting(text, tw := words(text)):
             return []  # a message (another's, or one its regex refused: a lookalike): the tolerant reading's to read
-        got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line)) is not None]
+        # the line's own words, not its names in code, numbers or frameworks' names
+        have = tuple(w for w, _a, _b in tw if w not in self._frameworks and not w.isdigit())
+        got = [(idx, read) for idx, codes in named.items() if (read := self._told(idx, codes, line, have)) is not None]
         told = self._strongest(got, named)
         frameworks = {self.sigs[i].framework for i, _r in told}
         rivals = {idx for _i, read in told for idx in self._holding(read) if idx in named or self.sigs[idx].framework in frameworks}
@@ -76,33 +81,24 @@ class Prose:
         lstm layer': 'equal', 'expected' of PyTorch's check; 'since', 'layer' of TF's 'input_size is unknown since
         the layer has not been built'); one that read less of the line is dropped."""
         most = max((read[0] for _i, read in got), default=0.0)
-        top = frozenset().union(*(read[1] for _i, read in got if read[0] >= most), *(self._code_words(codes) for codes in named.values()))
+        code_words = {w for codes in named.values() for name, _k in codes for w, _a, _b in words(name)}  # (code names' words)
+        top = frozenset().union(*(read[1] for _i, read in got if read[0] >= most), code_words)
         return [(idx, read[1]) for idx, read in got if read[0] >= most or not read[1] <= top]
 
-    @staticmethod
-    def _code_words(codes: set[tuple[str, str]]) -> set[str]:
-        """The words of code names (those a read holds besides its template's rare words)."""
-        return {w for name, _k in codes for w, _a, _b in words(name)}
-
-    def _quoting(self, line: str) -> bool:
+    def _quoting(self, text: str, tw: list[tuple[str, int, int]]) -> bool:
         """Whether the line quotes a message of the base, in order, as much as the tolerant reading reads
         (``min_bits``): a message printed, which that reading read or not ('..., which is output 0 of
         CudnnBatchNormBackward, is at version 1; expected version 0 instead': not the RNN's grad_fn its regex
         wants; 'Detected unsupported operations ... StringToNumber': another op than the RNN's), not a user's
-        description of one."""
-        text = _CODE_TOKEN.sub(" ", line)  # (not a code name's own words: 'thnn_fused_lstm_cell_cuda')
-        tw = words(text)
-        chains = (self.rec.grow_back(c, tw) for c in self.rec.chains(tw, word_ends(text, tw)))
-        return any(c.bits >= self.min_bits for c in chains)
+        description of one (``text``: the line less its names in code; ``tw``: its words)."""
+        return any(c.bits >= self.min_bits for c in self.rec.chains(tw, word_ends(text, tw)))
 
-    def _told(self, idx: int, codes: set[tuple[str, str]], line: str) -> tuple[float, frozenset[str]] | None:
+    def _told(self, idx: int, codes: set[tuple[str, str]], line: str, have: tuple[str, ...]) -> tuple[float, frozenset[str]] | None:
         """(information, words) of the signature's template of which the line holds the most that tells it
         (with the words of a code name its template spells), where they are enough (PROSE_BITS in MIN_RARE
         words); else None, also where the line's words hold one of its counter-examples whole, in order: another
         error's message, the line's other words only around it ('# LSTM training: KerasParser has not supported
-        operator [Lambda].')."""
-        fw = self._frameworks  # the line's own words, not its names in code, numbers or frameworks' names
-        have = tuple(w for w, _a, _b in words(_CODE_TOKEN.sub(" ", line)) if w not in fw and not w.isdigit())
+        operator [Lambda].'); ``have``: the line's own words."""
         got = [self._read(self._templates[tid], code, kind, have) for tid in self.rec.of.get(idx, ()) for code, kind in codes]
         best = max((g for g in got if g is not None), key=lambda g: g[0], default=None)
         if best is None or not (looks := self.sigs[idx].lookalikes):  # (the rarer check last)
