@@ -102,7 +102,7 @@ def distinct(sig: Signature, left: list[str]) -> bool:
     idx, rec = READER.index[sig.id], READER.rec
     return any(
         idx in rec.owners[c.tid] and c.bits >= MIN_BITS and one_message(READER.sigs[i] for i in READER.holding(rec.words_of(c)))
-        for c in (rec.grow_back(c, tw) for c in rec.chains(tw, frozenset({len(tw) - 1})))
+        for c in rec.chains(tw, frozenset({len(tw) - 1}))
     )
 
 

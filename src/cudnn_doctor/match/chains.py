@@ -100,8 +100,8 @@ class Recognizer:
         return None
 
     def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
-        """The longest chain of each template start found in ``text_words``, grown back (``grow_back``; the one
-        reading of a text: whoever calls ``grow_back`` on them again gets them as they are); ``ends``: the indexes
+        """The longest chain of each template start found in ``text_words``, grown back (``_grow_back``: the one
+        reading of a text); ``ends``: the indexes
         of the words that end a line or the text (where a cut last word may be read)."""
         done: list[Chain] = []
         waiting: dict[str, list[Chain]] = {}
@@ -124,7 +124,7 @@ class Recognizer:
             if i % 256 == 255:
                 _expire(waiting, i, done)
         _expire(waiting, len(text_words) + MAX_VALUE + 2, done)
-        return [self.grow_back(c, text_words) for c in done]
+        return [self._grow_back(c, text_words) for c in done]
 
     def _reaches(self, c: Chain, i: int) -> tuple[int, bool] | None:
         """The template's next word after the chain (``next_word``), where text word ``i`` may be it: the word
@@ -160,7 +160,7 @@ class Recognizer:
                         bits = c.bits + self.weight.get(expected, 0.0) * min(1.0, len(word) / len(expected))
                         done.append(Chain(c.tid, c.first, nxt[0], c.start, i, bits, word))
 
-    def grow_back(self, c: Chain, text_words: Words) -> Chain:
+    def _grow_back(self, c: Chain, text_words: Words) -> Chain:
         """The chain grown backwards over the template's words before it that the text has right before it
         (a chain starts only at an informative word: 'cudnn rnn' before 'backward')."""
         tpl = self.tpls[c.tid]

@@ -216,7 +216,7 @@ class Tolerant:
     def _strong(self, text: str, tw: Words, ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
         """The chains enough to be read, grown back, strongest first, with how each stops; ``last``: the input's
         last word (-1: the input goes on after the text)."""
-        grown = (self.rec.grow_back(c, tw) for c in self.rec.chains(tw, ends))
+        grown = self.rec.chains(tw, ends)
         out = [(c, self._stop(c, text, tw, last) if e else "near") for c in grown if c.bits >= FLOOR and (e := self._enough(c, tw, text, c.end == last)) is not None]
         out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
         return [cs for cs in out if cs[1] != "near"] + [cs for cs in out if cs[1] == "near"][:1]  # the strongest near one
@@ -612,7 +612,7 @@ class Tolerant:
         if (got := self.rec.held.get(seq)) is None:
             tw = words(" ".join(w if w else "0" for w in seq))
             first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
-            chains = [self.rec.grow_back(c, tw) for c in self.rec.chains(tw, frozenset({len(tw) - 1}))]
+            chains = self.rec.chains(tw, frozenset({len(tw) - 1}))
             part = self.rec.weight.get(seq[-1], 0.0) * 0.5 if len(seq[-1]) >= MIN_PART else 0.0  # a short cut word: its start
             need = self.rec.bits(seq[:-1]) + part - 1e-6  # every word read as one
             got = tuple(sorted({o for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need for o in self.rec.owners[c.tid]}))
