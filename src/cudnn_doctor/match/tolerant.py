@@ -387,8 +387,7 @@ class Tolerant:
         rules out too: read/frames.quoted_source) and but one within NEAR lines of an exact match of its signature
         (``near``); each match's lines marked in ``taken`` where it is given (those near an exact match too),
         before the next source reads."""
-        # (where the match starts: its text's first line found on its line)
-        got = [f for f in found if near is None or not (isinstance(f, RawMatch) and (first := f.text.split("\n", 1)[0].strip()) and (col := lines[f.line].find(first)) >= 0 and frames.quoted_source(lines, f.line, col))]
+        got = [f for f in found if near is None or not _quoted_match(lines, f)]
         for m in got if taken is not None else ():
             for li in range(m.line, m.end_line + 1):
                 taken.setdefault(li, set()).add(m.sig.id)
@@ -812,6 +811,15 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     head = text[at:start]
     if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
         yield text[:at] + text[start:], at - start
+
+
+def _quoted_match(lines: Sequence[str], found: Found) -> bool:
+    """Whether ``found`` is a match whose text stands in a raise statement's string literal with no traceback frame
+    above it (read/frames.quoted_source), where it starts: its text's first line found on its line."""
+    if not isinstance(found, RawMatch) or not (first := found.text.split("\n", 1)[0].strip()):
+        return False
+    col = lines[found.line].find(first)
+    return col >= 0 and frames.quoted_source(lines, found.line, col)
 
 
 def _respaced(text: str, known: Container[str]) -> list[str]:
