@@ -21,7 +21,8 @@ from cudnn_doctor.cli.validate import shortest_prefix
 from cudnn_doctor.kb.patterns import compile_pattern
 from cudnn_doctor.kb.templates import words
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.tolerant import MIN_BITS, RNN_CODE, Tolerant, one_message
+from cudnn_doctor.match.sites import RNN_CODE
+from cudnn_doctor.match.tolerant import MIN_BITS, Tolerant, one_message
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
 from forms import FORMS, cuts, emptied, heads, message  # tests/ is on sys.path (rootdir-based imports)
@@ -108,7 +109,7 @@ def distinct(sig: Signature, left: list[str]) -> bool:
 
 def _asked(text: str, sig_id: str) -> bool:
     """A traceback emptied in a frame every kind of error passes through: no finding, a near miss naming the
-    signature and asking for the message (tolerant.RNN_CODE)."""
+    signature and asking for the message (sites.RNN_CODE)."""
     d = diagnose(text, catalog=CATALOG)
     return not d.findings and any(n.id == sig_id and "other errors are raised too" in n.reason for n in d.near_misses)
 

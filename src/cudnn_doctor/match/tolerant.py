@@ -36,25 +36,26 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from difflib import SequenceMatcher
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import islice, pairwise
 from typing import Any
 
 from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
 from ..kb.templates import FORMAT, HEAD, PH, START_BITS, WORD, index, messages, misspelt, stem, words
-from ..model import Signature, raise_site
+from ..model import Signature
 from ..read import frames
 from ..read.frames import prose_line
 from ..read.normalize import line_prefix
-from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, walk, word_ends
+from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, word_ends
 from .context import Evidence, context_items, context_span, direct_rnn
-from .lines import line_start
+from .lines import Where, line_start
 from .prose import MAX_LINES, Prose
 from .refine import LOG_PREFIX, Refiner, around
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
+from .sites import Sites
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
 # rule for whole, short and cut messages): MIN_BITS (a few rare words, or several common ones), or, where only one
@@ -123,16 +124,7 @@ class Tolerant:
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.refiner = Refiner(self.sigs)
-        self.frames: dict[tuple[str, str], list[int]] = {}
-        # the exceptions each signature is raised as at each of its raise sites (None: any, an entry names none)
-        self.raised_as: dict[tuple[str, str, int], frozenset[str] | None] = {}
-        for idx, sig in enumerate(self.sigs):
-            for where in sig.raised_at:
-                path, function, exception = raise_site(where)
-                key = (path.replace("\\", "/"), function.rpartition(".")[2])
-                self.frames.setdefault(key, []).append(idx)
-                had = self.raised_as.get((*key, idx), frozenset())
-                self.raised_as[(*key, idx)] = None if had is None or exception is None else had | {exception}
+        self.sites = Sites(self.sigs, self.rec)
 
     # ------------------------------------------------------------------ messages
 
@@ -176,7 +168,7 @@ class Tolerant:
             key = (c.start, c.end, self.rec.words_of(c))
             if _overlaps(c, spans) or key in vain:
                 continue
-            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
+            where = Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
@@ -193,13 +185,13 @@ class Tolerant:
         signature (a description repeated is not the error seen twice)."""
         seen: set[str] = set()
         for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
-            where = _Where.line(lines, li)
+            where = Where.line(lines, li)
             for got in self._told(self._passing(self.prose.candidates(lines[li]), where), where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
                 if got.sig.id not in seen:
                     seen.add(got.sig.id)
                     yield got
 
-    def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
+    def _matched(self, c: Chain, where: Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
         or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
         words, or it starts on a C++ comment's line (``_commented``)."""
@@ -261,7 +253,7 @@ class Tolerant:
             return "delimited"
         return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
 
-    def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
+    def _reading(self, c: Chain, where: Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
         """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
         that ``cut`` stops tells those whose regex reads it to its end and no lookalike says it (a finding
         marked cut where they read one message, else near misses). On lines a regex matched (the signatures
@@ -275,7 +267,7 @@ class Tolerant:
             told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
             yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
-    def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
+    def _near(self, c: Chain, where: Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
         return self._told(self._passing(self.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
@@ -292,7 +284,7 @@ class Tolerant:
             idx = self.index[sig_id]
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
             text = "\n".join(lines[li : hi + 1])
-            where = _Where(lines, li, text, 0, len(text))
+            where = Where(lines, li, text, 0, len(text))
             got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
             if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue  # the context after its regex: over a big log's long lines, the costlier
@@ -310,7 +302,7 @@ class Tolerant:
                 if (lines[li], idx) in tried or self._deadline <= time.perf_counter():
                     continue  # the budget spent: no region, framework gate or point is read any more
                 tried.add((lines[li], idx))
-                sig, where = self.sigs[idx], _Where.line(lines, li)
+                sig, where = self.sigs[idx], Where.line(lines, li)
                 first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
                 if not self.refiner.seen(sig, around(lines, li, first)) or (got := self._headed(idx, text, start - where.col)) is None:
                     continue
@@ -318,7 +310,7 @@ class Tolerant:
                 if (verdict := self._context(sig, where)) is not None:
                     yield self._match(sig, where, first + text.count("\n", 0, a), first + text.count("\n", 0, max(a, b - 1)), text[a:b], dict(m.groupdict()), _cut_record(where.read), verdict)
 
-    def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
+    def _held_back(self, c: Chain, where: Where, got: list[Found]) -> list[Found]:
         """What a reading gives, its findings near misses where it is a sentence of common words without what
         makes them a framework's error (COMMON_BITS), and its cut findings (no regex confirmed them) where what
         it read is ordinary words holding nothing specific to its message (``_thin``) and nothing makes them a
@@ -328,7 +320,7 @@ class Tolerant:
         why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
         return [Miss(f.sig, "", where.li_s, why) if isinstance(f, RawMatch) and (plain or f.cut is not None) else f for f in got]
 
-    def _thin(self, c: Chain, where: _Where) -> bool:
+    def _thin(self, c: Chain, where: Where) -> bool:
         """Whether a reading of less than SHARE of its template read only ordinary words (lower-case or
         capitalized) and an RNN's generic names, no name in code, identifier, status or value ('a model that
         contains LSTM layers' is any sentence's; 'replaced with DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not), and
@@ -345,7 +337,7 @@ class Tolerant:
         tpl = self.rec.tpls[tid][1:]
         return PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
 
-    def _told(self, held: list[tuple[int, Verdict]], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
+    def _told(self, held: list[tuple[int, Verdict]], where: Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message, a description):
         a match marked cut for each signature (``held``: with its context's verdict) where they read one message
         (and the reading tells it ``alone``), else near misses naming them."""
@@ -371,11 +363,11 @@ class Tolerant:
             nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
         return nxt
 
-    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
+    def _match(self, sig: Signature, where: Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
         before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])  # (the lines a traceback may hold)
         return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(verdict[0]), verdict[1], before, cut)
 
-    def _context(self, sig: Signature, where: _Where) -> Verdict | None:
+    def _context(self, sig: Signature, where: Where) -> Verdict | None:
         """The context's verdict on a reading of the signature: (evidence, supported), None where it rules it out."""
         lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))  # (no item: no text, ([], False))
         got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]) if context_items(sig) else "")
@@ -394,11 +386,11 @@ class Tolerant:
                 taken.setdefault(li, set()).add(m.sig.id)
         return [f for f in got if near is None or not any(abs(f.line - li) <= NEAR for li in near.get(f.sig.id, ()))]
 
-    def _passing(self, idxs: Iterable[int], where: _Where) -> list[tuple[int, Verdict]]:
+    def _passing(self, idxs: Iterable[int], where: Where) -> list[tuple[int, Verdict]]:
         """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
         return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
-    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
+    def _confirm(self, idx: int, c: Chain | None, where: Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
         match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``_region`` spells it, or
         ``read``: as ``_retyped`` spells it). Returns (match, first line, last line)."""
@@ -429,7 +421,7 @@ class Tolerant:
             except (TimeoutError, regex_error()):
                 pass
 
-    def _attempts(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
+    def _attempts(self, idx: int, c: Chain | None, where: Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
         """(pattern, text variant, how far the reading's start moved in it) to try over the region's text, where
         the reading is at [start, end). ``mode`` "exact" (on lines a regex matched): the text alone; "recased" (a
         reading without a chain): the text, then its line breaks read as spaces, then a word a hard wrap split
@@ -447,7 +439,7 @@ class Tolerant:
         bases, dropped = [text, text[:end] + "\n" + text[end:]] if whole else [text], mode == "to_end" and self._specific(c, where)
         return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
 
-    def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
+    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str = "cut") -> bool:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
         ('... is_trainin…', '... got [1, 4...'). A delimited reading ends at its delimiter; one the regex cannot
@@ -466,12 +458,12 @@ class Tolerant:
                 return True  # (a delimited message may be whole where its delimiter cuts the text)
         return cut == "delimited" and self._whole(c, where)
 
-    def _specific(self, c: Chain, where: _Where) -> bool:
+    def _specific(self, c: Chain, where: Where) -> bool:
         """Whether a reading holds what is specific (an RNN word, a name in code) and most of its message's
         information (what a head cut must hold)."""
         return _SPECIFIC.search(where.read) is not None and 2 * c.bits >= self.rec.total(c.tid)
 
-    def _whole(self, c: Chain, where: _Where) -> bool:
+    def _whole(self, c: Chain, where: Where) -> bool:
         """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
         template to the end, and either each value is a format field (the string literal of the source line
         that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
@@ -484,7 +476,7 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: _Where, after: int, c: Chain | None, read: str | None = None) -> tuple[int, str, int, int]:
+    def _region(self, idx: int, where: Where, after: int, c: Chain | None, read: str | None = None) -> tuple[int, str, int, int]:
         """The text the signature's regex reads a reading in: the reading's lines, the signature's window
         before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
         signature spells them (``_respelt``: 'Failed to find' where it says 'Fail to find'; a cut last word, the
@@ -499,7 +491,7 @@ class Tolerant:
         read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
         return lo, text[:start] + read + rest, start, start + len(read)
 
-    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
+    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: Where, exact: bool) -> list[RawMatch]:
         """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
         matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
         memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
@@ -513,7 +505,7 @@ class Tolerant:
             if (read := self._retyped(i, c, where)) is not None and (m := self._confirm(i, c, where, "", read))
         ]
 
-    def _retyped(self, idx: int, c: Chain, where: _Where) -> str | None:
+    def _retyped(self, idx: int, c: Chain, where: Where) -> str | None:
         """The second spelling of a reading, as a message typed from memory (``_typed_read``), tried where no
         signature confirmed the first (``_region``'s): None where it is the same, or where no template of the
         signature has the chain's words at its places."""
@@ -522,7 +514,7 @@ class Tolerant:
         read = None if tid is None else self._typed_read(idx, tid, c, where)
         return None if read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)) else read
 
-    def _typed_read(self, idx: int, tid: int, c: Chain, where: _Where) -> str | None:
+    def _typed_read(self, idx: int, tid: int, c: Chain, where: Where) -> str | None:
         """The reading with its words spelt as the signature spells each at its place in its template ``tid``
         ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
         last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
@@ -595,7 +587,7 @@ class Tolerant:
                 return None if b < end and _PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
         return None
 
-    def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
+    def _lookalike(self, sig: Signature, c: Chain, where: Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
         the signature from that other message), where the text does not say another word right before the
         reading on its line than the lookalike does (a source line's 'if "Failed to call ...' is not the
@@ -623,110 +615,17 @@ class Tolerant:
 
     def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
         """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
-        raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
+        raised without its message (``Sites.at``, sites.py: a traceback's frame, a C++ error's log line); near misses naming
         the signatures raised there where they tell no one message apart."""
         for li in range(lo, hi + 1):
-            got = None if any(k in taken for k in range(li, li + NEAR)) else self._site(lines, li)
-            if got and (held := self._passing(got[0], where := _Where.line(lines, li))):  # (those not ruled out there)
+            got = None if any(k in taken for k in range(li, li + NEAR)) else self.sites.at(lines, li)
+            if got and (held := self._passing(got[0], where := Where.line(lines, li))):  # (those not ruled out there)
                 why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
                 yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
-    def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
-        """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
-        a frame whose shown source line calls a function of the same file where signatures are raised (those
-        signatures: ``self.check_hidden_size(hx, expected_hidden_size)`` in torch/nn/modules/rnn.py, the input
-        cut after it or its message line empty or cut, ``cut_call``); a traceback's innermost frame with no
-        message after it, or with its message cut at the input's end partway through the template of a
-        signature raised there (those signatures); a C++ error's log line, cut at the input's end, whose
-        glog/dmlc prefix names the file it was raised in (``src/operator/rnn.cu:24: RNN is``); and whether that
-        tells them alone: words of their message do, a frame with no message only in the framework's RNN code
-        (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
-        error). A signature raised there as another exception than the message line names (its ``raised_at``
-        entry says which: check_input raises the dtype error as ValueError, the rank and size errors as
-        RuntimeError) is not it; an AttributeError's empty message line under a source line that reads the
-        attribute a signature raised there names tells it (``_attribute``). None where the line is neither a
-        frame nor such a log line."""
-        at = frames.frame(lines[li])
-        if at is None:  # a C++ backtrace, else a log line
-            if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
-                return cpp
-            return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
-        if (told := frames.raised_as(lines, li)) is not None and frames.not_raised(told):
-            return None  # (SystemExit, KeyError: never a framework's message)
-        called, msg = frames.cut_call(lines, li) or (None, None)
-        raised = partial(frames.raised_as, lines, li)  # the exception its message line names (read where an entry names one)
-        idxs = (self._raising(at[0], called, raised) or self._raising(None, called, raised)) if called else []
-        why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
-        if not idxs:
-            msg = frames.innermost(lines, li)
-            idxs = self._raising(*at, raised) if msg is not None else []
-            why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
-        if not idxs:
-            return self._attribute(lines, li, at)
-        if msg:
-            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        return idxs, why, RNN_CODE.search(" ".join(at)) is not None
-
-    def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
-        """The signatures raised in the function where a C++ backtrace without its message was raised
-        (read/frames.py's ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)'), the
-        native function a Python frame's call into it names too; never telling one (the function alone does not
-        say which of its errors it was). None where that function is no raise site."""
-        site = frames.backtrace(lines, li)
-        idxs = self._raising(*site) if site is not None and site[1] else []
-        return (idxs, f"the C++ backtrace names {site[1]}() without its message", False) if site and idxs else None
-
-    def _attribute(self, lines: Sequence[str], li: int, at: tuple[str, str]) -> tuple[list[int], str, bool] | None:
-        """The signatures raised where the traceback's last frame, at ``li``, is, whose message says an attribute
-        its source line reads is missing, where its message line is an AttributeError's with no text
-        (``frames.attributes_read``): ``has no attribute 'reserve_space'`` of a template, ``self.reserve_space``
-        read by the line (the name tells them). None where there are none."""
-        names = dict.fromkeys(frames.attributes_read(lines, li))  # (first: most frames are followed by no such line)
-        raising = self._raising(*at, lambda: "AttributeError") if names else []
-        for name in names if raising else ():
-            said = (_ATTRIBUTE_WORD, *(w for w, _a, _b in words(name)))
-            idxs = [i for i in raising if any(_holds_run(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
-            if idxs:
-                return idxs, f"the traceback ends where {at[1]}() reads {name} without its message (AttributeError)", True
-        return None
-
-    def _raising(self, path: str | None, function: str | None, raised: Callable[[], str | None] | None = None) -> list[int]:
-        """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
-        file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
-        raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name).
-        ``raised``: the exception the traceback's message line names (read only where an entry names one); a
-        signature raised there as another (its ``raised_at`` entry names it) is not it."""
-        got = [(self.raised_as[(*site, i)], i) for site in self._sites(path, function) for i in self.frames[site]]
-        name = raised() if raised is not None and any(a is not None for a, _i in got) else None
-        # (a wrapper's exception ends with the class it wraps: torch._dynamo's TorchRuntimeError a RuntimeError)
-        return sorted({i for a, i in got if name is None or a is None or any(name.endswith(x) for x in a)})
-
-    def _sites(self, path: str | None, function: str | None) -> list[tuple[str, str]]:
-        """The raise sites (file, function) of ``_raising``'s ``path`` and ``function``."""
-        if path is None:
-            return [(p, f) for p, f in self.frames if f == function and frames.native(p)]
-        return [(p, f) for p, f in self.frames if path.endswith(p) and (not f or function in (None, f))]
-
-    def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
-        """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
-        prefix apart; ``least`` of them at least: a file raises more than one function does, and a generic
-        first word, 'Check', tells little) are the template's first ones, values absorbed, its last word
-        perhaps cut short."""
-        head = HEAD.match(msg)
-        read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
-        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))] if len(read) >= least else []
 
 
-_ATTRIBUTE_WORD = stem("attribute")  # of a template's 'has no attribute ...'
-
-
-def _holds_run(tpl: Sequence[str], run: Sequence[str]) -> bool:
-    """Whether the words of ``run`` stand one after another in the template ``tpl``."""
-    n = len(run)
-    return any(tuple(tpl[k : k + n]) == tuple(run) for k in range(1, len(tpl) - n + 1))
-
-
-def _after(where: _Where) -> tuple[list[str], bool]:
+def _after(where: Where) -> tuple[list[str], bool]:
     """The words after a reading: the rest of its last line and the AFTER_LINES lines after it (AFTER_WORDS
     at most), and whether they run to the input's end."""
     li = where.li_e
@@ -738,7 +637,7 @@ def _after(where: _Where) -> tuple[list[str], bool]:
     return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and frames.ends_input(where.lines, li)
 
 
-def _in_context(where: _Where) -> bool:
+def _in_context(where: Where) -> bool:
     """Whether a reading has what makes its words a framework's error: a name in code among them, an exception,
     status or C++ source location right before it on its line, or the op it was raised for on its lines or the
     line with text next to them, a blank line between at most (COMMON_BITS)."""
@@ -764,25 +663,6 @@ def _commented(line: str) -> bool:
 def recognizer(sigs: tuple[Signature, ...], base: str | None = None) -> Recognizer:
     """One recognizer per base (its index: kb/templates.index, kept in the catalog cache)."""
     return Recognizer(index(sigs, base))
-
-
-class _Where:
-    """A reading's place: the lines, the reading's first and last line, its column and text."""
-
-    __slots__ = ("col", "li_e", "li_s", "lines", "read")
-
-    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
-        self.lines = lines  # ``text``: lines[lo:] joined
-        self.li_s = lo + text.count("\n", 0, start)
-        self.li_e = self.li_s + text.count("\n", start, end)
-        self.col = start - line_start(text, start)
-        self.read = text[start:end]
-
-    @classmethod
-    def line(cls, lines: Sequence[str], li: int) -> _Where:
-        """Line ``li`` read whole, but the spaces around it."""
-        line = lines[li]
-        return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
 
 
 def folded(flags: Sequence[str]) -> tuple[str, ...]:
@@ -934,8 +814,6 @@ _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}
 # literal ('... Expected {}, got {}'.format(...)); a full stop between at most
 _CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
 _ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
-# the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
-RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
 _PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
@@ -991,18 +869,6 @@ def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], N
     tw = words(line)
     firsts = ((next((a for w, a, _b in tw if w == tpl[1] and LOG_PREFIX.fullmatch(x := line[:a], line_prefix(x)) and not _ENDS_IN_HEAD.search(x)), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
     return dict.fromkeys(point for point in firsts if point[0] >= 0)
-
-
-def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
-    """Whether the words ``read`` are the start of the template's message (``tpl``: its head, then its words)
-    stopped partway (``walk``): before its end or in its last word, or in a value (the last one after its last
-    word) whose words are a value's: a few words, or numbers ('(1, 64, 2'), not a sentence another message goes
-    on with ('the type torch.float32, got type torc')."""
-    k, i = walk(tpl, read, 1, 0)
-    if i == len(read):
-        return k < len(tpl) or read[-1] != tpl[-1]
-    rest = read[i:]
-    return (k >= len(tpl) or not tpl[k]) and (len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest))
 
 
 def _at(text: str, read: Sequence[str]) -> Iterator[int]:
