@@ -18,7 +18,7 @@ steps:
    none confirms it, a message typed from memory (its articles dropped, a plural made singular: 'hidden tensor
    are not at same device'; a status name's STATUS dropped or its cudnn misspelt: 'CUDNN_BAD_PARAM',
    'CUDDN_STATUS_') is tried once more, its words spelt as the signature spells each at its place in the template
-   and the words its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
+   and the words its chain read past put back (``Confirmer.retyped``, confirm.py): confirmed so, a match with its captures, marked
    cut (lower confidence: read, not as printed);
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
    the end, its head perhaps cut (the start its text lost put back from the signature's own message, where
@@ -35,27 +35,24 @@ errors they describe (``described``, prose.py).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
-from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import islice, pairwise
-from typing import Any
 
-from ..kb.patterns import LazyRe, compile_pattern, regex_error
-from ..kb.regexinfo import flat_regex
-from ..kb.templates import FORMAT, HEAD, PH, START_BITS, WORD, index, messages, misspelt, stem, words
+from ..kb.patterns import LazyRe, compile_pattern
+from ..kb.templates import FORMAT, PH, START_BITS, WORD, index, messages, misspelt, stem, words
 from ..model import Signature
 from ..read import frames
 from ..read.frames import prose_line
-from ..read.normalize import line_prefix
-from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, word_ends
+from .chains import FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, word_ends
+from .confirm import ELLIPSIS, ENDS_IN_HEAD, PROSE_HEAD, PROSE_MAX, Confirmer
 from .context import Evidence, context_items, context_span, direct_rnn
 from .lines import Where, line_start
 from .prose import MAX_LINES, Prose
-from .refine import LOG_PREFIX, Refiner, around
+from .refine import Refiner, around
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .sites import Sites
+from .spelling import printed, rejoined, spelling_of
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
 # rule for whole, short and cut messages): MIN_BITS (a few rare words, or several common ones), or, where only one
@@ -93,18 +90,12 @@ _OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
 _THIN_WHY = "read {!r}: ordinary words, nothing specific to this message; paste the full message"
 _PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
 MAX_READINGS = 8  # per text: the strongest, apart
-SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
-SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
 # chains read in vain per text, at most (one more per TRY_CHARS of the lines around each): each costs a few regex
 # searches over its lines' window (~5 ms; ~90 ms among 500-character lines), and a line repeated hundreds of
 # times gives as many chains (48 s for 8 KB of a repeated warning, issue 30's fuzz run); over the base's
 # examples and the corpus a reading came after 29 vain ones at most
 MAX_TRIES, TRY_CHARS = 64, 16384
-PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
-# the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
-# line and the lines after it
-AFTER_WORDS, AFTER_LINES = 48, 2
 
 Found = RawMatch | Miss
 Verdict = tuple[list[str], bool]  # a reading's context: its evidence, and whether it supports it
@@ -118,12 +109,12 @@ class Tolerant:
         self.sigs = list(sigs)
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
-        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` and ``recased`` set it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
         self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
         self.refiner = Refiner(self.sigs)
+        self.confirmer = Confirmer(self.sigs, self.rec)  # (confirm.py: the regex searches, under their budget)
         self.sites = Sites(self.sigs, self.rec)
 
     # ------------------------------------------------------------------ messages
@@ -155,9 +146,9 @@ class Tolerant:
         lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
         signatures it matched there."""
         hi = len(lines) - 1 if hi is None else hi
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
+        self.confirmer.start()  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
-        tw = _rejoined(text, words(text), self.rec.weight)
+        tw = rejoined(text, words(text), self.rec.weight)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
@@ -242,7 +233,7 @@ class Tolerant:
         end = tw[c.end][2]
         if c.part:
             return "cut"
-        if _ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
+        if ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
             return "delimited"
         # its message's first clause or clauses, read whole, with prose after it in the text: from its first word
         # to a word its message's text ends a clause after (a comma, a semicolon, a full stop before a space; not
@@ -274,37 +265,37 @@ class Tolerant:
     def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
         scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
-        then with their line breaks read as spaces, then with a word a hard wrap split joined back (``_unwrapped``: 'Fail' |
+        then with their line breaks read as spaces, then with a word a hard wrap split joined back (``unwrapped``: 'Fail' |
         'ed to allocate ...' where no width tells read/present.py the wrap) (the message in another casing, or broken over lines, where
         a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
         made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
         (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # its own budget, not the last text read's (spent by now)
+        self.confirmer.start()  # its own budget, not the last text read's (spent by now)
         for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
             idx = self.index[sig_id]
             hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
             text = "\n".join(lines[li : hi + 1])
             where = Where(lines, li, text, 0, len(text))
-            got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
+            got = None if _commented(lines[li]) else self.confirmer.confirm(idx, None, where, "recased")
             if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
                 continue  # the context after its regex: over a big log's long lines, the costlier
             if (verdict := self._context(self.sigs[idx], where)) is not None:
-                yield self._match(self.sigs[idx], where, got[1], got[2], _printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
+                yield self._match(self.sigs[idx], where, got[1], got[2], printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
 
     def refined(self, lines: Sequence[str], lo: int, hi: int, taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The causes of the signatures a regex matched on ``lines[lo:hi+1]`` (``taken``), read there with the
         prefix their regex spells put back where the line lost it (refine.py): matches marked cut (the prefix
         was not read)."""
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S
+        self.confirmer.start()
         tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
         for li in range(lo, hi + 1):
             for idx in self.refiner.of(taken.get(li, ())):
-                if (lines[li], idx) in tried or self._deadline <= time.perf_counter():
+                if (lines[li], idx) in tried or self.confirmer.spent():
                     continue  # the budget spent: no region, framework gate or point is read any more
                 tried.add((lines[li], idx))
                 sig, where = self.sigs[idx], Where.line(lines, li)
-                first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
-                if not self.refiner.seen(sig, around(lines, li, first)) or (got := self._headed(idx, text, start - where.col)) is None:
+                first, text, start, _end = self.confirmer.region(idx, where, max(sig.window_after, 1), None)
+                if not self.refiner.seen(sig, around(lines, li, first)) or (got := self.confirmer.headed(idx, text, start - where.col)) is None:
                     continue
                 m, a, b = got
                 if (verdict := self._context(sig, where)) is not None:
@@ -355,7 +346,7 @@ class Tolerant:
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
         signature spells them (the template holds their stems)."""
-        spelt, tpl = _spelling(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
+        spelt, tpl = spelling_of(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
         nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
         if c.part:
             cut = WORD.findall(read.lower())[-1:] or [c.part]
@@ -390,73 +381,13 @@ class Tolerant:
         """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
         return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
-    def _confirm(self, idx: int, c: Chain | None, where: Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
-        """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
-        match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``_region`` spells it, or
-        ``read``: as ``_retyped`` spells it). Returns (match, first line, last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c, read)
-        for m, variant, shift in self._run(self._attempts(idx, c, where, mode, (text, start, end)), end):
-            # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
-            # or a word a hard wrap split joined back): a message broken over lines is on those lines
-            at = text if shift == 0 and len(variant) == len(text) else variant
-            first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
-            if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
-                return m, lo + first, lo + last
-        return None
 
-    def _run(self, attempts: Iterable[tuple[Any, str, int]], before: int, partial: bool | None = None) -> Iterator[tuple[Any, str, int]]:
-        """The one runner of the confirmations by regex: for each attempt (pattern, text variant, how far the
-        reading's start moved in it), in order, its matches that start before ``before`` (moved as the reading's
-        start): all of them (``partial`` None), else its first, ``partial`` asking for one the text's end cuts
-        (none where the search timed out or the regex cannot run it: the next attempt). It stops where the text's
-        search budget is spent."""
-        for pattern, variant, shift in attempts:
-            if (timeout := min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())) <= 0:
-                return  # (a search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget)
-            try:
-                for m in pattern.finditer(variant, timeout=timeout) if partial is None else (pattern.search(variant, partial=partial, timeout=timeout),):
-                    if m is None or m.start() >= before + shift:
-                        break
-                    yield m, variant, shift
-            except (TimeoutError, regex_error()):
-                pass
-
-    def _attempts(self, idx: int, c: Chain | None, where: Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
-        """(pattern, text variant, how far the reading's start moved in it) to try over the region's text, where
-        the reading is at [start, end). ``mode`` "exact" (on lines a regex matched): the text alone; "recased" (a
-        reading without a chain): the text, then its line breaks read as spaces, then a word a hard wrap split
-        joined back; the signature's regex ignoring case only. Else (a chain's) each of ``_patterns`` over each
-        of ``_variants``; where a whole message ends that prose follows on its line ('... int64 tensor after
-        upgrading, any idea?'), also with its line ended there (it carries load: without it
-        tests/test_forms._run(6) loses the cut readings of tensorflow/then-rnn-backward-failed [census
-        tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``_reads_to_end``'s): the start its text lost put back
-        where the reading is specific (``_heads``' ``dropped``)."""
-        text, start, end = region
-        if mode in ("exact", "recased"):
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (_respaced(text, self.rec.weight) if mode == "recased" else [text]))
-        # (not the start of a longer message)
-        whole = not mode and self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
-        bases, dropped = [text, text[:end] + "\n" + text[end:]] if whole else [text], mode == "to_end" and self._specific(c, where)
-        return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
-
-    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str = "cut") -> bool:
-        """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
-        ('... is_trainin…', '... got [1, 4...'). A delimited reading ends at its delimiter; one the regex cannot
-        read may be a whole message all the same (``_whole``: never one that ends at a clause, which has words after it). A head cut
-        reading that names something specific (``_SPECIFIC``: not 'Registered kernels: <no registered kernels>',
-        any op's) and holds at least half its template's information (not an op's name that a converter lists,
-        'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
-        text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the
-        text's end)."""
-        _lo, text, start, end = self._region(idx, where, 0, c)
-        mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
-        stop = end if cut not in ("cut", "head") else mark.start() if mark else len(text)
-        for m, _variant, shift in self._run(self._attempts(idx, c, where, "to_end", (text[:stop], start, end)), start + 1, partial=True):
-            whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
-            if not m.partial if whole else m.partial or cut != "cut":
-                return True  # (a delimited message may be whole where its delimiter cuts the text)
-        return cut == "delimited" and self._whole(c, where)
+    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str) -> bool:
+        """Whether the signature's regex reads the reading to the input's end where ``cut`` stops it
+        (``Confirmer.reads_to_end``: a head cut one, the start its text lost put back, only where it is
+        ``_specific``), or it is a delimited reading its regex does not read that is a whole message all the same
+        (``_whole``: never one that ends at a clause, which has words after it)."""
+        return self.confirmer.reads_to_end(idx, c, where, cut, self._specific(c, where)) or (cut == "delimited" and self._whole(c, where))
 
     def _specific(self, c: Chain, where: Where) -> bool:
         """Whether a reading holds what is specific (an RNN word, a name in code) and most of its message's
@@ -476,116 +407,21 @@ class Tolerant:
         dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
         return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
 
-    def _region(self, idx: int, where: Where, after: int, c: Chain | None, read: str | None = None) -> tuple[int, str, int, int]:
-        """The text the signature's regex reads a reading in: the reading's lines, the signature's window
-        before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
-        signature spells them (``_respelt``: 'Failed to find' where it says 'Fail to find'; a cut last word, the
-        chain's ``part``, as it is: it begins the template's word there, not another word of the same stem; as
-        they are where no chain ``c`` read them; ``read``: as ``_typed_read`` spells them), its values and what
-        follows it as Python 3 prints them (``_py3_values``). Returns (its first line, the text, the reading's
-        start and end in it)."""
-        lo = max(0, where.li_s - max(self.sigs[idx].window_before, 1))
-        text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
-        start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = read if read is not None else where.read if c is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part))
-        read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
-        return lo, text[:start] + read + rest, start, start + len(read)
 
     def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: Where, exact: bool) -> list[RawMatch]:
         """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
         matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
-        memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
+        memory (``Confirmer.retyped``, confirm.py): read, its values too, not as printed: matches marked retyped (a tolerant finding's
         lower confidence)."""
-        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, "exact" if exact else ""))]
+        got = [self._match(self.sigs[i], where, m[1], m[2], printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self.confirmer.confirm(i, c, where, "exact" if exact else ""))]
         if got or exact:
             return got
         return [
             self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
             for i, v in held
-            if (read := self._retyped(i, c, where)) is not None and (m := self._confirm(i, c, where, "", read))
+            if (read := self.confirmer.retyped(i, c, where)) is not None and (m := self.confirmer.confirm(i, c, where, "", read))
         ]
 
-    def _retyped(self, idx: int, c: Chain, where: Where) -> str | None:
-        """The second spelling of a reading, as a message typed from memory (``_typed_read``), tried where no
-        signature confirmed the first (``_region``'s): None where it is the same, or where no template of the
-        signature has the chain's words at its places."""
-        span = slice(c.first, c.last + 1)
-        tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
-        read = None if tid is None else self._typed_read(idx, tid, c, where)
-        return None if read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)) else read
-
-    def _typed_read(self, idx: int, tid: int, c: Chain, where: Where) -> str | None:
-        """The reading with its words spelt as the signature spells each at its place in its template ``tid``
-        ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
-        last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
-        first, which the text lacks, else the chain grew back over it: '(The) NVIDIA driver'). None where the text's words are
-        not the chain's (a word a hard wrap split)."""
-        tpl, tw = self.rec.tpls[tid], words(where.read)
-        if len(tw) != c.end - c.start + 1:
-            return None
-        pairs = self.rec.aligned(c, tw)
-        if c.first == 2 and tpl[1] in ARTICLES:  # (the text's own article: the chain grew back over it; another one stays and the template's is put back too)
-            pairs.insert(0, (1, -1))
-        cut = len(tw) - 1 if c.part else -1
-        if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
-            return None
-        places, spelling, out, at, put = _placed(self.sigs[idx], tuple(tpl)), _spelling(self.sigs[idx]), [], 0, ""
-        for k, j in pairs:
-            if j < 0:
-                # joined to the next with the underscore of a name the text spells so ('CUDNN_' + 'STATUS_' + 'BAD_PARAM'), else a space
-                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + ("_" if where.read[at : at + 1] == "_" and at > 0 else " ")
-                continue
-            _w, a, b = tw[j]
-            raw = where.read[a:b]
-            out += [where.read[at:a], put, raw if j == cut else _spelt(raw, spelling, places[k])]
-            at, put = b, ""
-        return "".join(out) + where.read[at:]
-
-    def _patterns(self, idx: int, flags: Sequence[str] | None = None) -> Iterator[Any]:
-        """The signature's regex ignoring case (``flags``: with those), then with its message's line breaks read as
-        spaces too (a message on several lines carried on one; compiled only when the first did not read the text)."""
-        sig = self.sigs[idx]
-        flags = folded(sig.flags) if flags is None else flags
-        try:
-            yield compile_pattern(sig.regex, flags)
-            flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
-            if flat != sig.regex:
-                yield compile_pattern(flat, flags)
-        except regex_error():
-            return
-
-    def _heads(self, idx: int, c: Chain, text: str, start: int, dropped: bool = False) -> list[str]:
-        """What the text lost before the reading, put back: the fixed prefixes (``RuntimeError: ``) of the
-        signature's templates, where the reading starts at a message's first word and the text has no prefix of
-        its own there; where it starts later (its head cut) and ``dropped`` asks for it, the start of the
-        signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
-        no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
-        is another message's end, as a word after a reading where its template's next should be)."""
-        if c.first == 1:
-            return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
-        lead = line_start(text, start)
-        # (a title: the block's first line, where ``_region`` reads from its line 0; a region starts a line before
-        # any other, so a blank line before a heading there is no title's)
-        if not dropped or not (_HEAD_CUT.search(line_head := text[lead:start]) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))):
-            return []
-        read, sig = [w for w in self.rec.words_of(c) if w][:2], self.sigs[idx]
-        return list(dict.fromkeys(m[line_start(m, a) : a] for m in (sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ())) for a in _at(m, read)))
-
-    def _headed(self, idx: int, text: str, start: int) -> tuple[Any, int, int] | None:
-        """A cause's regex (as written: case and all, no other spelling) over ``text`` (its window) with the fixed
-        prefix of one of its templates put back on the line that starts at ``start``, where ``_points`` puts it,
-        the first place first (the cause-head attempts, one search each): (match, start, end of what it read in
-        ``text``, the prefix left out), or None; None too where prose follows what it read on that line
-        (``_PROSE_TAIL``: 'CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy', an issue's title, mentions
-        the status; it is no message printed without its prefix)."""
-        end = text.find("\n", start) % (len(text) + 1)
-        points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
-        attempts = ((p, text[: start + a] + head + text[start + a :], a) for p in islice(self._patterns(idx, self.sigs[idx].flags), 1) for a, head in points)
-        for m, variant, a in self._run(attempts, start + 1, partial=False):
-            if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
-                b = m.end() - n
-                return None if b < end and _PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
-        return None
 
     def _lookalike(self, sig: Signature, c: Chain, where: Where) -> bool:
         """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
@@ -595,7 +431,7 @@ class Tolerant:
         says no other word: it stands where the lookalike's exception does, but not where an exception's name
         stands between them ('My LSTM fails: UnknownError: ...': that name is the word before)."""
         read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
-        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None and not _ENDS_IN_HEAD.search(line)
+        prose = len(line) <= PROSE_MAX and PROSE_HEAD.search(line) is not None and not ENDS_IN_HEAD.search(line)
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) and not prose else None
         return any(holds(read, look, before) for look in sig.lookalikes)
 
@@ -624,19 +460,6 @@ class Tolerant:
                 yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
 
 
-
-def _after(where: Where) -> tuple[list[str], bool]:
-    """The words after a reading: the rest of its last line and the AFTER_LINES lines after it (AFTER_WORDS
-    at most), and whether they run to the input's end."""
-    li = where.li_e
-    col = where.col + len(where.read) if (nl := where.read.rfind("\n")) < 0 else len(where.read) - nl - 1
-    got = [w for w, _a, _b in words(where.lines[li][col:])]
-    while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
-        li += 1
-        got += [w for w, _a, _b in words(where.lines[li])]
-    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and frames.ends_input(where.lines, li)
-
-
 def _in_context(where: Where) -> bool:
     """Whether a reading has what makes its words a framework's error: a name in code among them, an exception,
     status or C++ source location right before it on its line, or the op it was raised for on its lines or the
@@ -660,74 +483,11 @@ def _commented(line: str) -> bool:
 
 
 @lru_cache(maxsize=4)
+
+
 def recognizer(sigs: tuple[Signature, ...], base: str | None = None) -> Recognizer:
     """One recognizer per base (its index: kb/templates.index, kept in the catalog cache)."""
     return Recognizer(index(sigs, base))
-
-
-def folded(flags: Sequence[str]) -> tuple[str, ...]:
-    """A signature's regex flags, IGNORECASE added (the tolerant reading's confirmation)."""
-    return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
-
-
-def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
-    """The text as it is, with the words a hard wrap split (``known``: template words) joined back, with its
-    line breaks as spaces, with each fixed prefix put back at ``start`` (the reading moves by the prefix's
-    length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start`` on
-    its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the message
-    at a line's start; not a code comment's, nor inside a quote that prose opened); each with how far ``start``
-    moved in it. The spaced variant carries load: without it the forms sample (tests/test_forms.py, one in 15)
-    fails (39 split misses, 11 allowed) and so does
-    tests/test_present.py::test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split; the
-    prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
-    gives no finding (tests/test_tolerant_kept.py)."""
-    yield text, 0
-    if (joined := _unwrapped(text, known)) != text:
-        yield joined, 0
-    if "\n" in text:
-        yield spaced(text), 0
-    for head in heads:
-        yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
-    at = line_start(text, start)
-    head = text[at:start]
-    if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
-        yield text[:at] + text[start:], at - start
-
-
-def _respaced(text: str, known: Container[str]) -> list[str]:
-    """The text, then with its line breaks read as spaces, then with each word a hard wrap split joined back
-    (``_unwrapped``), each variant once."""
-    return list(dict.fromkeys((text, *((spaced(text), _unwrapped(text, known)) if "\n" in text else ()))))
-
-
-def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
-    """The text's words with each word a hard wrap split read as one: two words with only a line break between
-    them, on a line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor
-    at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says
-    'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got'
-    and 'b' / 'e' of 'be', which are template words too)."""
-    if "\n" not in text:
-        return list(tw)
-    out: list[tuple[str, int, int]] = []
-    for w2, a2, b2 in tw:
-        w, a, b = out[-1] if out else ("", 0, -2)
-        wrapped = a2 == b + 1 and text[b] == "\n" and b - line_start(text, b) >= WRAP_MIN
-        if wrapped and (joined := stem((text[a:b] + text[b + 1 : b2]).lower())) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-            out[-1] = (joined, a, b2)
-        else:
-            out.append((w2, a2, b2))
-    return out
-
-
-def _unwrapped(text: str, known: Container[str]) -> str:
-    """The text with each word a hard wrap split joined back (``_rejoined``), the line break moved to the end of
-    the line it joins (the lines keep their numbers)."""
-    for _w, a, b in reversed(_rejoined(text, words(text), known)):
-        if (nl := text.find("\n", a, b)) >= 0:
-            end = text.find("\n", nl + 1)
-            end = len(text) if end < 0 else end
-            text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
-    return text
 
 
 def _cut_record(read: str, unread: Sequence[str] = (), nxt: str | None = None, mark: str = "") -> dict[str, object]:
@@ -736,103 +496,29 @@ def _cut_record(read: str, unread: Sequence[str] = (), nxt: str | None = None, m
     return {"read": read[-200:], "unread": list(unread), "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True} | ({mark: True} if mark else {})
 
 
-def _spelt(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
-    """The word ``raw`` as the signature spells it (``place``: at its place in its template; else its stem's
-    first spelling, where the signature does not spell it as it is), in the case of ``raw``."""
-    low = raw.lower()
-    known = spelling.get(stem(low)) or [low]
-    spelt = place or (low if low in known else known[0])
-    return raw if low == spelt else spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
-
-
 @lru_cache(maxsize=4096)
-def _spelling(sig: Signature) -> dict[str, list[str]]:
-    """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
-    their stems."""
-    from ..kb.templates import spellings  # here: kb/templates.py imports chains.py, of this package
-
-    got: dict[str, list[str]] = {}
-    for raw in WORD.findall(" ".join(spellings(sig)).lower()):
-        got.setdefault(stem(raw), []).append(raw)
-    return got
 
 
-@lru_cache(maxsize=4096)
-def _placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
-    """The signature's spelling of each word of its template ``tpl`` at its place (lower case; None: unknown):
-    the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
-    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them (fewer:
-    another message's; a signature's message and its templates may be other messages)."""
-    got: list[str | None] = [None] * len(tpl)
-    for msg in messages(sig):
-        tw = words(msg)
-        here: list[str | None] = [None] * len(tpl)
-        for a, b, n in SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks():
-            here[a : a + n] = [msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None for d in range(n)]
-        if sum(1 for g in here if g) >= PLACED * sum(1 for w in tpl if w):
-            got = [x or y for x, y in zip(got, here, strict=True)]
-    return got
-
-
-@lru_cache(maxsize=4096)
 def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
     """The positions of the template's words its signature's messages end a clause after, where the same next
     word follows (``Tolerant._clause``)."""
     pairs = set()
     for msg in messages(sig):
         tw = words(msg)
-        pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
+        pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not ENDS_IN_HEAD.search(msg, 0, a2)}
     return frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
 
-
-def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
-    """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
-    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
-    before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
-    measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
-    Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
-    (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
-    last = _LAST_WORD.search(read) if cut else None
-    tail = last.start() if last else len(read)
-    return _GLUED.sub(" ", WORD.sub(lambda m: _spelt(m.group(0), spelling), read[:tail]) + read[tail:])
 
 # the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
 # prose after a first clause: on its line, or the line ends there and other text follows (a page or an issue body
 # quotes 'RuntimeError: Input and hidden tensors are not at the same device' on a line of its own, then explains it)
 _PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \t]*\n")
-# what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
-# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
-_HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
-# an issue title's heading marks, on the text's first line only (elsewhere '# ' is a code comment's, a README's heading)
-_TITLE_HEAD = LazyRe(r"\#{1,6} ")
-_ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
-WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
 _QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
 # a quote that closes a message: right after it, or after the format fields that end it in its source's string
 # literal ('... Expected {}, got {}'.format(...)); a full stop between at most
 _CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
-_ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
-_PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-_PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
-_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
-_LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
-_COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
-# prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
-# not a quote that opens a string literal), and the function an eager error names after its status ('...Error:
-# {{function_node __wrapped__CudnnRNNV3_device_...}} ')
-PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
-_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
-
-
-def spaced(text: str) -> str:
-    """The text's line breaks read as spaces (a message broken over two lines, read whole), but before a code
-    comment's line, which starts a line of its own: glued to the line before, its text would read as the
-    message that line goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
-    if "#" not in text and "/" not in text:
-        return text.replace("\n", " ")
-    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(text.split("\n")))
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -840,41 +526,6 @@ def _quoted(text: str, start: int, end: int) -> bool:
     before it on its line."""
     m = _CLOSING.match(text, end)
     return m is not None and _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
-
-
-def _py3_values(text: str) -> str:
-    """The text with Python 2's long integers in a tuple or list written as Python 3 writes them: a shape that
-    Python 2 formatted into a message ('Expecting (1, 16L, 64), got (1L, 4L, 64L)', 'torch.Size([64L, 3L])')
-    read by a regex that wants digits."""
-    return _PY2_LONG.sub(r"\1", text) if "L" in text else text
-
-
-def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
-    """What a regex matched as the log printed it, where its lines hold Python 2's longs (the regex read them as
-    Python 3 prints them, ``_py3_values``): the match found again in them with its longs' ``L`` (not the prose or
-    timestamp before it on its line); its lines where it is not found so; else the match."""
-    text = "\n".join(lines[first : last + 1])
-    if "L" not in text or not _PY2_LONG.search(text):
-        return matched
-    # each part of the match as a pattern where its numbers before ',', ')' or ']' may carry their ``L``
-    longs = (re.sub(r"(\d+)(?=,|\\[)\]])", r"\1L?", re.escape(part)) for part in matched.split())
-    got = re.search(r"\s+".join(longs), text)
-    return got.group(0) if got else text.strip()
-
-
-def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], None]:
-    """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
-    where only the line's own prefix (refine.py's ``LOG_PREFIX``: a log prefix, indentation, a bracket) stands
-    before it, no word of a sentence ('and then it gives CUDNN_STATUS_...'); each once, in the templates' order."""
-    tw = words(line)
-    firsts = ((next((a for w, a, _b in tw if w == tpl[1] and LOG_PREFIX.fullmatch(x := line[:a], line_prefix(x)) and not _ENDS_IN_HEAD.search(x)), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
-    return dict.fromkeys(point for point in firsts if point[0] >= 0)
-
-
-def _at(text: str, read: Sequence[str]) -> Iterator[int]:
-    """Where in ``text`` its words ``read`` (stems) begin."""
-    tw = words(text)
-    return (a for j, (_w, a, _b) in enumerate(tw) if [w for w, _a, _b in tw[j : j + len(read)]] == list(read))
 
 
 def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
