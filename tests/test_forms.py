@@ -22,7 +22,8 @@ from cudnn_doctor.kb.patterns import compile_pattern
 from cudnn_doctor.kb.templates import words
 from cudnn_doctor.match import Matcher
 from cudnn_doctor.match.sites import RNN_CODE
-from cudnn_doctor.match.tolerant import MIN_BITS, Tolerant, one_message
+from cudnn_doctor.match.tolerant import Tolerant
+from cudnn_doctor.match.weigh import MIN_BITS, one_message
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
 from forms import FORMS, cuts, emptied, heads, message  # tests/ is on sys.path (rootdir-based imports)
@@ -98,11 +99,11 @@ def _top(text: str, near: str | None = None) -> str | None:
 def distinct(sig: Signature, left: list[str]) -> bool:
     """Whether the words ``left`` of a message (stems) still tell the signature's message apart, as the tolerant
     reading weighs a chain: one of its templates' chains over them holds MIN_BITS, and the words it read are
-    one message's (Tolerant.holding, one_message)."""
+    one message's (Weigher.holding, one_message)."""
     tw = [(w, 0, 0) for w in left]
     idx, rec = READER.index[sig.id], READER.rec
     return any(
-        idx in rec.owners[c.tid] and c.bits >= MIN_BITS and one_message(READER.sigs[i] for i in READER.holding(rec.words_of(c)))
+        idx in rec.owners[c.tid] and c.bits >= MIN_BITS and one_message(READER.sigs[i] for i in READER.weigher.holding(rec.words_of(c)))
         for c in rec.chains(tw, frozenset({len(tw) - 1}))
     )
 

@@ -97,7 +97,7 @@ def test_a_lookalike_s_words_introduced_by_prose_are_no_reading() -> None:
     """A generic message that only its value makes the signature's (TVM's 'The following operators are not
     implemented: [...]', RNN only for 'aten::lstm'), cut before the value, is what a counter-example says: where prose
     introduces it ('... and got: '), that prose stands where the counter-example's exception does, not another word
-    before it (the lookalike rule's word before, tolerant._lookalike)."""
+    before it (the lookalike rule's word before, weigh.Weigher.lookalike)."""
     prose = "I tried converting my GRU model with onnx-tf and got: The following operators are not implemented\n"
     assert _found(prose) == []
     assert _found("Converting my LSTM fails: The following operators are not implemented: ['aten::lstm']\n") == [("tvm/frontend-no-rnn-converter", False)]

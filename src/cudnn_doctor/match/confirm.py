@@ -123,8 +123,8 @@ class Confirmer:
         """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
         input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
         ('... is_trainin…', '... got [1, 4...'). A delimited reading ends at its delimiter (one the regex cannot
-        read may be a whole message all the same: tolerant.py's ``_whole``). A head cut reading that ``dropped``
-        says is specific (tolerant.py's ``_specific``), the start its text lost put back (``_heads``), is read
+        read may be a whole message all the same: weigh.py's ``Weigher.whole``). A head cut reading that ``dropped``
+        says is specific (weigh.py's ``Weigher.specific``), the start its text lost put back (``_heads``), is read
         whole (a partial read may be a lookahead's that ran into the text's end)."""
         _lo, text, start, end = self.region(idx, where, 0, c)
         mark = ELLIPSIS.search(text, end) if cut == "cut" else None
