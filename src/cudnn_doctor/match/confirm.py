@@ -72,8 +72,8 @@ class Confirmer:
 
     def confirm(self, idx: int, c: Chain | None, where: Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
-        match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``_region`` spells it, or
-        ``read``: as ``_retyped`` spells it). Returns (match, first line, last line)."""
+        match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``region`` spells it, or
+        ``read``: as ``retyped`` spells it). Returns (match, first line, last line)."""
         lo, text, start, end = self.region(idx, where, max(self.sigs[idx].window_after, 1), c, read)
         for m, variant, shift in self._run(self._attempts(idx, c, where, mode, (text, start, end)), end):
             # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
@@ -109,7 +109,7 @@ class Confirmer:
         of ``_variants``; where a whole message ends that prose follows on its line ('... int64 tensor after
         upgrading, any idea?'), also with its line ended there (it carries load: without it
         tests/test_forms._run(6) loses the cut readings of tensorflow/then-rnn-backward-failed [census
-        tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``_reads_to_end``'s): the start its text lost put back
+        tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``reads_to_end``'s): the start its text lost put back
         where ``dropped`` asks (a specific reading: ``_heads``)."""
         text, start, end = region
         if mode in ("exact", "recased"):
@@ -152,7 +152,7 @@ class Confirmer:
 
     def retyped(self, idx: int, c: Chain, where: Where) -> str | None:
         """The second spelling of a reading, as a message typed from memory (``_typed_read``), tried where no
-        signature confirmed the first (``_region``'s): None where it is the same, or where no template of the
+        signature confirmed the first (``region``'s): None where it is the same, or where no template of the
         signature has the chain's words at its places."""
         span = slice(c.first, c.last + 1)
         tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
@@ -209,7 +209,7 @@ class Confirmer:
         if c.first == 1:
             return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
         lead = line_start(text, start)
-        # (a title: the block's first line, where ``_region`` reads from its line 0; a region starts a line before
+        # (a title: the block's first line, where ``region`` reads from its line 0; a region starts a line before
         # any other, so a blank line before a heading there is no title's)
         if not dropped or not (_HEAD_CUT.search(line_head := text[lead:start]) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))):
             return []

@@ -80,8 +80,6 @@ def spelt_as(raw: str, spelling: dict[str, list[str]], place: str | None = None)
 
 
 @lru_cache(maxsize=4096)
-
-
 def spelling_of(sig: Signature) -> dict[str, list[str]]:
     """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
     their stems."""
@@ -94,8 +92,6 @@ def spelling_of(sig: Signature) -> dict[str, list[str]]:
 
 
 @lru_cache(maxsize=4096)
-
-
 def placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
     """The signature's spelling of each word of its template ``tpl`` at its place (lower case; None: unknown):
     the word its message, templates or wordings have there, matched to the template's words in order ('tensors'

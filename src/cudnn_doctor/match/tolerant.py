@@ -74,22 +74,23 @@ NEAR = frames.MAX_FRAME_GAP + 2  # lines between a traceback's source line and i
 
 
 class Tolerant:
-    """Reads lines against a base's templates and raising frames."""
+    """Reads lines against a base's templates and raise sites: each source of ``read_region`` in turn, with the
+    parts it composes (one module each)."""
 
     def __init__(self, sigs: Sequence[Signature], evidence: Evidence, base: str | None = None) -> None:
         self.sigs = list(sigs)
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
-        self.prose = Prose(self.sigs, self.rec, MIN_BITS)
-        self.weigher = Weigher(self.sigs, self.rec)  # (weigh.py: which chains are read, how they stop, what holds them back)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
-        self.refiner = Refiner(self.sigs)
-        self.confirmer = Confirmer(self.sigs, self.rec)  # (confirm.py: the regex searches, under their budget)
-        self.sites = Sites(self.sigs, self.rec)
+        self.weigher = Weigher(self.sigs, self.rec)  # weigh.py: which chains are read, how they stop, what holds them back
+        self.confirmer = Confirmer(self.sigs, self.rec)  # confirm.py: the regex searches, under their budget
+        self.refiner = Refiner(self.sigs)  # refine.py: the causes of a matched generic, the framework gate
+        self.sites = Sites(self.sigs, self.rec)  # sites.py: where a line says an error was raised
+        self.prose = Prose(self.sigs, self.rec, MIN_BITS)  # prose.py: what a sentence describes
 
-    # ------------------------------------------------------------------ messages
+    # ------------------------------------------------------------------ sources (read_region's order)
 
     def read_region(self, lines: Sequence[str], lo: int, hi: int, taken: dict[int, set[str]], near: Mapping[str, Sequence[int]],
                     missed: Iterable[tuple[int, str]] = (), describe: bool = False) -> Iterator[Found]:
@@ -112,80 +113,6 @@ class Tolerant:
             yield from got
         if describe:
             yield from self.described(lines)
-
-    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: Mapping[int, Collection[str]] | None = None) -> Iterator[Found]:
-        """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
-        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
-        signatures it matched there."""
-        hi = len(lines) - 1 if hi is None else hi
-        self.confirmer.start()  # a text whose searches all run to their timeout
-        text = "\n".join(lines[lo : hi + 1])
-        tw = rejoined(text, words(text), self.rec.weight)
-        last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
-        spans: list[tuple[int, int]] = []
-        tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
-        # give the same signatures; another template's words over the same span may not)
-        for c, stop in self.weigher.strong(text, tw, word_ends(text, tw), last):
-            if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
-                break
-            key = (c.start, c.end, self.rec.words_of(c))
-            if _overlaps(c, spans) or key in vain:
-                continue
-            where = Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
-            matched = self._matched(c, where, taken or {})
-            if matched is False:
-                continue  # on lines a regex matched, held by no other signature
-            got = self.weigher.held_back(c, where, list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched)))
-            yield from got
-            if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
-                vain.add(key)
-                tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
-            elif stop != "near":  # (near misses keep no span)
-                spans.append((c.start, c.end))
-
-    def described(self, lines: Sequence[str]) -> Iterator[Found]:
-        """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
-        signature (a description repeated is not the error seen twice)."""
-        seen: set[str] = set()
-        for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
-            where = Where.line(lines, li)
-            for got in self._told(self._passing(self.prose.candidates(lines[li]), where), where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
-                if got.sig.id not in seen:
-                    seen.add(got.sig.id)
-                    yield got
-
-    def _matched(self, c: Chain, where: Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
-        """The signatures a regex matched on every line of a reading (None where one of its lines has none),
-        or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
-        words, or it starts on a C++ comment's line (``_commented``)."""
-        lines = range(where.li_s, where.li_e + 1)
-        if _commented(where.lines[where.li_s]):
-            return False
-        if not all(li in taken for li in lines):
-            return None
-        if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
-            return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
-        matched = {i for li in lines for i in taken[li]}
-        return matched if any(self.sigs[i].id not in matched for i in self.weigher.holding(self.rec.words_of(c))) else False
-
-
-    def _reading(self, c: Chain, where: Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
-        """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
-        that ``cut`` stops tells those whose regex reads it to its end and no lookalike says it (a finding
-        marked cut where they read one message, else near misses). On lines a regex matched (the signatures
-        ``matched``): only another signature's regex as it reads them, in another case (a wrapper's message
-        lower-cased, its generic's regex ignoring case)."""
-        exact = matched is not None
-        held = self._passing((i for i in self.weigher.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ())), where)
-        confirmed = self._confirmed(held, c, where, exact)
-        yield from confirmed
-        if cut and not confirmed and not exact:
-            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self.weigher.lookalike(self.sigs[i], c, where)]
-            yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
-
-    def _near(self, c: Chain, where: Where) -> Iterator[Found]:
-        """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
-        return self._told(self._passing(self.weigher.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
     def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
         """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
@@ -226,6 +153,124 @@ class Tolerant:
                 if (verdict := self._context(sig, where)) is not None:
                     yield self._match(sig, where, first + text.count("\n", 0, a), first + text.count("\n", 0, max(a, b - 1)), text[a:b], dict(m.groupdict()), _cut_record(where.read), verdict)
 
+    def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: Mapping[int, Collection[str]] | None = None) -> Iterator[Found]:
+        """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
+        lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
+        signatures it matched there."""
+        hi = len(lines) - 1 if hi is None else hi
+        self.confirmer.start()  # a text whose searches all run to their timeout
+        text = "\n".join(lines[lo : hi + 1])
+        tw = rejoined(text, words(text), self.rec.weight)
+        last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
+        spans: list[tuple[int, int]] = []
+        tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
+        # give the same signatures; another template's words over the same span may not)
+        for c, stop in self.weigher.strong(text, tw, word_ends(text, tw), last):
+            if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
+                break
+            key = (c.start, c.end, self.rec.words_of(c))
+            if _overlaps(c, spans) or key in vain:
+                continue
+            where = Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
+            matched = self._matched(c, where, taken or {})
+            if matched is False:
+                continue  # on lines a regex matched, held by no other signature
+            got = self.weigher.held_back(c, where, list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched)))
+            yield from got
+            if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
+                vain.add(key)
+                tries += 1 + sum(len(x) for x in lines[max(0, where.li_s - 40) : where.li_e + 41]) // TRY_CHARS
+            elif stop != "near":  # (near misses keep no span)
+                spans.append((c.start, c.end))
+
+    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
+        """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
+        raised without its message (``Sites.at``, sites.py: a traceback's frame, a C++ error's log line); near misses naming
+        the signatures raised there where they tell no one message apart."""
+        for li in range(lo, hi + 1):
+            got = None if any(k in taken for k in range(li, li + NEAR)) else self.sites.at(lines, li)
+            if got and (held := self._passing(got[0], where := Where.line(lines, li))):  # (those not ruled out there)
+                why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
+                yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
+
+    def described(self, lines: Sequence[str]) -> Iterator[Found]:
+        """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
+        signature (a description repeated is not the error seen twice)."""
+        seen: set[str] = set()
+        for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
+            where = Where.line(lines, li)
+            for got in self._told(self._passing(self.prose.candidates(lines[li]), where), where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
+                if got.sig.id not in seen:
+                    seen.add(got.sig.id)
+                    yield got
+
+    # ------------------------------------------------------------------ a chain's reading
+
+    def _matched(self, c: Chain, where: Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
+        """The signatures a regex matched on every line of a reading (None where one of its lines has none),
+        or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
+        words, or it starts on a C++ comment's line (``_commented``)."""
+        lines = range(where.li_s, where.li_e + 1)
+        if _commented(where.lines[where.li_s]):
+            return False
+        if not all(li in taken for li in lines):
+            return None
+        if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
+            return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
+        matched = {i for li in lines for i in taken[li]}
+        return matched if any(self.sigs[i].id not in matched for i in self.weigher.holding(self.rec.words_of(c))) else False
+
+    def _reading(self, c: Chain, where: Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
+        """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
+        that ``cut`` stops tells those whose regex reads it to its end and no lookalike says it (a finding
+        marked cut where they read one message, else near misses). On lines a regex matched (the signatures
+        ``matched``): only another signature's regex as it reads them, in another case (a wrapper's message
+        lower-cased, its generic's regex ignoring case)."""
+        exact = matched is not None
+        held = self._passing((i for i in self.weigher.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ())), where)
+        confirmed = self._confirmed(held, c, where, exact)
+        yield from confirmed
+        if cut and not confirmed and not exact:
+            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self.weigher.lookalike(self.sigs[i], c, where)]
+            yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
+
+    def _near(self, c: Chain, where: Where) -> Iterator[Found]:
+        """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
+        return self._told(self._passing(self.weigher.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
+
+    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: Where, exact: bool) -> list[RawMatch]:
+        """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
+        matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
+        memory (``Confirmer.retyped``, confirm.py): read, its values too, not as printed: matches marked retyped (a tolerant finding's
+        lower confidence)."""
+        got = [self._match(self.sigs[i], where, m[1], m[2], printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self.confirmer.confirm(i, c, where, "exact" if exact else ""))]
+        if got or exact:
+            return got
+        return [
+            self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
+            for i, v in held
+            if (read := self.confirmer.retyped(i, c, where)) is not None and (m := self.confirmer.confirm(i, c, where, "", read))
+        ]
+
+    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str) -> bool:
+        """Whether the signature's regex reads the reading to the input's end where ``cut`` stops it
+        (``Confirmer.reads_to_end``: a head cut one, the start its text lost put back, only where it is
+        ``Weigher.specific``), or it is a delimited reading its regex does not read that is a whole message all the same
+        (``Weigher.whole``, weigh.py: never one that ends at a clause, which has words after it)."""
+        return self.confirmer.reads_to_end(idx, c, where, cut, self.weigher.specific(c, where)) or (cut == "delimited" and self.weigher.whole(c, where))
+
+    def _expected_next(self, c: Chain, read: str) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first), as its
+        signature spells them (the template holds their stems)."""
+        spelt, tpl = spelling_of(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
+        nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
+        if c.part:
+            cut = WORD.findall(read.lower())[-1:] or [c.part]
+            whole = spelt.get(tpl[c.last], [tpl[c.last]])[0]
+            nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
+        return nxt
+
+    # ------------------------------------------------------------------ what a reading gives
 
     def _told(self, held: list[tuple[int, Verdict]], where: Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message, a description):
@@ -242,17 +287,6 @@ class Tolerant:
             cut = _cut_record(where.read, unread, nxt, "described" if described else "retyped" if misspelt(where.read) else "")
             yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut, verdict)
 
-    def _expected_next(self, c: Chain, read: str) -> str:
-        """The template's words after where the chain was cut (the rest of its cut word first), as its
-        signature spells them (the template holds their stems)."""
-        spelt, tpl = spelling_of(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
-        nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
-        if c.part:
-            cut = WORD.findall(read.lower())[-1:] or [c.part]
-            whole = spelt.get(tpl[c.last], [tpl[c.last]])[0]
-            nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
-        return nxt
-
     def _match(self, sig: Signature, where: Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
         before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])  # (the lines a traceback may hold)
         return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(verdict[0]), verdict[1], before, cut)
@@ -262,6 +296,10 @@ class Tolerant:
         lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))  # (no item: no text, ([], False))
         got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]) if context_items(sig) else "")
         return None if isinstance(got, str) else got
+
+    def _passing(self, idxs: Iterable[int], where: Where) -> list[tuple[int, Verdict]]:
+        """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
+        return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
     def _emit(self, lines: Sequence[str], found: Iterable[Found], near: Mapping[str, Sequence[int]] | None, taken: dict[int, set[str]] | None) -> list[Found]:
         """A source's findings, where ``near`` is given (not a raise site's) but a match whose text stands in a
@@ -276,46 +314,6 @@ class Tolerant:
                 taken.setdefault(li, set()).add(m.sig.id)
         return [f for f in got if near is None or not any(abs(f.line - li) <= NEAR for li in near.get(f.sig.id, ()))]
 
-    def _passing(self, idxs: Iterable[int], where: Where) -> list[tuple[int, Verdict]]:
-        """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
-        return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
-
-
-    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str) -> bool:
-        """Whether the signature's regex reads the reading to the input's end where ``cut`` stops it
-        (``Confirmer.reads_to_end``: a head cut one, the start its text lost put back, only where it is
-        ``Weigher.specific``), or it is a delimited reading its regex does not read that is a whole message all the same
-        (``Weigher.whole``, weigh.py: never one that ends at a clause, which has words after it)."""
-        return self.confirmer.reads_to_end(idx, c, where, cut, self.weigher.specific(c, where)) or (cut == "delimited" and self.weigher.whole(c, where))
-
-
-    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: Where, exact: bool) -> list[RawMatch]:
-        """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
-        matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
-        memory (``Confirmer.retyped``, confirm.py): read, its values too, not as printed: matches marked retyped (a tolerant finding's
-        lower confidence)."""
-        got = [self._match(self.sigs[i], where, m[1], m[2], printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self.confirmer.confirm(i, c, where, "exact" if exact else ""))]
-        if got or exact:
-            return got
-        return [
-            self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
-            for i, v in held
-            if (read := self.confirmer.retyped(i, c, where)) is not None and (m := self.confirmer.confirm(i, c, where, "", read))
-        ]
-
-
-    # ------------------------------------------------------------------ raising frames
-
-    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
-        """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
-        raised without its message (``Sites.at``, sites.py: a traceback's frame, a C++ error's log line); near misses naming
-        the signatures raised there where they tell no one message apart."""
-        for li in range(lo, hi + 1):
-            got = None if any(k in taken for k in range(li, li + NEAR)) else self.sites.at(lines, li)
-            if got and (held := self._passing(got[0], where := Where.line(lines, li))):  # (those not ruled out there)
-                why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
-                yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
-
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
     return any(c.start <= e and s <= c.end for s, e in spans)
@@ -328,8 +326,6 @@ def _commented(line: str) -> bool:
 
 
 @lru_cache(maxsize=4)
-
-
 def recognizer(sigs: tuple[Signature, ...], base: str | None = None) -> Recognizer:
     """One recognizer per base (its index: kb/templates.index, kept in the catalog cache)."""
     return Recognizer(index(sigs, base))

@@ -211,11 +211,9 @@ def _in_context(where: Where) -> bool:
 
 
 @lru_cache(maxsize=4096)
-
-
 def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
     """The positions of the template's words its signature's messages end a clause after, where the same next
-    word follows (``Tolerant._clause``)."""
+    word follows (``Weigher._stop``)."""
     pairs = set()
     for msg in messages(sig):
         tw = words(msg)
