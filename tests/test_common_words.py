@@ -1,7 +1,7 @@
 """A message made only of common words ('Dnn is not supported', 'DNN library is not found') is any sentence's: the
 tolerant reading counts it only with what makes it a framework's error next to it (an exception or status before
 it, the op or node it was raised for on its line or the next, a C++ log line's location), or where the text spells
-its words as a name in code; otherwise it is a near miss at most (match/tolerant.COMMON_BITS). The rule is the
+its words as a name in code; otherwise it is a near miss at most (match/weigh.COMMON_BITS). The rule is the
 reader's, for every such template: here a signature whose regex wants a status before the words or them alone on
 a line, and their end, which the tolerant reading's variants give any sentence (its template's prefix put back, its
 line ended after the words), so that only the rule stands between a sentence of prose and a finding."""
@@ -53,7 +53,7 @@ def test_the_same_words_with_what_makes_them_the_error_are_read() -> None:
 def test_a_template_is_common_words_by_the_base_s_weights() -> None:
     catalog = catalogs.builtin()
     reader = Tolerant(catalog.signatures, Matcher(catalog).evidence)
-    plain = {tuple(reader.rec.tpls[t][1:]) for t in range(len(reader.rec.tpls)) if reader.plain(t)}
+    plain = {tuple(reader.rec.tpls[t][1:]) for t in range(len(reader.rec.tpls)) if reader.weigher.plain(t)}
     assert ("dnn", "library", "is", "not", "found") in plain  # every word common, no value, little in all
     assert ("cudnn", "status", "execution", "fail") in plain  # (the text spells it as a name: CUDNN_STATUS_...)
     assert not any("thenrnnforward" in t for t in plain)  # a rare word is information enough
@@ -89,7 +89,7 @@ def test_a_reading_of_ordinary_words_and_an_rnn_s_generic_names_is_a_near_miss_a
     """A tolerant reading that holds only ordinary words and an RNN's generic names ('model', 'containing', 'LSTM',
     'layer') holds nothing specific to its message, however rarely the base's logs spell one of them ('contain'):
     Opacus's inspector message read from a feature request is a near miss asking for the full message, not a
-    finding (match/tolerant.Tolerant._thin)."""
+    finding (match/weigh.Weigher._thin)."""
     for text in (
         "Quantization of a model containing LSTM layers is slow on the edge board\n",
         "The pruning tutorial says a model contains LSTM layer weights twice. Please clarify.\n",

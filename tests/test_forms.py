@@ -21,7 +21,9 @@ from cudnn_doctor.cli.validate import shortest_prefix
 from cudnn_doctor.kb.patterns import compile_pattern
 from cudnn_doctor.kb.templates import words
 from cudnn_doctor.match import Matcher
-from cudnn_doctor.match.tolerant import MIN_BITS, RNN_CODE, Tolerant, one_message
+from cudnn_doctor.match.sites import RNN_CODE
+from cudnn_doctor.match.tolerant import Tolerant
+from cudnn_doctor.match.weigh import MIN_BITS, one_message
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
 from forms import FORMS, cuts, emptied, heads, message  # tests/ is on sys.path (rootdir-based imports)
@@ -97,18 +99,18 @@ def _top(text: str, near: str | None = None) -> str | None:
 def distinct(sig: Signature, left: list[str]) -> bool:
     """Whether the words ``left`` of a message (stems) still tell the signature's message apart, as the tolerant
     reading weighs a chain: one of its templates' chains over them holds MIN_BITS, and the words it read are
-    one message's (Tolerant.holding, one_message)."""
+    one message's (Weigher.holding, one_message)."""
     tw = [(w, 0, 0) for w in left]
     idx, rec = READER.index[sig.id], READER.rec
     return any(
-        idx in rec.owners[c.tid] and c.bits >= MIN_BITS and one_message(READER.sigs[i] for i in READER.holding(rec.words_of(c)))
+        idx in rec.owners[c.tid] and c.bits >= MIN_BITS and one_message(READER.sigs[i] for i in READER.weigher.holding(rec.words_of(c)))
         for c in rec.chains(tw, frozenset({len(tw) - 1}))
     )
 
 
 def _asked(text: str, sig_id: str) -> bool:
     """A traceback emptied in a frame every kind of error passes through: no finding, a near miss naming the
-    signature and asking for the message (tolerant.RNN_CODE)."""
+    signature and asking for the message (sites.RNN_CODE)."""
     d = diagnose(text, catalog=CATALOG)
     return not d.findings and any(n.id == sig_id and "other errors are raised too" in n.reason for n in d.near_misses)
 

@@ -279,7 +279,7 @@ def test_a_cut_counts_from_what_tells_its_message_apart() -> None:
 def test_a_quoted_message_is_read_whole_without_its_prefix_or_with_format_fields() -> None:
     """A message quoted in a sentence without the fixed words its regex wants first ('rnn: '), and the raising
     source line a cut traceback or a notebook shows, its values still format fields ('Expected {}, got {}'), are
-    read as that message, marked cut (tolerant.Tolerant._whole; no example or corpus log holds these shapes)."""
+    read as that message, marked cut (weigh.Weigher.whole; no example or corpus log holds these shapes)."""
     for text, sig in (
         ('After moving to GPU my GRU says "hx is not contiguous" and stops.', "pytorch/rnn-hx-not-contiguous"),
         ("I get 'hx is not contiguous' when calling the LSTM", "pytorch/rnn-hx-not-contiguous"),

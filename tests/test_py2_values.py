@@ -1,6 +1,6 @@
 """A message whose values Python 2 formatted: its longs in a tuple or list end in L (MXNet's ``Expecting (1, 16L,
 64), got (1L, 4L, 64L)``, PyTorch 0.x's ``Expected hidden size (1L, 1L, 100L)``). The tolerant reading reads
-them as Python 3 prints them (match/tolerant._py3_values), as a property of the whole base: every example whose
+them as Python 3 prints them (match/spelling.py3_values), as a property of the whole base: every example whose
 message holds a tuple of integers gives the same top finding with them written as Python 2 writes them,
 and no counter-example gains its signature so."""
 

@@ -1,6 +1,6 @@
 """Mechanisms of the tolerant reading that reports (bench/reports.py) and the forms sample do not measure, kept
-because removing each loses a reading: an issue title's prose before the message (tolerant._variants' prose-head
-variant) and another inflection of a message's word (tolerant._respelt: 'Failed to find' for 'Fail to find'); and
+because removing each loses a reading: an issue title's prose before the message (confirm._variants' prose-head
+variant) and another inflection of a message's word (spelling.respelt: 'Failed to find' for 'Fail to find'); and
 how a word cut at the input's end is read: as the start of its template's word (past its stem too), and, where
 several messages hold what was read, as near misses naming them."""
 
@@ -97,7 +97,7 @@ def test_a_lookalike_s_words_introduced_by_prose_are_no_reading() -> None:
     """A generic message that only its value makes the signature's (TVM's 'The following operators are not
     implemented: [...]', RNN only for 'aten::lstm'), cut before the value, is what a counter-example says: where prose
     introduces it ('... and got: '), that prose stands where the counter-example's exception does, not another word
-    before it (the lookalike rule's word before, tolerant._lookalike)."""
+    before it (the lookalike rule's word before, weigh.Weigher.lookalike)."""
     prose = "I tried converting my GRU model with onnx-tf and got: The following operators are not implemented\n"
     assert _found(prose) == []
     assert _found("Converting my LSTM fails: The following operators are not implemented: ['aten::lstm']\n") == [("tvm/frontend-no-rnn-converter", False)]
@@ -114,15 +114,15 @@ def test_a_near_miss_read_again_ignoring_case_has_its_own_search_budget(monkeypa
     """``recased`` searches under a budget of its own, not under the last text ``read`` read's (SEARCH_BUDGET_S
     from its start): in a big log, seconds of exact scanning lie between a block's tolerant reading and the next
     one's near misses, whose regexes ignoring case were then never searched (their findings lost by timing)."""
-    from cudnn_doctor.match import tolerant
+    from cudnn_doctor.match import confirm, tolerant
     from cudnn_doctor.match.matcher import Matcher
 
     catalog = catalogs.builtin()
     reader = tolerant.Tolerant(catalog.signatures, Matcher(catalog).evidence)
     line = ["[TRT] [E] 1: [convolutionRunner.cpp::executeConv::511] Error Code 1: Cudnn (cudnn_status_bad_param)"]
-    monkeypatch.setattr(tolerant, "SEARCH_BUDGET_S", -1.0)
+    monkeypatch.setattr(confirm, "SEARCH_BUDGET_S", -1.0)
     list(reader.read(["a text read before, its budget spent by now"]))
-    monkeypatch.setattr(tolerant, "SEARCH_BUDGET_S", 2.0)
+    monkeypatch.setattr(confirm, "SEARCH_BUDGET_S", 2.0)
     assert [m.sig.id for m in reader.recased(line, [(0, "cudnn/status-bad-param")], {})] == ["cudnn/status-bad-param"]
 
 
@@ -130,7 +130,7 @@ def test_a_spent_budget_stops_reading_the_causes_of_matched_generics(monkeypatch
     """``refined`` reads nothing once its budget is spent: not only its regex searches, but the region, the
     framework gate and the points too (review23: without the check, a paste of thousands of distinct status lines
     under matched generics ran all of those for every line, 3.5x the time, long after the budget)."""
-    from cudnn_doctor.match import tolerant
+    from cudnn_doctor.match import confirm, tolerant
     from cudnn_doctor.match.matcher import Matcher
 
     catalog = catalogs.builtin()
@@ -143,6 +143,6 @@ def test_a_spent_budget_stops_reading_the_causes_of_matched_generics(monkeypatch
     list(reader.refined(lines, 0, len(lines) - 1, taken))
     assert gated  # the gate is read while the budget lasts (the test can fail)
     gated.clear()
-    monkeypatch.setattr(tolerant, "SEARCH_BUDGET_S", -1.0)
+    monkeypatch.setattr(confirm, "SEARCH_BUDGET_S", -1.0)
     assert list(reader.refined(lines, 0, len(lines) - 1, taken)) == []
     assert gated == []

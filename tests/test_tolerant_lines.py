@@ -1,5 +1,5 @@
 """A message the tolerant reading confirms with its line breaks read as spaces (a message broken over two lines,
-no word split) is placed on the lines it stands on: tolerant.Tolerant._confirm counted that variant's lines in the
+no word split) is placed on the lines it stands on: confirm.Confirmer.confirm counted that variant's lines in the
 variant itself, which has no line break, and placed the finding on the first line of the regex's window, the line
 before the message."""
 

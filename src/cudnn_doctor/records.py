@@ -99,7 +99,7 @@ class CutRecord(_CutFields, total=False):
     retyped from memory (``retyped``; each key only there). Its optional key by ``total=False``: typing.NotRequired is Python 3.11's."""
 
     described: bool  # read from a user's description of the error, not its message (match/prose.py)
-    retyped: bool  # read as a message typed from memory, in other words than printed (match/tolerant.py _confirmed, _retyped)
+    retyped: bool  # read as a message typed from memory, in other words than printed (match/tolerant.py _confirmed, match/confirm.py Confirmer.retyped)
 
 
 class VersionRecord(TypedDict):

@@ -25,7 +25,8 @@ from ..kb.templates import message_span, words
 from ..match import Matcher
 from ..match.context import Evidence
 from ..match.results import RawMatch
-from ..match.tolerant import Tolerant, one_message
+from ..match.tolerant import Tolerant
+from ..match.weigh import one_message
 from ..model import Signature
 from ..scan import diagnose
 

@@ -74,7 +74,7 @@ class Recognizer:
         tid = {tpl: t for t, tpl in enumerate(folded)}  # (a copy's starts are its first's)
         to = [tid[tuple(tpl)] for tpl in index["templates"]]
         self.starts = {w: list(dict.fromkeys((to[t], p) for t, p in pairs)) for w, pairs in index["starts"].items()}
-        self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Tolerant.holding's answers, one memo per base
+        self.held: dict[tuple[str, ...], tuple[int, ...]] = {}  # Weigher.holding's answers (weigh.py), one memo per base
         self.of: dict[int, list[int]] = {}  # each signature's templates
         self.firsts: dict[str, list[int]] = {}  # the templates that begin with each word
         for tid, owners in enumerate(self.owners):

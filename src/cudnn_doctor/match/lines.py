@@ -189,3 +189,22 @@ def tail_views(pieces: tuple[Piece, ...]) -> list[memoryview]:
 def line_start(text: str, at: int) -> int:
     """The offset where the line ``at`` is on starts."""
     return text.rfind("\n", 0, at) + 1
+
+
+class Where:
+    """A reading's place: the lines, the reading's first and last line, its column and text."""
+
+    __slots__ = ("col", "li_e", "li_s", "lines", "read")
+
+    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
+        self.lines = lines  # ``text``: lines[lo:] joined
+        self.li_s = lo + text.count("\n", 0, start)
+        self.li_e = self.li_s + text.count("\n", start, end)
+        self.col = start - line_start(text, start)
+        self.read = text[start:end]
+
+    @classmethod
+    def line(cls, lines: Sequence[str], li: int) -> Where:
+        """Line ``li`` read whole, but the spaces around it."""
+        line = lines[li]
+        return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))

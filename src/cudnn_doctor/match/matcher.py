@@ -35,6 +35,7 @@ from ..kb.regexinfo import alternative_literals, cannot_match, identifiers, line
 from ..model import Probe, Signature
 from ..read.frames import AROUND_RAISE, quoted_source
 from ..read.sources import Block
+from .confirm import folded
 from .context import (
     MATCH_TIMEOUT_S,
     Evidence,
@@ -47,7 +48,7 @@ from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_
 from .prefilter import Prefilter, RuleOut, as_block
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
-from .tolerant import Tolerant, folded
+from .tolerant import Tolerant
 
 if TYPE_CHECKING:
     from ..kb.load import Catalog

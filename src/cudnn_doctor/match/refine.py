@@ -16,7 +16,7 @@ The cause's own regex and context still decide; its generic found the line alrea
 finding gives one. What was read is marked cut: the prefix was not.
 
 This module names the causes and gates the framework; tolerant.py reads them (``Tolerant.refined``, whose
-cause-head attempts, ``_headed``, run through the one runner of its confirmations by regex).
+cause-head attempts, confirm.py's ``Confirmer.headed``, run through the one runner of its confirmations by regex).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ..model import Signature
 GENERIC = frozenset({"any", "cudnn"})  # a framework-agnostic signature's framework: no prefix of its own
 TRACEBACK_HEAD = "Traceback (most recent call last)"
 TRACEBACK_LINES = 40  # of a traceback before the line, where a framework's marks are looked for (rank/wrappers.py)
-# what may stand before the status word on its line (tolerant.py's ``_points``), after its CI timestamp and launcher prefix (normalize.py's
+# what may stand before the status word on its line (confirm.py's ``_points``), after its CI timestamp and launcher prefix (normalize.py's
 # ``line_prefix``): indentation, a quote's '>', pytest's 'E   ', a time, a logger's level or bracketed tags, a
 # C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'), a status code and the quote of a bytes
 # repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception. A run of digits is one

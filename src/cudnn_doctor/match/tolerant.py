@@ -7,9 +7,9 @@ traceback whose message line is empty but whose innermost frame says where it wa
 steps:
 
 1. the templates (kb/templates.py: words are stems) are found as chains of their words (chains.py); a chain counts
-   when it holds enough to tell its message apart (the rule at MIN_BITS) and no other word stands where its
+   when it holds enough to tell its message apart (weigh.py: the rule at MIN_BITS) and no other word stands where its
    next word should be on the same line;
-2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex, ignoring
+2. each signature one of whose templates holds the chain's words is **confirmed** by its own regex (confirm.py), ignoring
    case, over the lines around the chain (its window), the chain's words spelt as the signature spells them;
    then with the line breaks read as spaces (in the text, then in the regex), its fixed prefix restored where
    the text dropped it, the prose before or after a whole message on its line taken off: confirmed
@@ -18,7 +18,7 @@ steps:
    none confirms it, a message typed from memory (its articles dropped, a plural made singular: 'hidden tensor
    are not at same device'; a status name's STATUS dropped or its cudnn misspelt: 'CUDNN_BAD_PARAM',
    'CUDDN_STATUS_') is tried once more, its words spelt as the signature spells each at its place in the template
-   and the words its chain read past put back (``_retyped``): confirmed so, a match with its captures, marked
+   and the words its chain read past put back (``Confirmer.retyped``, confirm.py): confirmed so, a match with its captures, marked
    cut (lower confidence: read, not as printed);
 3. where none is confirmed, a chain cut by the input's end or an ellipsis, or one that read its template to
    the end, its head perhaps cut (the start its text lost put back from the signature's own message, where
@@ -30,80 +30,43 @@ steps:
 Where the exact scan found a signature's literal on a line but not its regex (a near miss), its regex is also
 tried there ignoring case (``recased``). The matcher is exact only. A paste's prose lines are read last, for the
 errors they describe (``described``, prose.py).
+
+This module reads a region and sends out what it finds (``read_region``); each job it composes is a module of
+its own: weigh.py (which chains are read, how they stop, what holds a reading back), confirm.py (the
+confirmations by regex, under one search budget per text) with spelling.py (how a reading is spelt for a
+regex), sites.py (where a line says an error was raised), refine.py (the causes whose prefix a line lost) and
+prose.py (what a sentence describes).
 """
 
 from __future__ import annotations
 
-import re
-import time
-from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
-from difflib import SequenceMatcher
-from functools import lru_cache, partial
-from itertools import islice, pairwise
-from typing import Any
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from itertools import islice
 
-from ..kb.patterns import LazyRe, compile_pattern, regex_error
-from ..kb.regexinfo import flat_regex
-from ..kb.templates import FORMAT, HEAD, PH, START_BITS, WORD, index, messages, misspelt, stem, words
-from ..model import Signature, raise_site
+from ..kb.patterns import compile_pattern
+from ..kb.templates import WORD, index, misspelt, words
+from ..model import Signature
 from ..read import frames
 from ..read.frames import prose_line
-from ..read.normalize import line_prefix
-from .chains import ARTICLES, FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds, walk, word_ends
+from .chains import Chain, Recognizer, word_ends
+from .confirm import Confirmer
 from .context import Evidence, context_items, context_span, direct_rnn
-from .lines import line_start
+from .lines import Where
 from .prose import MAX_LINES, Prose
-from .refine import LOG_PREFIX, Refiner, around
+from .refine import Refiner, around
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
+from .sites import Sites
+from .spelling import printed, rejoined, spelling_of
+from .weigh import MIN_BITS, Weigher, one_message
 
-# A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
-# rule for whole, short and cut messages): MIN_BITS (a few rare words, or several common ones), or, where only one
-# message of the base holds its words, SHARE of the information its template holds (of what it read, where the
-# input's end cuts it and it names something _SPECIFIC), FLOOR at least (chains.py), in MIN_WORDS words:
-# 'rnn: hx is not contiguous', 'input must have 3 dimensions, got', 'cudnn RNN backward c'; not 'ImportError:
-# cannot import name', nor "'NoneType' object has"
-MIN_BITS, SHARE, MIN_WORDS = 22.0, 0.75, 3
-# an RNN or cuDNN word (a hidden state too), or a name in code (snake_case, a.b, a call or an index: 'input.size(-1)', 'hidden[0]')
-_CODE_NAME = r"\b[hc]x\b|[A-Za-z0-9][_.][A-Za-z]|[A-Za-z][(\[]"
-_SPECIFIC = LazyRe(r"(?i:rnn|lstm|gru|cudnn|miopen|dnn|hidden)|" + _CODE_NAME)
-# A template made only of common words (each met in more than one line of 2**COMMON_BITS over the base's templates
-# and ordinary log text, no value, less than MIN_BITS in all: 'Dnn is not supported', 'DNN library is not found',
-# 'CUDA error: out of memory') is any sentence's ('The DNN is not supported by the SMF.'): a reading of it counts
-# only with what makes it a framework's error on its line or a line next to it (``_in_context``), or where the text
-# spells one of its words as a name in code (CUDNN_STATUS_NOT_SUPPORTED, 'rnn: hx'); else it is a near miss at most
-COMMON_BITS = 7.0
-_NAMED_IN_CODE = LazyRe(_CODE_NAME)
-# an RNN's generic names, which any prose about RNNs holds as it holds 'model' or 'layer' (not DPLSTM, CudnnRNN)
-_GENERIC_NAME = LazyRe(r"(?i:rnns?|lstms?|grus?|cudnn|miopen|dnn)")
-# what makes a sentence a framework's error, right before it on its line: a named exception or a status ('InvalidArgumentError:',
-# TensorFlow's 'Internal:' / 'UNIMPLEMENTED:' / 'Invalid argument:', a CHECK), perhaps with the function it was raised
-# in ('{{function_node __wrapped__CudnnRNNV3_...}} '); or a C++ source location before it (a log line's 'E
-# tensorflow/.../cuda_dnn.cc:522] ', 'OP_REQUIRES failed at cudnn_rnn_ops.cc:1491 : Unknown: '); not a bare 'Error:'
-# (an issue title's, a tool's own); an upper- or lower-cased paste's too ('INVALIDARGUMENTERROR: ')
-_STATUS_BEFORE = LazyRe(
-    r"(?:(?:[\w.]+(?:Error|Exception|ERROR|EXCEPTION|error|exception)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|UNIMPLEMENTED|FAILED_PRECONDITION|NOT_FOUND"
-    r"|RESOURCE_EXHAUSTED|UNAVAILABLE|ABORTED|Unknown|Internal|Invalid\ argument|Unimplemented|Failed\ precondition"
-    r"|Not\ found|Resource\ exhausted|Unavailable|Aborted|Check\ failed|CUDNN_STATUS_[A-Z_]+)\s*:\s*"
-    r"(?:\{\{(?i:function_node)\ [^{}\n]*\}\}\s*)*|\.(?i:cc|cu|cpp|cxx|h)(?::\d+)?(?:\]|\s:)[^\n]*?)$"
-)
-# the op or node the error was raised for, on its line or a line next to it: '[Op:CudnnRNNV3]', '{{node x/CudnnRNN}}',
-# TF1's '[[Node: x/CudnnRNN = ...', TF 2.0-2.4's '[[node x/conv1d (defined at ...) ]]' (in any case: an upper-cased paste)
-_OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
-_THIN_WHY = "read {!r}: ordinary words, nothing specific to this message; paste the full message"
-_PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
 MAX_READINGS = 8  # per text: the strongest, apart
-SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
-SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
 # chains read in vain per text, at most (one more per TRY_CHARS of the lines around each): each costs a few regex
 # searches over its lines' window (~5 ms; ~90 ms among 500-character lines), and a line repeated hundreds of
 # times gives as many chains (48 s for 8 KB of a repeated warning, issue 30's fuzz run); over the base's
 # examples and the corpus a reading came after 29 vain ones at most
 MAX_TRIES, TRY_CHARS = 64, 16384
-PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
 ASK_MESSAGE = "; paste the traceback's last line, its message"  # what tells apart the signatures raised where a traceback stops
-# the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
-# line and the lines after it
-AFTER_WORDS, AFTER_LINES = 48, 2
 
 Found = RawMatch | Miss
 Verdict = tuple[list[str], bool]  # a reading's context: its evidence, and whether it supports it
@@ -111,30 +74,23 @@ NEAR = frames.MAX_FRAME_GAP + 2  # lines between a traceback's source line and i
 
 
 class Tolerant:
-    """Reads lines against a base's templates and raising frames."""
+    """Reads lines against a base's templates and raise sites: each source of ``read_region`` in turn, with the
+    parts it composes (one module each)."""
 
     def __init__(self, sigs: Sequence[Signature], evidence: Evidence, base: str | None = None) -> None:
         self.sigs = list(sigs)
         self.evidence = evidence
         self.rec = recognizer(tuple(self.sigs), base)  # ``base``: the catalog's cache key, where they are all of it
-        self._deadline = float("inf")  # of the regex searches of the text being read (``read`` and ``recased`` set it)
         self.index = {sig.id: idx for idx, sig in enumerate(self.sigs)}
-        self.prose = Prose(self.sigs, self.rec, MIN_BITS)
         # the signatures whose regex is told by its case (CuPy's 'cuDNN Error')
         self.cased = {sig.id for sig in self.sigs if "IGNORECASE" not in sig.flags and "(?i" not in sig.regex}
-        self.refiner = Refiner(self.sigs)
-        self.frames: dict[tuple[str, str], list[int]] = {}
-        # the exceptions each signature is raised as at each of its raise sites (None: any, an entry names none)
-        self.raised_as: dict[tuple[str, str, int], frozenset[str] | None] = {}
-        for idx, sig in enumerate(self.sigs):
-            for where in sig.raised_at:
-                path, function, exception = raise_site(where)
-                key = (path.replace("\\", "/"), function.rpartition(".")[2])
-                self.frames.setdefault(key, []).append(idx)
-                had = self.raised_as.get((*key, idx), frozenset())
-                self.raised_as[(*key, idx)] = None if had is None or exception is None else had | {exception}
+        self.weigher = Weigher(self.sigs, self.rec)  # weigh.py: which chains are read, how they stop, what holds them back
+        self.confirmer = Confirmer(self.sigs, self.rec)  # confirm.py: the regex searches, under their budget
+        self.refiner = Refiner(self.sigs)  # refine.py: the causes of a matched generic, the framework gate
+        self.sites = Sites(self.sigs, self.rec)  # sites.py: where a line says an error was raised
+        self.prose = Prose(self.sigs, self.rec, MIN_BITS)  # prose.py: what a sentence describes
 
-    # ------------------------------------------------------------------ messages
+    # ------------------------------------------------------------------ sources (read_region's order)
 
     def read_region(self, lines: Sequence[str], lo: int, hi: int, taken: dict[int, set[str]], near: Mapping[str, Sequence[int]],
                     missed: Iterable[tuple[int, str]] = (), describe: bool = False) -> Iterator[Found]:
@@ -158,29 +114,68 @@ class Tolerant:
         if describe:
             yield from self.described(lines)
 
+    def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
+        """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
+        scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
+        then with their line breaks read as spaces, then with a word a hard wrap split joined back (``unwrapped``: 'Fail' |
+        'ed to allocate ...' where no width tells read/present.py the wrap) (the message in another casing, or broken over lines, where
+        a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
+        made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
+        (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
+        self.confirmer.start()  # its own budget, not the last text read's (spent by now)
+        for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
+            idx = self.index[sig_id]
+            hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
+            text = "\n".join(lines[li : hi + 1])
+            where = Where(lines, li, text, 0, len(text))
+            got = None if _commented(lines[li]) else self.confirmer.confirm(idx, None, where, "recased")
+            if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
+                continue  # the context after its regex: over a big log's long lines, the costlier
+            if (verdict := self._context(self.sigs[idx], where)) is not None:
+                yield self._match(self.sigs[idx], where, got[1], got[2], printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
+
+    def refined(self, lines: Sequence[str], lo: int, hi: int, taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
+        """The causes of the signatures a regex matched on ``lines[lo:hi+1]`` (``taken``), read there with the
+        prefix their regex spells put back where the line lost it (refine.py): matches marked cut (the prefix
+        was not read)."""
+        self.confirmer.start()
+        tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
+        for li in range(lo, hi + 1):
+            for idx in self.refiner.of(taken.get(li, ())):
+                if (lines[li], idx) in tried or self.confirmer.spent():
+                    continue  # the budget spent: no region, framework gate or point is read any more
+                tried.add((lines[li], idx))
+                sig, where = self.sigs[idx], Where.line(lines, li)
+                first, text, start, _end = self.confirmer.region(idx, where, max(sig.window_after, 1), None)
+                if not self.refiner.seen(sig, around(lines, li, first)) or (got := self.confirmer.headed(idx, text, start - where.col)) is None:
+                    continue
+                m, a, b = got
+                if (verdict := self._context(sig, where)) is not None:
+                    yield self._match(sig, where, first + text.count("\n", 0, a), first + text.count("\n", 0, max(a, b - 1)), text[a:b], dict(m.groupdict()), _cut_record(where.read), verdict)
+
     def read(self, lines: Sequence[str], lo: int = 0, hi: int | None = None, taken: Mapping[int, Collection[str]] | None = None) -> Iterator[Found]:
         """The matches (confirmed, or cut) and near misses read in ``lines[lo:hi+1]`` (normalized lines; the
         lines around them are the regexes' window), strongest first; ``taken``: lines a regex matched, with the
         signatures it matched there."""
         hi = len(lines) - 1 if hi is None else hi
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # a text whose searches all run to their timeout
+        self.confirmer.start()  # a text whose searches all run to their timeout
         text = "\n".join(lines[lo : hi + 1])
-        tw = _rejoined(text, words(text), self.rec.weight)
+        tw = rejoined(text, words(text), self.rec.weight)
         last = len(tw) - 1 if hi == len(lines) - 1 else -1  # the input's last word (a cut stops there)
         spans: list[tuple[int, int]] = []
         tries, vain = 0, set()  # the spans read in vain, with the words read there (the same words read again
         # give the same signatures; another template's words over the same span may not)
-        for c, stop in self._strong(text, tw, word_ends(text, tw), last):
+        for c, stop in self.weigher.strong(text, tw, word_ends(text, tw), last):
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             key = (c.start, c.end, self.rec.words_of(c))
             if _overlaps(c, spans) or key in vain:
                 continue
-            where = _Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
+            where = Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
             matched = self._matched(c, where, taken or {})
             if matched is False:
                 continue  # on lines a regex matched, held by no other signature
-            got = self._held_back(c, where, list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched)))
+            got = self.weigher.held_back(c, where, list(self._near(c, where) if stop == "near" else self._reading(c, where, stop, matched)))
             yield from got
             if not got:  # a vain reading costs one try, more where its lines' window is long (its regex searches)
                 vain.add(key)
@@ -188,18 +183,30 @@ class Tolerant:
             elif stop != "near":  # (near misses keep no span)
                 spans.append((c.start, c.end))
 
+    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
+        """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
+        raised without its message (``Sites.at``, sites.py: a traceback's frame, a C++ error's log line); near misses naming
+        the signatures raised there where they tell no one message apart."""
+        for li in range(lo, hi + 1):
+            got = None if any(k in taken for k in range(li, li + NEAR)) else self.sites.at(lines, li)
+            if got and (held := self._passing(got[0], where := Where.line(lines, li))):  # (those not ruled out there)
+                why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
+                yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
+
     def described(self, lines: Sequence[str]) -> Iterator[Found]:
         """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
         signature (a description repeated is not the error seen twice)."""
         seen: set[str] = set()
         for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
-            where = _Where.line(lines, li)
+            where = Where.line(lines, li)
             for got in self._told(self._passing(self.prose.candidates(lines[li]), where), where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
                 if got.sig.id not in seen:
                     seen.add(got.sig.id)
                     yield got
 
-    def _matched(self, c: Chain, where: _Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
+    # ------------------------------------------------------------------ a chain's reading
+
+    def _matched(self, c: Chain, where: Where, taken: Mapping[int, Collection[str]]) -> set[str] | bool | None:
         """The signatures a regex matched on every line of a reading (None where one of its lines has none),
         or False where the reading is not re-cased (lower, upper or capitalized), no other signature holds its
         words, or it starts on a C++ comment's line (``_commented``)."""
@@ -211,141 +218,61 @@ class Tolerant:
         if where.read not in (where.read.lower(), where.read.upper(), WORD.sub(lambda m: m.group(0).capitalize(), where.read)):
             return False  # as it was printed, not re-cased: its case is the framework's ('cuDNN Error' is CuPy's)
         matched = {i for li in lines for i in taken[li]}
-        return matched if any(self.sigs[i].id not in matched for i in self.holding(self.rec.words_of(c))) else False
+        return matched if any(self.sigs[i].id not in matched for i in self.weigher.holding(self.rec.words_of(c))) else False
 
-    def _strong(self, text: str, tw: Words, ends: frozenset[int], last: int) -> list[tuple[Chain, str]]:
-        """The chains enough to be read, grown back, strongest first, with how each stops; ``last``: the input's
-        last word (-1: the input goes on after the text)."""
-        grown = self.rec.chains(tw, ends)
-        out = [(c, self._stop(c, text, tw, last) if e else "near") for c in grown if c.bits >= FLOOR and (e := self._enough(c, tw, text, c.end == last)) is not None]
-        out.sort(key=lambda cs: (-cs[0].bits, cs[0].start))
-        return [cs for cs in out if cs[1] != "near"] + [cs for cs in out if cs[1] == "near"][:1]  # the strongest near one
-
-    def _enough(self, c: Chain, tw: Words, text: str, cut: bool) -> bool | None:
-        """Whether the chain holds enough to be read (the rule above MIN_BITS; ``cut``: the input's end cuts it):
-        None where it does not, False where it holds enough but several messages hold its words (a cut word
-        ending it gives near misses naming them: a status name cut, 'CUDNN_STATUS_EXECUTION_F')."""
-        if c.bits >= MIN_BITS:
-            return True
-        specific = cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]) is not None
-        if c.bits < max(FLOOR, SHARE * (c.bits if specific else self.rec.total(c.tid))):
-            return None
-        read = self.rec.words_of(c)  # (an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart)
-        if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS or not (held := self.holding(read)):
-            return None
-        return True if one_message(self.sigs[i] for i in held) else False if c.part else None
-
-    def _stop(self, c: Chain, text: str, tw: Words, last: int) -> str:
-        """How the chain stops: "cut" where the message was cut (a word cut short at a line's end, a title
-        cut with a body after it; at the input's end, in the value its template expects next at most);
-        "delimited" where something ends it: an ellipsis ('failed to call ThenRNNForward... since 2.4': prose
-        may follow), its quotes closing ('... says "hx is not contiguous" while ...': in prose, the string
-        literal of the source line that raises it), a sentence's end, or the end of its message's first clause,
-        other words after it ('... at the same device after upgrading'); "head" where it lacks its template's
-        first words and reads it to its end (a head cut: an excerpt, a wrapped line whose first part was lost; a
-        fragment cut at both ends reads only where the input's end cuts it); "" elsewhere (a line's end, a
-        value, another word where its template's next should be: its regex, which wants that word, does not
-        confirm it)."""
-        nxt = self.rec.next_word(c.tid, c.last)
-        end = tw[c.end][2]
-        if c.part:
-            return "cut"
-        if _ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
-            return "delimited"
-        # its message's first clause or clauses, read whole, with prose after it in the text: from its first word
-        # to a word its message's text ends a clause after (a comma, a semicolon, a full stop before a space; not
-        # a colon, which introduces what tells a message apart: 'Status Message: ...') where the same next word
-        # follows ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end
-        # (its template's next word, no value between, is not what follows)
-        if nxt is not None and not nxt[1] and c.end != last and c.first == 1 and _PROSE_AFTER.match(text, end) and c.last in _clause_ends(self.sigs[self.rec.owner[c.tid]], tuple(self.rec.tpls[c.tid])):
-            return "delimited"
-        return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
-
-    def _reading(self, c: Chain, where: _Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
+    def _reading(self, c: Chain, where: Where, cut: str, matched: Collection[str] | None = None) -> Iterator[Found]:
         """The signatures holding the chain confirmed by their regex (ignoring case); where none is, a chain
         that ``cut`` stops tells those whose regex reads it to its end and no lookalike says it (a finding
         marked cut where they read one message, else near misses). On lines a regex matched (the signatures
         ``matched``): only another signature's regex as it reads them, in another case (a wrapper's message
         lower-cased, its generic's regex ignoring case)."""
         exact = matched is not None
-        held = self._passing((i for i in self.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ())), where)
+        held = self._passing((i for i in self.weigher.holding(self.rec.words_of(c)) if self.sigs[i].id not in (matched or ())), where)
         confirmed = self._confirmed(held, c, where, exact)
         yield from confirmed
         if cut and not confirmed and not exact:
-            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self._lookalike(self.sigs[i], c, where)]
+            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self.weigher.lookalike(self.sigs[i], c, where)]
             yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
-    def _near(self, c: Chain, where: _Where) -> Iterator[Found]:
+    def _near(self, c: Chain, where: Where) -> Iterator[Found]:
         """Near misses naming the signatures holding a cut chain that several messages hold, never one of them."""
-        return self._told(self._passing(self.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
+        return self._told(self._passing(self.weigher.holding(self.rec.words_of(c)), where), where, (f"read {where.read[-60:]!r}", "; paste the full message"), alone=False)
 
-    def recased(self, lines: Sequence[str], missed: Iterable[tuple[int, str]], taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
-        """The signatures whose literal a line holds where their regex did not match it (``missed``: the exact
-        scan's near misses, (line, signature)), read there: each one's regex ignoring case over the line and its window,
-        then with their line breaks read as spaces, then with a word a hard wrap split joined back (``_unwrapped``: 'Fail' |
-        'ed to allocate ...' where no width tells read/present.py the wrap) (the message in another casing, or broken over lines, where
-        a chain of its template may be too short to be read: a status name, 'cudnn_status_bad_param'; a message
-        made mostly of values, 'miopen error: <path>:<line>: <detail>'), where no case-sensitive regex matched
-        (``taken``: a wording told by its case, CuPy's 'cuDNN Error')."""
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S  # its own budget, not the last text read's (spent by now)
-        for li, sig_id in missed:  # the lines of its run: those a match read from there may end on (the exact scan's)
-            idx = self.index[sig_id]
-            hi = min(len(lines) - 1, li + self.sigs[idx].window_before + self.sigs[idx].window_after + 1)
-            text = "\n".join(lines[li : hi + 1])
-            where = _Where(lines, li, text, 0, len(text))
-            got = None if _commented(lines[li]) else self._confirm(idx, None, where, "recased")
-            if got is None or any(j in self.cased for k in range(got[1], got[2] + 1) for j in taken.get(k, ())):
-                continue  # the context after its regex: over a big log's long lines, the costlier
-            if (verdict := self._context(self.sigs[idx], where)) is not None:
-                yield self._match(self.sigs[idx], where, got[1], got[2], _printed(lines, got[1], got[2], got[0].group(0)), dict(got[0].groupdict()), None, verdict)
-
-    def refined(self, lines: Sequence[str], lo: int, hi: int, taken: Mapping[int, Collection[str]]) -> Iterator[RawMatch]:
-        """The causes of the signatures a regex matched on ``lines[lo:hi+1]`` (``taken``), read there with the
-        prefix their regex spells put back where the line lost it (refine.py): matches marked cut (the prefix
-        was not read)."""
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S
-        tried: set[tuple[str, int]] = set()  # (a line's text, a cause): a status repeated is read once
-        for li in range(lo, hi + 1):
-            for idx in self.refiner.of(taken.get(li, ())):
-                if (lines[li], idx) in tried or self._deadline <= time.perf_counter():
-                    continue  # the budget spent: no region, framework gate or point is read any more
-                tried.add((lines[li], idx))
-                sig, where = self.sigs[idx], _Where.line(lines, li)
-                first, text, start, _end = self._region(idx, where, max(sig.window_after, 1), None)
-                if not self.refiner.seen(sig, around(lines, li, first)) or (got := self._headed(idx, text, start - where.col)) is None:
-                    continue
-                m, a, b = got
-                if (verdict := self._context(sig, where)) is not None:
-                    yield self._match(sig, where, first + text.count("\n", 0, a), first + text.count("\n", 0, max(a, b - 1)), text[a:b], dict(m.groupdict()), _cut_record(where.read), verdict)
-
-    def _held_back(self, c: Chain, where: _Where, got: list[Found]) -> list[Found]:
-        """What a reading gives, its findings near misses where it is a sentence of common words without what
-        makes them a framework's error (COMMON_BITS), and its cut findings (no regex confirmed them) where what
-        it read is ordinary words holding nothing specific to its message (``_thin``) and nothing makes them a
-        framework's error (an exception or status before them: 'RuntimeError: cudnn RNN backward c' is read)."""
-        if not got or _in_context(where) or not ((plain := self.plain(c.tid)) or self._thin(c, where)):
+    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: Where, exact: bool) -> list[RawMatch]:
+        """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
+        matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
+        memory (``Confirmer.retyped``, confirm.py): read, its values too, not as printed: matches marked retyped (a tolerant finding's
+        lower confidence)."""
+        got = [self._match(self.sigs[i], where, m[1], m[2], printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self.confirmer.confirm(i, c, where, "exact" if exact else ""))]
+        if got or exact:
             return got
-        why = (_PLAIN_WHY if plain else _THIN_WHY).format(where.read[-60:])
-        return [Miss(f.sig, "", where.li_s, why) if isinstance(f, RawMatch) and (plain or f.cut is not None) else f for f in got]
+        return [
+            self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
+            for i, v in held
+            if (read := self.confirmer.retyped(i, c, where)) is not None and (m := self.confirmer.confirm(i, c, where, "", read))
+        ]
 
-    def _thin(self, c: Chain, where: _Where) -> bool:
-        """Whether a reading of less than SHARE of its template read only ordinary words (lower-case or
-        capitalized) and an RNN's generic names, no name in code, identifier, status or value ('a model that
-        contains LSTM layers' is any sentence's; 'replaced with DPLSTM', 'rnn: hx', 'CUDNN_STATUS_' are not), and
-        holds less than MIN_BITS with each word counted as a common word at most (COMMON_BITS): the log text the words are weighed over holds little prose, where a word the logs and
-        templates rarely spell ('contain', 'recommend') is as common as any. 'a model that contains LSTM
-        layers' holds nothing of Opacus's 'Model contains LSTM layers. It is recommended that they are
-        replaced with DPLSTM' that any sentence about RNNs does not."""
-        if c.bits >= SHARE * self.rec.total(c.tid) or _NAMED_IN_CODE.search(where.read) or not all(w.isalpha() and (w.islower() or w.istitle() or _GENERIC_NAME.fullmatch(w)) for w in re.findall(r"\w+", where.read)):
-            return False
-        return c.bits - sum(max(0.0, self.rec.weight.get(w, 0.0) - COMMON_BITS) for w in self.rec.words_of(c) if w) < MIN_BITS
+    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str) -> bool:
+        """Whether the signature's regex reads the reading to the input's end where ``cut`` stops it
+        (``Confirmer.reads_to_end``: a head cut one, the start its text lost put back, only where it is
+        ``Weigher.specific``), or it is a delimited reading its regex does not read that is a whole message all the same
+        (``Weigher.whole``, weigh.py: never one that ends at a clause, which has words after it)."""
+        return self.confirmer.reads_to_end(idx, c, where, cut, self.weigher.specific(c, where)) or (cut == "delimited" and self.weigher.whole(c, where))
 
-    def plain(self, tid: int) -> bool:
-        """Whether a template is made only of common words (COMMON_BITS each, MIN_BITS in all, no value)."""
-        tpl = self.rec.tpls[tid][1:]
-        return PH not in tpl and self.rec.bits(tpl) < MIN_BITS and all(self.rec.weight.get(w, 0.0) < COMMON_BITS for w in tpl)
+    def _expected_next(self, c: Chain, read: str) -> str:
+        """The template's words after where the chain was cut (the rest of its cut word first), as its
+        signature spells them (the template holds their stems)."""
+        spelt, tpl = spelling_of(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
+        nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
+        if c.part:
+            cut = WORD.findall(read.lower())[-1:] or [c.part]
+            whole = spelt.get(tpl[c.last], [tpl[c.last]])[0]
+            nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
+        return nxt
 
-    def _told(self, held: list[tuple[int, Verdict]], where: _Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
+    # ------------------------------------------------------------------ what a reading gives
+
+    def _told(self, held: list[tuple[int, Verdict]], where: Where, why: tuple[str, str], nxt: str | None = None, alone: bool = True, described: bool = False) -> Iterator[Found]:
         """What a reading no regex confirms gives (a cut message, a traceback without its message, a description):
         a match marked cut for each signature (``held``: with its context's verdict) where they read one message
         (and the reading tells it ``alone``), else near misses naming them."""
@@ -360,26 +287,19 @@ class Tolerant:
             cut = _cut_record(where.read, unread, nxt, "described" if described else "retyped" if misspelt(where.read) else "")
             yield self._match(sig, where, where.li_s, where.li_e, where.read, {}, cut, verdict)
 
-    def _expected_next(self, c: Chain, read: str) -> str:
-        """The template's words after where the chain was cut (the rest of its cut word first), as its
-        signature spells them (the template holds their stems)."""
-        spelt, tpl = _spelling(self.sigs[self.rec.owner[c.tid]]), self.rec.tpls[c.tid]
-        nxt = " ".join(spelt.get(w, [w])[0] for w in tpl[c.last + 1 : c.last + 4] if w)
-        if c.part:
-            cut = WORD.findall(read.lower())[-1:] or [c.part]
-            whole = spelt.get(tpl[c.last], [tpl[c.last]])[0]
-            nxt = ((whole[len(cut[0]) :] if whole.startswith(cut[0]) else whole) + " " + nxt).strip()
-        return nxt
-
-    def _match(self, sig: Signature, where: _Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
+    def _match(self, sig: Signature, where: Where, li_s: int, li_e: int, text: str, captures: dict[str, str | None], cut: dict[str, object] | None, verdict: Verdict) -> RawMatch:
         before = list(where.lines[max(0, li_s - TRACEBACK_LINES) : li_e + 1])  # (the lines a traceback may hold)
         return RawMatch(sig, "", li_s, li_e, text[:MAX_MATCH_TEXT], captures, "", list(verdict[0]), verdict[1], before, cut)
 
-    def _context(self, sig: Signature, where: _Where) -> Verdict | None:
+    def _context(self, sig: Signature, where: Where) -> Verdict | None:
         """The context's verdict on a reading of the signature: (evidence, supported), None where it rules it out."""
         lo, hi = context_span(sig, where.li_s, where.li_e, len(where.lines))  # (no item: no text, ([], False))
         got = self.evidence.verdict(sig, direct_rnn(sig, where.read), "\n".join(where.lines[lo : hi + 1]) if context_items(sig) else "")
         return None if isinstance(got, str) else got
+
+    def _passing(self, idxs: Iterable[int], where: Where) -> list[tuple[int, Verdict]]:
+        """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
+        return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
     def _emit(self, lines: Sequence[str], found: Iterable[Found], near: Mapping[str, Sequence[int]] | None, taken: dict[int, set[str]] | None) -> list[Found]:
         """A source's findings, where ``near`` is given (not a raise site's) but a match whose text stands in a
@@ -393,360 +313,14 @@ class Tolerant:
                 taken.setdefault(li, set()).add(m.sig.id)
         return [f for f in got if near is None or not any(abs(f.line - li) <= NEAR for li in near.get(f.sig.id, ()))]
 
-    def _passing(self, idxs: Iterable[int], where: _Where) -> list[tuple[int, Verdict]]:
-        """The signatures of ``idxs`` whose context does not rule a reading out, each with its verdict."""
-        return [(i, v) for i in idxs if (v := self._context(self.sigs[i], where)) is not None]
 
-    def _confirm(self, idx: int, c: Chain | None, where: _Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
-        """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
-        match of ``_attempts`` in ``mode`` that covers the reading (spelt as ``_region`` spells it, or
-        ``read``: as ``_retyped`` spells it). Returns (match, first line, last line)."""
-        lo, text, start, end = self._region(idx, where, max(self.sigs[idx].window_after, 1), c, read)
-        for m, variant, shift in self._run(self._attempts(idx, c, where, mode, (text, start, end)), end):
-            # its lines counted in the text where the variant keeps its offsets (its line breaks read as spaces,
-            # or a word a hard wrap split joined back): a message broken over lines is on those lines
-            at = text if shift == 0 and len(variant) == len(text) else variant
-            first, last = at.count("\n", 0, m.start()), at.count("\n", 0, max(m.start(), m.end() - 1))
-            if m.end() > start + shift and m.end() > m.start() and (mode != "recased" or variant is text or first < last):
-                return m, lo + first, lo + last
-        return None
-
-    def _run(self, attempts: Iterable[tuple[Any, str, int]], before: int, partial: bool | None = None) -> Iterator[tuple[Any, str, int]]:
-        """The one runner of the confirmations by regex: for each attempt (pattern, text variant, how far the
-        reading's start moved in it), in order, its matches that start before ``before`` (moved as the reading's
-        start): all of them (``partial`` None), else its first, ``partial`` asking for one the text's end cuts
-        (none where the search timed out or the regex cannot run it: the next attempt). It stops where the text's
-        search budget is spent."""
-        for pattern, variant, shift in attempts:
-            if (timeout := min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())) <= 0:
-                return  # (a search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget)
-            try:
-                for m in pattern.finditer(variant, timeout=timeout) if partial is None else (pattern.search(variant, partial=partial, timeout=timeout),):
-                    if m is None or m.start() >= before + shift:
-                        break
-                    yield m, variant, shift
-            except (TimeoutError, regex_error()):
-                pass
-
-    def _attempts(self, idx: int, c: Chain | None, where: _Where, mode: str, region: tuple[str, int, int]) -> Iterable[tuple[Any, str, int]]:
-        """(pattern, text variant, how far the reading's start moved in it) to try over the region's text, where
-        the reading is at [start, end). ``mode`` "exact" (on lines a regex matched): the text alone; "recased" (a
-        reading without a chain): the text, then its line breaks read as spaces, then a word a hard wrap split
-        joined back; the signature's regex ignoring case only. Else (a chain's) each of ``_patterns`` over each
-        of ``_variants``; where a whole message ends that prose follows on its line ('... int64 tensor after
-        upgrading, any idea?'), also with its line ended there (it carries load: without it
-        tests/test_forms._run(6) loses the cut readings of tensorflow/then-rnn-backward-failed [census
-        tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``_reads_to_end``'s): the start its text lost put back
-        where the reading is specific (``_heads``' ``dropped``)."""
-        text, start, end = region
-        if mode in ("exact", "recased"):
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (_respaced(text, self.rec.weight) if mode == "recased" else [text]))
-        # (not the start of a longer message)
-        whole = not mode and self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
-        bases, dropped = [text, text[:end] + "\n" + text[end:]] if whole else [text], mode == "to_end" and self._specific(c, where)
-        return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
-
-    def _reads_to_end(self, idx: int, c: Chain, where: _Where, cut: str = "cut") -> bool:
-        """Whether the signature's regex, ignoring case, reads the text from before the reading up to the
-        input's end, where the cut stops it: a cut one at the first ellipsis after it, where its text was cut too
-        ('... is_trainin…', '... got [1, 4...'). A delimited reading ends at its delimiter; one the regex cannot
-        read may be a whole message all the same (``_whole``: never one that ends at a clause, which has words after it). A head cut
-        reading that names something specific (``_SPECIFIC``: not 'Registered kernels: <no registered kernels>',
-        any op's) and holds at least half its template's information (not an op's name that a converter lists,
-        'UNIDIRECTIONAL_SEQUENCE_LSTM version 1', without 'Didn't find op for builtin opcode'), the start its
-        text lost put back (``_heads``), is read whole (a partial read may be a lookahead's that ran into the
-        text's end)."""
-        _lo, text, start, end = self._region(idx, where, 0, c)
-        mark = _ELLIPSIS.search(text, end) if cut == "cut" else None
-        stop = end if cut not in ("cut", "head") else mark.start() if mark else len(text)
-        for m, _variant, shift in self._run(self._attempts(idx, c, where, "to_end", (text[:stop], start, end)), start + 1, partial=True):
-            whole = cut == "head" or (c.first > 1 and shift > 0)  # a head put back: no partial read through a lookahead
-            if not m.partial if whole else m.partial or cut != "cut":
-                return True  # (a delimited message may be whole where its delimiter cuts the text)
-        return cut == "delimited" and self._whole(c, where)
-
-    def _specific(self, c: Chain, where: _Where) -> bool:
-        """Whether a reading holds what is specific (an RNN word, a name in code) and most of its message's
-        information (what a head cut must hold)."""
-        return _SPECIFIC.search(where.read) is not None and 2 * c.bits >= self.rec.total(c.tid)
-
-    def _whole(self, c: Chain, where: _Where) -> bool:
-        """Whether a delimited reading the regex does not read is a whole message all the same: it holds its
-        template to the end, and either each value is a format field (the string literal of the source line
-        that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
-        (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
-        first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
-        if c.part or self.rec.next_word(c.tid, c.last) is not None:
-            return False
-        if values := sum(1 for w in self.rec.words_of(c) if not w):
-            return len(FORMAT.findall(where.read)) >= values and not frames.listed_around(where.lines, where.li_s)
-        dropped = self.rec.tpls[c.tid][1 : c.first]  # little information (the reading holds SHARE of it): not a value
-        return c.first > 1 and all(dropped) and c.bits >= SHARE * self.rec.total(c.tid)
-
-    def _region(self, idx: int, where: _Where, after: int, c: Chain | None, read: str | None = None) -> tuple[int, str, int, int]:
-        """The text the signature's regex reads a reading in: the reading's lines, the signature's window
-        before them (one line at least) and ``after`` lines after them, the reading's words spelt as the
-        signature spells them (``_respelt``: 'Failed to find' where it says 'Fail to find'; a cut last word, the
-        chain's ``part``, as it is: it begins the template's word there, not another word of the same stem; as
-        they are where no chain ``c`` read them; ``read``: as ``_typed_read`` spells them), its values and what
-        follows it as Python 3 prints them (``_py3_values``). Returns (its first line, the text, the reading's
-        start and end in it)."""
-        lo = max(0, where.li_s - max(self.sigs[idx].window_before, 1))
-        text = "\n".join(where.lines[lo : min(len(where.lines) - 1, where.li_e + after) + 1])
-        start = sum(len(t) + 1 for t in where.lines[lo : where.li_s]) + where.col
-        read = read if read is not None else where.read if c is None else _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part))
-        read, rest = _py3_values(read), _py3_values(text[start + len(where.read) :])
-        return lo, text[:start] + read + rest, start, start + len(read)
-
-    def _confirmed(self, held: Sequence[tuple[int, Verdict]], c: Chain, where: _Where, exact: bool) -> list[RawMatch]:
-        """The matches of the signatures of ``held`` whose regex confirms the chain (``exact``: on lines a regex
-        matched, the text as it is); where none does, of those whose regex confirms it as a message typed from
-        memory (``_retyped``): read, its values too, not as printed: matches marked retyped (a tolerant finding's
-        lower confidence)."""
-        got = [self._match(self.sigs[i], where, m[1], m[2], _printed(where.lines, m[1], m[2], m[0].group(0)), dict(m[0].groupdict()), None, v) for i, v in held if (m := self._confirm(i, c, where, "exact" if exact else ""))]
-        if got or exact:
-            return got
-        return [
-            self._match(self.sigs[i], where, m[1], m[2], "\n".join(where.lines[m[1] : m[2] + 1]).strip(), dict(m[0].groupdict()), _cut_record(where.read, mark="retyped"), v)
-            for i, v in held
-            if (read := self._retyped(i, c, where)) is not None and (m := self._confirm(i, c, where, "", read))
-        ]
-
-    def _retyped(self, idx: int, c: Chain, where: _Where) -> str | None:
-        """The second spelling of a reading, as a message typed from memory (``_typed_read``), tried where no
-        signature confirmed the first (``_region``'s): None where it is the same, or where no template of the
-        signature has the chain's words at its places."""
-        span = slice(c.first, c.last + 1)
-        tid = next((t for t in self.rec.of.get(idx, ()) if self.rec.tpls[t][span] == self.rec.tpls[c.tid][span]), None)
-        read = None if tid is None else self._typed_read(idx, tid, c, where)
-        return None if read == _respelt(where.read, _spelling(self.sigs[idx]), bool(c.part)) else read
-
-    def _typed_read(self, idx: int, tid: int, c: Chain, where: _Where) -> str | None:
-        """The reading with its words spelt as the signature spells each at its place in its template ``tid``
-        ('hidden tensors are' where the text says 'hidden tensor are', 'found input tensor at' as it is; a cut
-        last word as it is) and the articles the chain read past put back ('not at the same device'; a message's
-        first, which the text lacks, else the chain grew back over it: '(The) NVIDIA driver'). None where the text's words are
-        not the chain's (a word a hard wrap split)."""
-        tpl, tw = self.rec.tpls[tid], words(where.read)
-        if len(tw) != c.end - c.start + 1:
-            return None
-        pairs = self.rec.aligned(c, tw)
-        if c.first == 2 and tpl[1] in ARTICLES:  # (the text's own article: the chain grew back over it; another one stays and the template's is put back too)
-            pairs.insert(0, (1, -1))
-        cut = len(tw) - 1 if c.part else -1
-        if any(j >= 0 and j != cut and tw[j][0] != tpl[k] for k, j in pairs):
-            return None
-        places, spelling, out, at, put = _placed(self.sigs[idx], tuple(tpl)), _spelling(self.sigs[idx]), [], 0, ""
-        for k, j in pairs:
-            if j < 0:
-                # joined to the next with the underscore of a name the text spells so ('CUDNN_' + 'STATUS_' + 'BAD_PARAM'), else a space
-                put += (places[k] or spelling.get(tpl[k], ["the"])[0]) + ("_" if where.read[at : at + 1] == "_" and at > 0 else " ")
-                continue
-            _w, a, b = tw[j]
-            raw = where.read[a:b]
-            out += [where.read[at:a], put, raw if j == cut else _spelt(raw, spelling, places[k])]
-            at, put = b, ""
-        return "".join(out) + where.read[at:]
-
-    def _patterns(self, idx: int, flags: Sequence[str] | None = None) -> Iterator[Any]:
-        """The signature's regex ignoring case (``flags``: with those), then with its message's line breaks read as
-        spaces too (a message on several lines carried on one; compiled only when the first did not read the text)."""
-        sig = self.sigs[idx]
-        flags = folded(sig.flags) if flags is None else flags
-        try:
-            yield compile_pattern(sig.regex, flags)
-            flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
-            if flat != sig.regex:
-                yield compile_pattern(flat, flags)
-        except regex_error():
-            return
-
-    def _heads(self, idx: int, c: Chain, text: str, start: int, dropped: bool = False) -> list[str]:
-        """What the text lost before the reading, put back: the fixed prefixes (``RuntimeError: ``) of the
-        signature's templates, where the reading starts at a message's first word and the text has no prefix of
-        its own there; where it starts later (its head cut) and ``dropped`` asks for it, the start of the
-        signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
-        no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
-        is another message's end, as a word after a reading where its template's next should be)."""
-        if c.first == 1:
-            return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
-        lead = line_start(text, start)
-        # (a title: the block's first line, where ``_region`` reads from its line 0; a region starts a line before
-        # any other, so a blank line before a heading there is no title's)
-        if not dropped or not (_HEAD_CUT.search(line_head := text[lead:start]) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))):
-            return []
-        read, sig = [w for w in self.rec.words_of(c) if w][:2], self.sigs[idx]
-        return list(dict.fromkeys(m[line_start(m, a) : a] for m in (sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ())) for a in _at(m, read)))
-
-    def _headed(self, idx: int, text: str, start: int) -> tuple[Any, int, int] | None:
-        """A cause's regex (as written: case and all, no other spelling) over ``text`` (its window) with the fixed
-        prefix of one of its templates put back on the line that starts at ``start``, where ``_points`` puts it,
-        the first place first (the cause-head attempts, one search each): (match, start, end of what it read in
-        ``text``, the prefix left out), or None; None too where prose follows what it read on that line
-        (``_PROSE_TAIL``: 'CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy', an issue's title, mentions
-        the status; it is no message printed without its prefix)."""
-        end = text.find("\n", start) % (len(text) + 1)
-        points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
-        attempts = ((p, text[: start + a] + head + text[start + a :], a) for p in islice(self._patterns(idx, self.sigs[idx].flags), 1) for a, head in points)
-        for m, variant, a in self._run(attempts, start + 1, partial=False):
-            if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
-                b = m.end() - n
-                return None if b < end and _PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
-        return None
-
-    def _lookalike(self, sig: Signature, c: Chain, where: _Where) -> bool:
-        """Whether one of the signature's counter-examples says what the chain read (the reading does not tell
-        the signature from that other message), where the text does not say another word right before the
-        reading on its line than the lookalike does (a source line's 'if "Failed to call ...' is not the
-        message of an 'InternalError: Failed to call ...'); prose that introduces the reading ('... and got: ')
-        says no other word: it stands where the lookalike's exception does, but not where an exception's name
-        stands between them ('My LSTM fails: UnknownError: ...': that name is the word before)."""
-        read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
-        prose = len(line) <= PROSE_MAX and _PROSE_HEAD.search(line) is not None and not _ENDS_IN_HEAD.search(line)
-        before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) and not prose else None
-        return any(holds(read, look, before) for look in sig.lookalikes)
-
-    def holding(self, seq: tuple[str, ...]) -> tuple[int, ...]:
-        """The signatures one of whose templates holds the words ``seq`` in order (its last word may be cut)."""
-        if (got := self.rec.held.get(seq)) is None:
-            tw = words(" ".join(w if w else "0" for w in seq))
-            first = next((i for i, (w, _, _) in enumerate(tw) if self.rec.weight.get(w, 0.0) >= START_BITS), 0)
-            chains = self.rec.chains(tw, frozenset({len(tw) - 1}))
-            part = self.rec.weight.get(seq[-1], 0.0) * 0.5 if len(seq[-1]) >= MIN_PART else 0.0  # a short cut word: its start
-            need = self.rec.bits(seq[:-1]) + part - 1e-6  # every word read as one
-            got = tuple(sorted({o for c in chains if c.start <= first and c.end == len(tw) - 1 and c.bits >= need for o in self.rec.owners[c.tid]}))
-            self.rec.held[seq] = got
-        return got
-
-    # ------------------------------------------------------------------ raising frames
-
-    def raised(self, lines: Sequence[str], lo: int, hi: int, taken: Container[int]) -> Iterator[Found]:
-        """A finding for each line of ``lines[lo:hi+1]``, clear of a regex's match, that says where an error was
-        raised without its message (``_site``: a traceback's frame, a C++ error's log line); near misses naming
-        the signatures raised there where they tell no one message apart."""
-        for li in range(lo, hi + 1):
-            got = None if any(k in taken for k in range(li, li + NEAR)) else self._site(lines, li)
-            if got and (held := self._passing(got[0], where := _Where.line(lines, li))):  # (those not ruled out there)
-                why, telling = got[1:]  # a frame where other errors are raised too names them, it does not tell one
-                yield from self._told(held, where, (why if telling else f"{why}, where other errors are raised too", ASK_MESSAGE), alone=telling)
-
-    def _site(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
-        """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
-        a frame whose shown source line calls a function of the same file where signatures are raised (those
-        signatures: ``self.check_hidden_size(hx, expected_hidden_size)`` in torch/nn/modules/rnn.py, the input
-        cut after it or its message line empty or cut, ``cut_call``); a traceback's innermost frame with no
-        message after it, or with its message cut at the input's end partway through the template of a
-        signature raised there (those signatures); a C++ error's log line, cut at the input's end, whose
-        glog/dmlc prefix names the file it was raised in (``src/operator/rnn.cu:24: RNN is``); and whether that
-        tells them alone: words of their message do, a frame with no message only in the framework's RNN code
-        (``RNN_CODE``: torch/nn/modules/module.py's __getattr__ or TensorFlow's session.py raise every kind of
-        error). A signature raised there as another exception than the message line names (its ``raised_at``
-        entry says which: check_input raises the dtype error as ValueError, the rank and size errors as
-        RuntimeError) is not it; an AttributeError's empty message line under a source line that reads the
-        attribute a signature raised there names tells it (``_attribute``). None where the line is neither a
-        frame nor such a log line."""
-        at = frames.frame(lines[li])
-        if at is None:  # a C++ backtrace, else a log line
-            if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
-                return cpp
-            return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
-        if (told := frames.raised_as(lines, li)) is not None and frames.not_raised(told):
-            return None  # (SystemExit, KeyError: never a framework's message)
-        called, msg = frames.cut_call(lines, li) or (None, None)
-        raised = partial(frames.raised_as, lines, li)  # the exception its message line names (read where an entry names one)
-        idxs = (self._raising(at[0], called, raised) or self._raising(None, called, raised)) if called else []
-        why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
-        if not idxs:
-            msg = frames.innermost(lines, li)
-            idxs = self._raising(*at, raised) if msg is not None else []
-            why = f"the traceback ends in {lines[li].strip()[:80]!r} without its message"
-        if not idxs:
-            return self._attribute(lines, li, at)
-        if msg:
-            return self._cut_at(idxs, msg), f"the traceback's message is cut: {msg[-60:]!r}", True
-        return idxs, why, RNN_CODE.search(" ".join(at)) is not None
-
-    def _backtrace(self, lines: Sequence[str], li: int) -> tuple[list[int], str, bool] | None:
-        """The signatures raised in the function where a C++ backtrace without its message was raised
-        (read/frames.py's ``backtrace``: 'frame #2: at::native::_cudnn_rnn_flatten_weight(...) + 0x1a2 (...)'), the
-        native function a Python frame's call into it names too; never telling one (the function alone does not
-        say which of its errors it was). None where that function is no raise site."""
-        site = frames.backtrace(lines, li)
-        idxs = self._raising(*site) if site is not None and site[1] else []
-        return (idxs, f"the C++ backtrace names {site[1]}() without its message", False) if site and idxs else None
-
-    def _attribute(self, lines: Sequence[str], li: int, at: tuple[str, str]) -> tuple[list[int], str, bool] | None:
-        """The signatures raised where the traceback's last frame, at ``li``, is, whose message says an attribute
-        its source line reads is missing, where its message line is an AttributeError's with no text
-        (``frames.attributes_read``): ``has no attribute 'reserve_space'`` of a template, ``self.reserve_space``
-        read by the line (the name tells them). None where there are none."""
-        names = dict.fromkeys(frames.attributes_read(lines, li))  # (first: most frames are followed by no such line)
-        raising = self._raising(*at, lambda: "AttributeError") if names else []
-        for name in names if raising else ():
-            said = (_ATTRIBUTE_WORD, *(w for w, _a, _b in words(name)))
-            idxs = [i for i in raising if any(_holds_run(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
-            if idxs:
-                return idxs, f"the traceback ends where {at[1]}() reads {name} without its message (AttributeError)", True
-        return None
-
-    def _raising(self, path: str | None, function: str | None, raised: Callable[[], str | None] | None = None) -> list[int]:
-        """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
-        file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
-        raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name).
-        ``raised``: the exception the traceback's message line names (read only where an entry names one); a
-        signature raised there as another (its ``raised_at`` entry names it) is not it."""
-        got = [(self.raised_as[(*site, i)], i) for site in self._sites(path, function) for i in self.frames[site]]
-        name = raised() if raised is not None and any(a is not None for a, _i in got) else None
-        # (a wrapper's exception ends with the class it wraps: torch._dynamo's TorchRuntimeError a RuntimeError)
-        return sorted({i for a, i in got if name is None or a is None or any(name.endswith(x) for x in a)})
-
-    def _sites(self, path: str | None, function: str | None) -> list[tuple[str, str]]:
-        """The raise sites (file, function) of ``_raising``'s ``path`` and ``function``."""
-        if path is None:
-            return [(p, f) for p, f in self.frames if f == function and frames.native(p)]
-        return [(p, f) for p, f in self.frames if path.endswith(p) and (not f or function in (None, f))]
-
-    def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
-        """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed
-        prefix apart; ``least`` of them at least: a file raises more than one function does, and a generic
-        first word, 'Check', tells little) are the template's first ones, values absorbed, its last word
-        perhaps cut short."""
-        head = HEAD.match(msg)
-        read = [w for w, _a, _b in words(msg[head.end() :] if head else msg)]
-        return [i for i in idxs if any(_begins(read, self.rec.tpls[t]) for t in self.rec.of.get(i, ()))] if len(read) >= least else []
-
-
-_ATTRIBUTE_WORD = stem("attribute")  # of a template's 'has no attribute ...'
-
-
-def _holds_run(tpl: Sequence[str], run: Sequence[str]) -> bool:
-    """Whether the words of ``run`` stand one after another in the template ``tpl``."""
-    n = len(run)
-    return any(tuple(tpl[k : k + n]) == tuple(run) for k in range(1, len(tpl) - n + 1))
-
-
-def _after(where: _Where) -> tuple[list[str], bool]:
-    """The words after a reading: the rest of its last line and the AFTER_LINES lines after it (AFTER_WORDS
-    at most), and whether they run to the input's end."""
-    li = where.li_e
-    col = where.col + len(where.read) if (nl := where.read.rfind("\n")) < 0 else len(where.read) - nl - 1
-    got = [w for w, _a, _b in words(where.lines[li][col:])]
-    while len(got) < AFTER_WORDS and li + 1 < len(where.lines) and li < where.li_e + AFTER_LINES:
-        li += 1
-        got += [w for w, _a, _b in words(where.lines[li])]
-    return got[:AFTER_WORDS], len(got) <= AFTER_WORDS and frames.ends_input(where.lines, li)
-
-
-def _in_context(where: _Where) -> bool:
-    """Whether a reading has what makes its words a framework's error: a name in code among them, an exception,
-    status or C++ source location right before it on its line, or the op it was raised for on its lines or the
-    line with text next to them, a blank line between at most (COMMON_BITS)."""
-    if _NAMED_IN_CODE.search(where.read) or _STATUS_BEFORE.search(where.lines[where.li_s], 0, where.col):
-        return True
-    lines = where.lines
-    lo = next((li for li in range(where.li_s - 1, max(-1, where.li_s - 3), -1) if lines[li].strip()), where.li_s)
-    hi = next((li for li in range(where.li_e + 1, min(len(lines), where.li_e + 3)) if lines[li].strip()), where.li_e)
-    return any(_OP_MARK.search(lines[li]) for li in range(lo, hi + 1))
+def _quoted_match(lines: Sequence[str], found: Found) -> bool:
+    """Whether ``found`` is a match whose text stands in a raise statement's string literal with no traceback frame
+    above it (read/frames.quoted_source), where it starts: its text's first line found on its line."""
+    if not isinstance(found, RawMatch) or not (first := found.text.split("\n", 1)[0].strip()):
+        return False
+    col = lines[found.line].find(first)
+    return col >= 0 and frames.quoted_source(lines, found.line, col)
 
 
 def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
@@ -765,274 +339,9 @@ def recognizer(sigs: tuple[Signature, ...], base: str | None = None) -> Recogniz
     return Recognizer(index(sigs, base))
 
 
-class _Where:
-    """A reading's place: the lines, the reading's first and last line, its column and text."""
-
-    __slots__ = ("col", "li_e", "li_s", "lines", "read")
-
-    def __init__(self, lines: Sequence[str], lo: int, text: str, start: int, end: int) -> None:
-        self.lines = lines  # ``text``: lines[lo:] joined
-        self.li_s = lo + text.count("\n", 0, start)
-        self.li_e = self.li_s + text.count("\n", start, end)
-        self.col = start - line_start(text, start)
-        self.read = text[start:end]
-
-    @classmethod
-    def line(cls, lines: Sequence[str], li: int) -> _Where:
-        """Line ``li`` read whole, but the spaces around it."""
-        line = lines[li]
-        return cls(lines, li, line, len(line) - len(line.lstrip()), len(line.rstrip()))
-
-
-def folded(flags: Sequence[str]) -> tuple[str, ...]:
-    """A signature's regex flags, IGNORECASE added (the tolerant reading's confirmation)."""
-    return tuple(flags) if "IGNORECASE" in flags else (*flags, "IGNORECASE")
-
-
-def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
-    """The text as it is, with the words a hard wrap split (``known``: template words) joined back, with its
-    line breaks as spaces, with each fixed prefix put back at ``start`` (the reading moves by the prefix's
-    length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start`` on
-    its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the message
-    at a line's start; not a code comment's, nor inside a quote that prose opened); each with how far ``start``
-    moved in it. The spaced variant carries load: without it the forms sample (tests/test_forms.py, one in 15)
-    fails (39 split misses, 11 allowed) and so does
-    tests/test_present.py::test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split; the
-    prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
-    gives no finding (tests/test_tolerant_kept.py)."""
-    yield text, 0
-    if (joined := _unwrapped(text, known)) != text:
-        yield joined, 0
-    if "\n" in text:
-        yield spaced(text), 0
-    for head in heads:
-        yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
-    at = line_start(text, start)
-    head = text[at:start]
-    if len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not _COMMENT.match(head) and head.count('"') % 2 == 0:
-        yield text[:at] + text[start:], at - start
-
-
-def _quoted_match(lines: Sequence[str], found: Found) -> bool:
-    """Whether ``found`` is a match whose text stands in a raise statement's string literal with no traceback frame
-    above it (read/frames.quoted_source), where it starts: its text's first line found on its line."""
-    if not isinstance(found, RawMatch) or not (first := found.text.split("\n", 1)[0].strip()):
-        return False
-    col = lines[found.line].find(first)
-    return col >= 0 and frames.quoted_source(lines, found.line, col)
-
-
-def _respaced(text: str, known: Container[str]) -> list[str]:
-    """The text, then with its line breaks read as spaces, then with each word a hard wrap split joined back
-    (``_unwrapped``), each variant once."""
-    return list(dict.fromkeys((text, *((spaced(text), _unwrapped(text, known)) if "\n" in text else ()))))
-
-
-def _rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str]) -> list[tuple[str, int, int]]:
-    """The text's words with each word a hard wrap split read as one: two words with only a line break between
-    them, on a line of WRAP_MIN characters at least, whose halves make a template word ('found input t' / 'ensor
-    at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says
-    'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got'
-    and 'b' / 'e' of 'be', which are template words too)."""
-    if "\n" not in text:
-        return list(tw)
-    out: list[tuple[str, int, int]] = []
-    for w2, a2, b2 in tw:
-        w, a, b = out[-1] if out else ("", 0, -2)
-        wrapped = a2 == b + 1 and text[b] == "\n" and b - line_start(text, b) >= WRAP_MIN
-        if wrapped and (joined := stem((text[a:b] + text[b + 1 : b2]).lower())) in known and not (min(len(w), len(w2)) >= MIN_PART and w in known and w2 in known):
-            out[-1] = (joined, a, b2)
-        else:
-            out.append((w2, a2, b2))
-    return out
-
-
-def _unwrapped(text: str, known: Container[str]) -> str:
-    """The text with each word a hard wrap split joined back (``_rejoined``), the line break moved to the end of
-    the line it joins (the lines keep their numbers)."""
-    for _w, a, b in reversed(_rejoined(text, words(text), known)):
-        if (nl := text.find("\n", a, b)) >= 0:
-            end = text.find("\n", nl + 1)
-            end = len(text) if end < 0 else end
-            text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
-    return text
-
-
 def _cut_record(read: str, unread: Sequence[str] = (), nxt: str | None = None, mark: str = "") -> dict[str, object]:
     """The cut record of a finding no regex confirmed as printed (records.CutRecord): what was read, the named
     values left unread, what was expected next; ``mark``: "described" or "retyped" where it was read so."""
     return {"read": read[-200:], "unread": list(unread), "expected_next": nxt or None, "could_also_be": [], "ask_full_line": True} | ({mark: True} if mark else {})
 
 
-def _spelt(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
-    """The word ``raw`` as the signature spells it (``place``: at its place in its template; else its stem's
-    first spelling, where the signature does not spell it as it is), in the case of ``raw``."""
-    low = raw.lower()
-    known = spelling.get(stem(low)) or [low]
-    spelt = place or (low if low in known else known[0])
-    return raw if low == spelt else spelt.upper() if raw.isupper() and len(raw) > 1 else spelt.capitalize() if raw[0].isupper() else spelt
-
-
-@lru_cache(maxsize=4096)
-def _spelling(sig: Signature) -> dict[str, list[str]]:
-    """The words of the signature's message, regex, templates and wordings (kb/templates.spellings), by
-    their stems."""
-    from ..kb.templates import spellings  # here: kb/templates.py imports chains.py, of this package
-
-    got: dict[str, list[str]] = {}
-    for raw in WORD.findall(" ".join(spellings(sig)).lower()):
-        got.setdefault(stem(raw), []).append(raw)
-    return got
-
-
-@lru_cache(maxsize=4096)
-def _placed(sig: Signature, tpl: tuple[str, ...]) -> list[str | None]:
-    """The signature's spelling of each word of its template ``tpl`` at its place (lower case; None: unknown):
-    the word its message, templates or wordings have there, matched to the template's words in order ('tensors'
-    in 'hidden tensors are', 'tensor' in 'found input tensor at'), from a text that holds PLACED of them (fewer:
-    another message's; a signature's message and its templates may be other messages)."""
-    got: list[str | None] = [None] * len(tpl)
-    for msg in messages(sig):
-        tw = words(msg)
-        here: list[str | None] = [None] * len(tpl)
-        for a, b, n in SequenceMatcher(None, list(tpl), [w for w, _a, _b in tw], autojunk=False).get_matching_blocks():
-            here[a : a + n] = [msg[tw[b + d][1] : tw[b + d][2]].lower() if tpl[a + d] else None for d in range(n)]
-        if sum(1 for g in here if g) >= PLACED * sum(1 for w in tpl if w):
-            got = [x or y for x, y in zip(got, here, strict=True)]
-    return got
-
-
-@lru_cache(maxsize=4096)
-def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
-    """The positions of the template's words its signature's messages end a clause after, where the same next
-    word follows (``Tolerant._clause``)."""
-    pairs = set()
-    for msg in messages(sig):
-        tw = words(msg)
-        pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not _ENDS_IN_HEAD.search(msg, 0, a2)}
-    return frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
-
-
-def _respelt(read: str, spelling: dict[str, list[str]], cut: bool = False) -> str:
-    """``read`` with each word another inflection of one the signature spells ('Failed' for 'Fail'), spelt
-    as the signature spells it, in the text's case, and a word glued to the bracket that closes a value
-    before it spaced ('{{node x}}with these attrs'). It carries load that reports and the forms sample do not
-    measure: without it 'UnknownError: Failed to find the dnn implementation' is read cut (tests/test_tolerant_kept.py).
-    Where the reading is ``cut`` in its last word, that word stays as read: it begins the template's word there
-    (a cut 'ar' of 'arguments' is not 'are', whose stem it is)."""
-    last = _LAST_WORD.search(read) if cut else None
-    tail = last.start() if last else len(read)
-    return _GLUED.sub(" ", WORD.sub(lambda m: _spelt(m.group(0), spelling), read[:tail]) + read[tail:])
-
-# the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
-_CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
-# prose after a first clause: on its line, or the line ends there and other text follows (a page or an issue body
-# quotes 'RuntimeError: Input and hidden tensors are not at the same device' on a line of its own, then explains it)
-_PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \t]*\n")
-# what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
-# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
-_HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
-# an issue title's heading marks, on the text's first line only (elsewhere '# ' is a code comment's, a README's heading)
-_TITLE_HEAD = LazyRe(r"\#{1,6} ")
-_ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
-WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
-_SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
-_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
-# a quote that closes a message: right after it, or after the format fields that end it in its source's string
-# literal ('... Expected {}, got {}'.format(...)); a full stop between at most
-_CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
-_ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
-# the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
-RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
-_PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-_PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
-_GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
-_LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
-_COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
-# prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
-# not a quote that opens a string literal), and the function an eager error names after its status ('...Error:
-# {{function_node __wrapped__CudnnRNNV3_device_...}} ')
-PROSE_MAX = 400  # characters of prose before a message on its line (a title's; _PROSE_HEAD is quadratic in it)
-_PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
-
-
-def spaced(text: str) -> str:
-    """The text's line breaks read as spaces (a message broken over two lines, read whole), but before a code
-    comment's line, which starts a line of its own: glued to the line before, its text would read as the
-    message that line goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
-    if "#" not in text and "/" not in text:
-        return text.replace("\n", " ")
-    return "".join(("\n" if _COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(text.split("\n")))
-
-
-def _quoted(text: str, start: int, end: int) -> bool:
-    """Whether [start, end) is closed by a quote right after it (a full stop between at most) that opens
-    before it on its line."""
-    m = _CLOSING.match(text, end)
-    return m is not None and _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
-
-
-def _py3_values(text: str) -> str:
-    """The text with Python 2's long integers in a tuple or list written as Python 3 writes them: a shape that
-    Python 2 formatted into a message ('Expecting (1, 16L, 64), got (1L, 4L, 64L)', 'torch.Size([64L, 3L])')
-    read by a regex that wants digits."""
-    return _PY2_LONG.sub(r"\1", text) if "L" in text else text
-
-
-def _printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
-    """What a regex matched as the log printed it, where its lines hold Python 2's longs (the regex read them as
-    Python 3 prints them, ``_py3_values``): the match found again in them with its longs' ``L`` (not the prose or
-    timestamp before it on its line); its lines where it is not found so; else the match."""
-    text = "\n".join(lines[first : last + 1])
-    if "L" not in text or not _PY2_LONG.search(text):
-        return matched
-    # each part of the match as a pattern where its numbers before ',', ')' or ']' may carry their ``L``
-    longs = (re.sub(r"(\d+)(?=,|\\[)\]])", r"\1L?", re.escape(part)) for part in matched.split())
-    got = re.search(r"\s+".join(longs), text)
-    return got.group(0) if got else text.strip()
-
-
-def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], None]:
-    """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
-    where only the line's own prefix (refine.py's ``LOG_PREFIX``: a log prefix, indentation, a bracket) stands
-    before it, no word of a sentence ('and then it gives CUDNN_STATUS_...'); each once, in the templates' order."""
-    tw = words(line)
-    firsts = ((next((a for w, a, _b in tw if w == tpl[1] and LOG_PREFIX.fullmatch(x := line[:a], line_prefix(x)) and not _ENDS_IN_HEAD.search(x)), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
-    return dict.fromkeys(point for point in firsts if point[0] >= 0)
-
-
-def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:
-    """Whether the words ``read`` are the start of the template's message (``tpl``: its head, then its words)
-    stopped partway (``walk``): before its end or in its last word, or in a value (the last one after its last
-    word) whose words are a value's: a few words, or numbers ('(1, 64, 2'), not a sentence another message goes
-    on with ('the type torch.float32, got type torc')."""
-    k, i = walk(tpl, read, 1, 0)
-    if i == len(read):
-        return k < len(tpl) or read[-1] != tpl[-1]
-    rest = read[i:]
-    return (k >= len(tpl) or not tpl[k]) and (len(rest) <= 3 or all(any(c.isdigit() for c in w) for w in rest))
-
-
-def _at(text: str, read: Sequence[str]) -> Iterator[int]:
-    """Where in ``text`` its words ``read`` (stems) begin."""
-    tw = words(text)
-    return (a for j, (_w, a, _b) in enumerate(tw) if [w for w, _a, _b in tw[j : j + len(read)]] == list(read))
-
-
-def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
-    """Whether the input's end (``last``: its last word; -1: it goes on) cuts the chain: in the value after
-    its template's last word (a whole one the regex confirms), at its next word, or in the value it expects
-    next (a value cut inside its brackets, after ``end`` in ``text``, on their line, is a list of any length:
-    'with these attrs: [seed=0, dropout=0, T=DT_FLOAT, input_mode="lin')."""
-    if last < 0:
-        return False
-    if nxt is None:
-        return 0 <= last - c.end <= MAX_VALUE
-    return c.end == last or (nxt[1] and (last - c.end <= MAX_VALUE or ("\n" not in (rest := text[end:].rstrip()) and any(rest.count(a) > rest.count(b) for a, b in ("[]", "()", "{}")))))
-
-
-def one_message(sigs: Iterable[Signature]) -> bool:
-    """Whether the signatures read one message: a signature's own, or for a cause, one of the generic ones it
-    refines, that all of them read."""
-    owns = [set(sig.cause.of) if sig.cause is not None and sig.cause.of else {sig.id} for sig in sigs]
-    return not owns or bool(set.intersection(*owns))
