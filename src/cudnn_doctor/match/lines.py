@@ -9,7 +9,7 @@ locates a line by counting newlines in C from the nearest line already located.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..read.linemap import line_end, nth, nth_back
@@ -29,6 +29,13 @@ class Lines(Sequence[str]):
         self._offs: list[int] = [0]  # their starts
         self._norm: dict[int, tuple[str, str]] = {}
         self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's marks)
+
+    def once(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, worked out once for this window: kept in ``memo`` under ``key``."""
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = make()
+        return got
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (counted from the nearest line located before it)."""
