@@ -175,16 +175,12 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], 
 def trimmed(pieces: tuple[Piece, ...], k: int, n: int) -> tuple[tuple[Piece, ...], int]:
     """The last ``n`` of the ``k`` lines of ``pieces`` (all of them where they are fewer), as pieces."""
     out = list(pieces)
-    drop = k - n  # the first lines that fall out
-    while drop > 0:
+    drop = k - n  # the first lines that fall out: whole pieces first, then the first lines of the next one
+    while drop > 0 and out[0][2] <= drop:
+        drop -= out.pop(0)[2]
+    if drop > 0:
         block, at, m = out[0]
-        if m <= drop:
-            del out[0]
-            drop -= m
-            continue
-        for _ in range(drop):
-            at = block.find(b"\n", at) + 1
-        out[0], drop = (block, at, m - drop), 0
+        out[0] = (block, nth(block, drop, at - 1) + 1, m - drop)
     return tuple(out), min(n, k)
 
 

@@ -135,6 +135,11 @@ class Matcher:
     def probes(self, probes: Sequence[Probe]) -> None:
         """New probes (reading.py maps their line numbers back): the memos start over."""
         self._probes = Probes(probes)
+        self._prefilter()
+
+    def _prefilter(self) -> None:
+        """The prefilter of the signatures' and the probes' literals: again when a retired probe's literals go
+        (the same one where none does: Prefilter.shared)."""
         self.prefilter = Prefilter.shared([*self.by_literal, *self._probes.by_literal])
 
     def warm(self) -> None:
@@ -219,12 +224,10 @@ class Matcher:
 
     def _candidates(self, win: Window, hits: dict[int, list[str]], core_start: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits in the window's core (``hits``: offsets in the
-        block, at ``core_start`` in the window); probe lines go to the probes."""
+        block, at ``core_start`` in the window); probe lines go to the probes. The window's lines are joined at
+        the first hit (none: never)."""
         cand: dict[int, list[int]] = {}
         by_literal = self.by_literal
-        if not hits:
-            return cand
-        lines = win.lines
         for at, lits in sorted(hits.items()):
             off = core_start + at
             li = -1
@@ -233,7 +236,7 @@ class Matcher:
                 idxs = by_literal.get(lit)
                 if idxs:
                     if li < 0:
-                        li = lines.line_at(off)
+                        li = win.lines.line_at(off)
                     for idx in idxs:
                         cand.setdefault(idx, []).append(li)
                 pidxs += self._probes.by_literal.get(lit, ())
@@ -249,10 +252,8 @@ class Matcher:
             at = li if li >= 0 else win.lines.line_at(off)
             return win.lines.norm(at)[0], win.first_line + at
 
-        if self._probes.give(line, pidxs, text):
-            literals = {*self.by_literal, *self._probes.by_literal}
-            if len(literals) < len(self.prefilter.literals):  # a literal only a retired probe needed
-                self.prefilter = Prefilter.shared(literals)
+        if self._probes.give(line, pidxs, text):  # a probe retired
+            self._prefilter()
 
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
@@ -350,9 +351,8 @@ class Matcher:
             had.add(idx)
             checked = self._context(idx, m.group(0), (li_s, li_e), stream, win)
             if isinstance(checked, str) or quoted_source(win.lines, li_s, col):
-                if win.near_miss(idx):
-                    quoted = quoted_source(win.lines, li_s, col)
-                    yield None, Miss(sig, win.source, abs_line, checked if isinstance(checked, str) and not quoted else QUOTED_IN_CODE)
+                if win.near_miss(idx):  # (not quoted: ruled out by its context)
+                    yield None, Miss(sig, win.source, abs_line, QUOTED_IN_CODE if quoted_source(win.lines, li_s, col) else str(checked))
                 continue
             text = m.group(0) if len(m.group(0)) <= MAX_MATCH_TEXT else m.group(0)[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
