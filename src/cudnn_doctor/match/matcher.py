@@ -197,15 +197,12 @@ class Matcher:
                 words.setdefault(word.lower())
         return tuple(words)
 
-    # ------------------------------------------------------------------ one window
+    def tolerant(self) -> Tolerant:
+        """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
+        evidence budget."""
+        return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
 
-    def _scan_window(self, win: Window, hits: dict[int, list[str]], core_start: int, core: range) -> Yielded:
-        cand = self._candidates(win, hits, core_start)
-        for idx in self.full_scan:
-            cand[idx] = list(core)
-        for idx in sorted(cand):
-            if self.sigs[idx].id not in self.budget.skipped:
-                yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
+    # ------------------------------------------------------------------ one window
 
     def _hits(self, core_data: bytes) -> dict[int, list[str]]:
         """The prefilter's hits in a block: {offset: literals}."""
@@ -221,6 +218,16 @@ class Matcher:
         214 lines is 13 MB)."""
         sigs = [idx for lit in set().union(*hits.values()) for idx in self.by_literal.get(lit, ())]
         return max((self.reach[idx] for idx in (*sigs, *self.full_scan)), default=0)
+
+    def _scan_window(self, win: Window, hits: dict[int, list[str]], core_start: int, core: range) -> Yielded:
+        """Each signature's candidate lines in the window's core (a signature without literals: every line there),
+        searched signature by signature (in catalog order: the order rank de-duplicates in)."""
+        cand = self._candidates(win, hits, core_start)
+        for idx in self.full_scan:
+            cand[idx] = list(core)
+        for idx in sorted(cand):
+            if self.sigs[idx].id not in self.budget.skipped:
+                yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
 
     def _candidates(self, win: Window, hits: dict[int, list[str]], core_start: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits in the window's core (``hits``: offsets in the
@@ -282,13 +289,6 @@ class Matcher:
 
         return win.lines.once(("runs", gap, *cand), make)  # type: ignore[no-any-return]
 
-    def _miss(self, idx: int, win: Window, li: int) -> Miss:
-        """A near miss on line ``li``, naming the signature's literals that line holds (its first two where the
-        line holds none whole: a literal derived from the regex, or found across lines)."""
-        prefilter, low = self.sigs[idx].prefilter, win.lines.norm(li)[0].lower()
-        lits = ", ".join(([x for x in prefilter if x.lower() in low] or list(prefilter))[:2]) or "derived"
-        return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
-
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
         disabled, with a warning). Signatures with the same regex and window search a run once."""
@@ -332,10 +332,12 @@ class Matcher:
             found.append((m, keep[first], keep[last], m.start() - offsets[first]))
         return found
 
-    def tolerant(self) -> Tolerant:
-        """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
-        evidence budget."""
-        return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
+    def _miss(self, idx: int, win: Window, li: int) -> Miss:
+        """A near miss on line ``li``, naming the signature's literals that line holds (its first two where the
+        line holds none whole: a literal derived from the regex, or found across lines)."""
+        prefilter, low = self.sigs[idx].prefilter, win.lines.norm(li)[0].lower()
+        lits = ", ".join(([x for x in prefilter if x.lower() in low] or list(prefilter))[:2]) or "derived"
+        return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
 
     # ------------------------------------------------------------------ matches and their context
 
