@@ -45,7 +45,7 @@ from .context import (
     literal_map,
 )
 from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
-from .prefilter import Prefilter, RuleOut, as_block
+from .prefilter import Prefilter, RuleOut, as_block, indexed
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import Tolerant
@@ -101,14 +101,10 @@ class Matcher:
         self.warnings: list[str] = []  # what went wrong in this run: signatures and evidence items skipped
         self.evidence = Evidence(catalog.evidence, timeout, self.warnings)
         self.budget = self.evidence.budget  # (its keys: the signatures' indexes and ids, the items' texts)
-        self.by_literal: dict[str, list[int]] = {}
-        self.full_scan: list[int] = []
-        for idx, sig in enumerate(self.sigs):
-            lits = list(sig.prefilter) or list(alternative_literals(sig.regex, sig.flags) or ())
-            if not lits:
-                self.full_scan.append(idx)
-            for lit in lits:
-                self.by_literal.setdefault(lit.lower(), []).append(idx)
+        # each signature's literals: those it lists, else those its regex derives (none: every line is a candidate)
+        literals = [list(sig.prefilter) or list(alternative_literals(sig.regex, sig.flags) or ()) for sig in self.sigs]
+        self.by_literal = indexed(literals)
+        self.full_scan = [idx for idx, lits in enumerate(literals) if not lits]
         self.probes = probes  # (the setter: the probes, and the prefilter of their literals and the signatures')
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)

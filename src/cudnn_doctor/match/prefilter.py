@@ -172,6 +172,15 @@ _MARK_DELETED = bytes(b if b == 0x1B or delete_escapes(bytes([b])) else 0x1B for
 _CONTROLS = tuple(bytes([b]) for b in range(256) if _MARK_DELETED[b] == 0x1B and b != 0x1B)
 
 
+def indexed(literals: Iterable[Iterable[str]]) -> dict[str, tuple[int, ...]]:
+    """{literal, in lower case: the indexes of the literal lists holding it} (the signatures' or the probes')."""
+    got: dict[str, list[int]] = {}
+    for idx, lits in enumerate(literals):
+        for lit in lits:
+            got.setdefault(lit.lower(), []).append(idx)
+    return {lit: tuple(idxs) for lit, idxs in got.items()}
+
+
 def holding(low: bytes, lit: bytes) -> Iterator[int]:
     """The start offsets of the lines of ``low`` holding ``lit`` (one ``find`` per such line, in C)."""
     pos = low.find(lit)
