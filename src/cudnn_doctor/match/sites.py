@@ -29,16 +29,15 @@ class Sites:
 
     def __init__(self, sigs: Sequence[Signature], rec: Recognizer) -> None:
         self.rec = rec  # (the templates: what a cut message or a missing attribute is read against)
-        self.frames: dict[tuple[str, str], list[int]] = {}
-        # the exceptions each signature is raised as at each of its raise sites (None: any, an entry names none)
-        self.raised_as: dict[tuple[str, str, int], frozenset[str] | None] = {}
+        # each raise site (file, function): the signatures raised there, each with the exceptions it is raised as
+        # there (None: any, an entry names none)
+        self.frames: dict[tuple[str, str], dict[int, frozenset[str] | None]] = {}
         for idx, sig in enumerate(sigs):
             for where in sig.raised_at:
                 path, function, exception = raise_site(where)
-                key = (path.replace("\\", "/"), function.rpartition(".")[2])
-                self.frames.setdefault(key, []).append(idx)
-                had = self.raised_as.get((*key, idx), frozenset())
-                self.raised_as[(*key, idx)] = None if had is None or exception is None else had | {exception}
+                raised_as = self.frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), {})
+                had = raised_as.get(idx, frozenset())
+                raised_as[idx] = None if had is None or exception is None else had | {exception}
 
     def at(self, lines: Sequence[str], li: int) -> Site | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
@@ -105,7 +104,7 @@ class Sites:
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name).
         ``raised``: the exception the traceback's message line names (read only where an entry names one); a
         signature raised there as another (its ``raised_at`` entry names it) is not it."""
-        got = [(self.raised_as[(*site, i)], i) for site in self._sites(path, function) for i in self.frames[site]]
+        got = [(a, i) for site in self._sites(path, function) for i, a in self.frames[site].items()]
         name = raised() if raised is not None and any(a is not None for a, _i in got) else None
         # (a wrapper's exception ends with the class it wraps: torch._dynamo's TorchRuntimeError a RuntimeError)
         return sorted({i for a, i in got if name is None or a is None or any(name.endswith(x) for x in a)})
