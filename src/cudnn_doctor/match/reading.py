@@ -94,35 +94,32 @@ class Reader:
         for m, miss in found:
             if m is not None:
                 exact.append((m.line, m.end_line, m.sig.id))
-                m.line, m.end_line = lmap.span(m.line, m.end_line)
-                yield m, None
             elif miss is not None:
                 missed.append((miss.line, miss.sig.id))
-                miss.line = lmap.line(miss.line)
-                yield None, miss
             else:  # a block ended: read it tolerantly where no regex matched, then pass the end on
                 # (the matcher reads one block ahead: the block that ended is one of the last three presented)
                 block = next(s for s in seen if s.index == index)
                 last = self.tail and state["done"] and block is seen[-1]
                 for got in self._tolerant(block, exact, missed, last):
-                    yield _placed(got, source, block.first, lmap)
+                    yield _placed(got, source, lmap, block.first)
                 index += 1
                 # a match the block's window found on the next block's lines (its head: a message a regex reached
                 # from a line of this block) is that block's too: its tolerant reading must not find it again
                 exact, missed = [e for e in exact if e[1] >= block.first + block.block.lines], []
                 yield None, None
+                continue
+            yield _placed(m or miss, source, lmap)
 
     def _tolerant(self, block: _Seen, exact: list[tuple[int, int, str]], missed: list[tuple[int, str]], last: bool) -> Iterator[RawMatch | Miss]:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched (Tolerant.read_region); in a paste's block where nothing at all was
         found (no regex, ``exact``, no tolerant reading), the errors its prose describes too."""
-        tail, cut = _tail(block) if last else (None, None)
-        regions = _regions(block, block.block.lines, missed, tail)
+        regions, cut = _regions(block, missed, last)
         if not regions:
             return  # most blocks of a big log: not split into lines at all
         lines = block.lines
-        if cut is not None and (tail, len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
-            lines.read_as(tail, cut)  # (the source's last block: nothing reads its lines after this)
+        if cut is not None and (cut[0], len(lines) - 1) in regions:  # (merged with a near miss's lines: read whole)
+            lines.read_as(*cut)  # (the source's last block: nothing reads its lines after this)
         taken: dict[int, set[str]] = {}  # the lines a regex matched: the signatures it matched there
         near: dict[str, list[int]] = {}  # each signature's exact matches, by their first line
         for start, end, sig_id in exact:
@@ -134,23 +131,23 @@ class Reader:
             yield from self.tolerant.read_region(lines, lo, hi, taken, near, missed, describe=block.small and not exact)
 
 
-def _regions(block: _Seen, n: int, missed: list[tuple[int, str]], tail: int | None) -> list[tuple[int, int]]:
-    """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses, and its
-    last lines, from line ``tail`` on."""
+def _regions(block: _Seen, missed: list[tuple[int, str]], last: bool) -> tuple[list[tuple[int, int]], tuple[int, str] | None]:
+    """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses, and where it
+    is the source's ``last`` block its last lines (``_tail``); with the tail's first line and its text where
+    the tail's bound cuts it (else None)."""
+    n = block.block.lines
     if block.small:
-        return [(0, n - 1)] if n else []
+        return ([(0, n - 1)] if n else []), None
     spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li, _id in missed if 0 <= li - block.first < n]
+    tail, cut = _tail(block) if last else (None, None)
     if tail is not None:
         spans.append((tail, n - 1))
-    return merged(spans)
+    return merged(spans), None if cut is None else (tail, cut)
 
 
-def _tail(block: _Seen) -> tuple[int | None, str | None]:
+def _tail(block: _Seen) -> tuple[int, str | None]:
     """The first line of a big log's tail read tolerantly (of its last TAIL_LINES lines, those that end in its
-    last TAIL_BYTES), and that line's text where the bound cuts it: its end, from a space on (else None).
-    (None, None) for a paste: all of it is read."""
-    if block.small:
-        return None, None
+    last TAIL_BYTES), and that line's text where the bound cuts it: its end, from a space on (else None)."""
     lines = block.lines
     n, end = len(lines), len(lines.data)
     for li in range(n - 1, max(0, n - TAIL_LINES) - 1, -1):
@@ -162,13 +159,14 @@ def _tail(block: _Seen) -> tuple[int | None, str | None]:
     return max(0, n - TAIL_LINES), None
 
 
-def _placed(got: RawMatch | Miss, source: str, first: int, lmap: LineMap) -> tuple[RawMatch | None, Miss | None]:
-    """A tolerant finding (its lines relative to its block) placed in the source, its lines mapped back."""
+def _placed(got: RawMatch | Miss, source: str, lmap: LineMap, first: int = 0) -> tuple[RawMatch | None, Miss | None]:
+    """A finding placed in the source, its lines mapped back: the matcher's (its lines as presented), or the
+    tolerant reading's (relative to its block's ``first`` line)."""
     got.source = source
     if isinstance(got, Miss):
         got.line = lmap.line(first + got.line)
         return None, got
-    got.line, got.end_line = lmap.line(first + got.line), lmap.end_line(first + got.end_line)
+    got.line, got.end_line = lmap.span(first + got.line, first + got.end_line)
     return got, None
 
 
