@@ -14,9 +14,8 @@ path (one process, the parallel scan of a big file, the library) reads a log the
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -80,7 +79,7 @@ class Reader:
             state["done"] = True
 
         probes = self.matcher.probes
-        self.matcher.probes = [dataclasses.replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
+        self.matcher.probes = [replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
         try:
             yield from self._scan(self.matcher.scan_blocks(presented(), source), seen, state, lmap, source)
         finally:
