@@ -37,12 +37,11 @@ TAIL_BYTES = 32 << 10  # those in its last 32 KiB: a longer line is read from it
 
 @dataclass
 class _Seen:
-    """A block already read, kept for the matches that need the lines around them."""
+    """A block presented to the matcher, kept until its end comes (its tolerant reading reads its lines)."""
 
     block: Block
     first: int  # presented absolute line of its first line
     small: bool
-    index: int  # the how-manieth block of the source
 
     @cached_property
     def lines(self) -> Lines:
@@ -60,48 +59,45 @@ class Reader:
 
     def scan(self, blocks: Iterable[Block], source: str) -> Yielded:
         lmap = LineMap()
-        seen: list[_Seen] = []
-        state = {"done": False, "bytes": 0}
+        pending: list[_Seen] = []  # the blocks presented whose end has not come yet, oldest first
+        state = {"done": False, "bytes": 0, "first": 1}  # (``first``: the next block's first line as presented)
         literals, skim = _Vocabulary(self.matcher), Skim(self.matcher, TAIL_LINES, SKIM_MARGIN)
 
         def presented() -> Iterator[Block]:
-            for n, b in enumerate(rechunk(blocks)):
+            for b in rechunk(blocks):
                 state["bytes"] += len(b.data)
                 small = state["bytes"] <= SMALL_INPUT  # a paste: all of it is read tolerantly, never skimmed
                 got = present(b.data, literals, paste=small, lines=b.lines, skim=None if small else skim)
-                first = seen[-1].first + seen[-1].block.lines if seen else 1
                 lmap.add(b.lines if got is None else got.lines, b.lines, None if got is None else got.origin)
                 out = b if got is None else Block(got.data, got.lines)
                 lmap.undone.update(got.undone if got is not None else ())
-                seen.append(_Seen(out, first, small, n))
-                del seen[:-3]
+                pending.append(_Seen(out, state["first"], small))
+                state["first"] += out.lines
                 yield out
             state["done"] = True
 
         probes = self.matcher.probes
         self.matcher.probes = [replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
         try:
-            yield from self._scan(self.matcher.scan_blocks(presented(), source), seen, state, lmap, source)
+            yield from self._scan(self.matcher.scan_blocks(presented(), source), pending, state, lmap, source)
         finally:
             self.matcher.probes = probes
 
-    def _scan(self, found: Yielded, seen: list[_Seen], state: dict[str, Any], lmap: LineMap, source: str) -> Yielded:
+    def _scan(self, found: Yielded, pending: list[_Seen], state: dict[str, Any], lmap: LineMap, source: str) -> Yielded:
         """The matcher's matches and near misses, mapped back; after each block, its tolerant reading."""
         exact: list[tuple[int, int, str]] = []  # the block's matches: their lines as presented, signature
         missed: list[tuple[int, str]] = []  # the block's near misses: their lines as presented, signature
-        index = 0
         for m, miss in found:
             if m is not None:
                 exact.append((m.line, m.end_line, m.sig.id))
             elif miss is not None:
                 missed.append((miss.line, miss.sig.id))
             else:  # a block ended: read it tolerantly where no regex matched, then pass the end on
-                # (the matcher reads one block ahead: the block that ended is one of the last three presented)
-                block = next(s for s in seen if s.index == index)
-                last = self.tail and state["done"] and block is seen[-1]
+                # (the matcher reads one block ahead: the block that ended is the oldest whose end had not come)
+                block = pending.pop(0)
+                last = self.tail and state["done"] and not pending
                 for got in self._tolerant(block, exact, missed, last):
                     yield _placed(got, source, lmap, block.first)
-                index += 1
                 # a match the block's window found on the next block's lines (its head: a message a regex reached
                 # from a line of this block) is that block's too: its tolerant reading must not find it again
                 exact, missed = [e for e in exact if e[1] >= block.first + block.block.lines], []
