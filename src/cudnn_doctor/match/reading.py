@@ -109,6 +109,7 @@ class Reader:
         """The tolerant reading of a block (all of a paste; a big log's lines around its near misses and its
         last lines), where no regex matched (Tolerant.read_region); in a paste's block where nothing at all was
         found (no regex, ``exact``, no tolerant reading), the errors its prose describes too."""
+        missed = [(li - block.first, sig_id) for li, sig_id in missed]  # (their lines in the block from here on)
         regions, cut = _regions(block, missed, last)
         if not regions:
             return  # most blocks of a big log: not split into lines at all
@@ -121,19 +122,18 @@ class Reader:
             near.setdefault(sig_id, []).append(start - block.first)
             for li in range(start - block.first, end - block.first + 1):
                 taken.setdefault(li, set()).add(sig_id)
-        missed = [(li - block.first, sig_id) for li, sig_id in missed]
         for lo, hi in regions:  # (a paste's block is one region)
             yield from self.tolerant.read_region(lines, lo, hi, taken, near, missed, describe=block.small and not exact)
 
 
 def _regions(block: _Seen, missed: list[tuple[int, str]], last: bool) -> tuple[list[tuple[int, int]], tuple[int, str] | None]:
-    """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses, and where it
-    is the source's ``last`` block its last lines (``_tail``); with the tail's first line and its text where
-    the tail's bound cuts it (else None)."""
+    """The line ranges of a block read tolerantly: all of a paste; around a big log's near misses (``missed``:
+    their lines in the block, signature), and where it is the source's ``last`` block its last lines
+    (``_tail``); with the tail's first line and its text where the tail's bound cuts it (else None)."""
     n = block.block.lines
     if block.small:
         return ([(0, n - 1)] if n else []), None
-    spans = [(max(0, li - block.first - AROUND), min(n - 1, li - block.first + AROUND)) for li, _id in missed if 0 <= li - block.first < n]
+    spans = [(max(0, li - AROUND), min(n - 1, li + AROUND)) for li, _id in missed if 0 <= li < n]
     tail, cut = _tail(block) if last else (None, None)
     if tail is not None:
         spans.append((tail, n - 1))
