@@ -19,12 +19,12 @@ printed (the tolerant reading respells it, and says it read the message typed in
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..kb.templates import PH
+from .beside import CUT_MARK
 
 FLOOR = 10.0  # information that tells a message's words apart at all (a reading, the start of a longer message)
 _INFLECTIONS = ("ing", "ed", "es")  # what a cut word may hold of an inflection after its stem
@@ -39,7 +39,6 @@ SAME_WORDS, SAME_STARTS = 32, 80
 # the stems of the articles a message typed from memory drops ('the', 'a', 'an': about one bit each)
 ARTICLES = frozenset({"th", "a", "an"})
 DROPPED = ARTICLES | {"status"}  # and a cuDNN status name's STATUS, dropped from memory ('CUDNN_BAD_PARAM')
-_CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
 
@@ -232,7 +231,7 @@ def word_ends(text: str, text_words: Words) -> frozenset[int]:
     between a word and the next (the marks are found in one pass and placed by bisection)."""
     starts = [a for _w, a, _b in text_words]
     out = {len(text_words) - 1} if text_words else set()
-    for m in _CUT_MARK.finditer(text):
+    for m in CUT_MARK.finditer(text):
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and text_words[i][2] <= m.start() and (i + 1 == len(starts) or m.end() <= starts[i + 1]):
             out.add(i)

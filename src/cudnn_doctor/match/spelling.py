@@ -14,12 +14,12 @@ from functools import lru_cache
 from ..kb.patterns import LazyRe
 from ..kb.templates import WORD, messages, stem, words
 from ..model import Signature
+from .beside import COMMENT
 from .chains import MIN_PART
 from .lines import line_start
 
 PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
-COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
