@@ -98,6 +98,10 @@ class Recognizer:
             return pos + 2, True
         return None
 
+    def ended(self, c: Chain) -> bool:
+        """Whether the chain read its template to its end, its last word whole (a whole message, or its end)."""
+        return not c.part and self.next_word(c.tid, c.last) is None
+
     def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
         """The longest chain of each template start found in ``text_words``, grown back (``_grow_back``: the one
         reading of a text); ``ends``: the indexes
@@ -140,10 +144,9 @@ class Recognizer:
             return
         word = self.tpls[c.tid][nxt[0]]
         waiting.setdefault(word, []).append(c)
-        after = self.next_word(c.tid, nxt[0]) if word in DROPPED and not nxt[1] else None
-        if after is not None and not after[1]:
+        if word in DROPPED and not nxt[1] and self._droppable(c.tid, nxt[0]):  # (DROPPED first: every chain's every word passes here)
             skip = Chain(c.tid, c.first, nxt[0], c.start, c.end, c.bits, "", (*c.skipped, nxt[0]))
-            waiting.setdefault(self.tpls[c.tid][after[0]], []).append(skip)
+            waiting.setdefault(self.tpls[c.tid][nxt[0] + 1], []).append(skip)
 
     def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain], last: bool) -> None:
         """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there. A word shorter
@@ -165,7 +168,7 @@ class Recognizer:
         tpl = self.tpls[c.tid]
         while c.start > 0 and c.first > 1 and tpl[c.first - 1]:
             before = text_words[c.start - 1][0]
-            if before != tpl[c.first - 1] and tpl[c.first - 1] in DROPPED and c.first > 2 and tpl[c.first - 2] == before:
+            if before != tpl[c.first - 1] and self._droppable(c.tid, c.first - 1) and tpl[c.first - 2] == before:
                 c.skipped = (c.first - 1, *c.skipped)  # a word the text dropped: 'at same device'
                 c.first -= 1
             elif before != tpl[c.first - 1]:
@@ -173,6 +176,13 @@ class Recognizer:
             c.first, c.start = c.first - 1, c.start - 1
             c.bits += self.weight.get(tpl[c.first], 0.0)
         return c
+
+    def _droppable(self, tid: int, k: int) -> bool:
+        """Whether the template's word ``k`` is one a message typed from memory drops (DROPPED), between two of
+        its words (no value, no prefix on either side): what a chain reads past, forwards (``_wait``) and back
+        (``_grow_back``)."""
+        tpl = self.tpls[tid]
+        return tpl[k] in DROPPED and k >= 2 and k + 1 < len(tpl) and bool(tpl[k - 1]) and bool(tpl[k + 1])
 
     def aligned(self, c: Chain, text_words: Words) -> list[tuple[int, int]]:
         """(template position, text word) of each word the chain read, in order, its text words counted from its

@@ -101,7 +101,7 @@ class Confirmer:
         if mode in ("exact", "recased"):
             return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (respaced(text, self.rec.weight) if mode == "recased" else [text]))
         # (not the start of a longer message)
-        whole = not mode and self.rec.next_word(c.tid, c.last) is None and not c.part and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
+        whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
         return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
 

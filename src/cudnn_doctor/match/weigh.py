@@ -159,7 +159,7 @@ class Weigher:
         that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
         (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
         first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
-        if c.part or self.rec.next_word(c.tid, c.last) is not None:
+        if not self.rec.ended(c):
             return False
         if values := sum(1 for w in self.rec.words_of(c) if not w):
             return len(FORMAT.findall(where.read)) >= values and not frames.listed_around(where.lines, where.li_s)
