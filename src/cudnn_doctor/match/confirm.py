@@ -31,7 +31,7 @@ from ..read import frames
 from .beside import ELLIPSIS, PROSE_TAIL, head_cut_before, log_prefix_only, prose_to_cut
 from .chains import ARTICLES, Chain, Recognizer
 from .lines import Where, line_start
-from .spelling import placed, py3_values, respaced, respelt, spaced, spelling_of, spelt_as, unwrapped
+from .spelling import layouts, placed, py3_values, respelt, spelling_of, spelt_as
 
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
@@ -99,7 +99,7 @@ class Confirmer:
         where ``dropped`` asks (a specific reading: ``_heads``)."""
         text, start, end = region
         if mode in ("exact", "recased"):
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (respaced(text, self.rec.weight) if mode == "recased" else [text]))
+            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (layouts(text, self.rec.weight) if mode == "recased" else [text]))
         # (not the start of a longer message)
         whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
@@ -225,8 +225,8 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
 
 
 def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
-    """The text as it is, with the words a hard wrap split (``known``: template words) joined back, with its
-    line breaks as spaces, with each fixed prefix put back at ``start`` (the reading moves by the prefix's
+    """The text in each of its layouts (``layouts``: as it is, its line breaks as spaces, the words a hard wrap
+    split joined back; ``known``: template words), with each fixed prefix put back at ``start`` (the reading moves by the prefix's
     length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start`` on
     its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the message
     at a line's start; not a code comment's, nor inside a quote that prose opened); each with how far ``start``
@@ -235,11 +235,8 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     tests/test_present.py::test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split; the
     prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
     gives no finding (tests/test_tolerant_kept.py)."""
-    yield text, 0
-    if (joined := unwrapped(text, known)) != text:
-        yield joined, 0
-    if "\n" in text:
-        yield spaced(text), 0
+    for layout in layouts(text, known):
+        yield layout, 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     at = line_start(text, start)

@@ -1,7 +1,8 @@
 """How a reading is spelt for its signature's regex: its words as the signature spells them (``respelt``:
 another inflection, 'Failed' for 'Fail'; ``placed``: each word as its template has it at its place, for a
 message typed from memory), Python 2's values as Python 3 prints them (``py3_values``, ``printed``), and its
-layout undone (``rejoined``/``unwrapped``: a word a hard wrap split; ``spaced``: line breaks read as spaces).
+layout undone (``rejoined``/``unwrapped``: a word a hard wrap split; ``spaced``: line breaks read as spaces;
+``layouts``: the text with each).
 """
 
 from __future__ import annotations
@@ -64,9 +65,9 @@ def unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
-def respaced(text: str, known: Container[str]) -> list[str]:
-    """The text, then with its line breaks read as spaces, then with each word a hard wrap split joined back
-    (``unwrapped``), each variant once."""
+def layouts(text: str, known: Container[str]) -> list[str]:
+    """The text's layouts a regex is tried over: the text, then with its line breaks read as spaces (``spaced``),
+    then with each word a hard wrap split joined back (``unwrapped``; ``known``: template words), each once."""
     return list(dict.fromkeys((text, *((spaced(text), unwrapped(text, known)) if "\n" in text else ()))))
 
 
