@@ -121,17 +121,16 @@ class Evidence:
         # where the matched text itself names a cuDNN RNN call or op, a convolution nearby (a CRNN) does not make
         # it a convolution error
         exclude = tuple(e for e in ctx.exclude_any if e != NON_RNN) if direct else ctx.exclude_any
-        if exclude:
-            bad = self.find(exclude, text)
-            if bad is not None:
-                return f"matched, but excluded by context {bad!r} nearby"
+        bad = self.find(exclude, text)
+        if bad is not None:
+            return f"matched, but excluded by context {bad!r} nearby"
         evidence: list[str] = []
         if ctx.require_any:
             good = self.find(ctx.require_any, text)
             if good is None:
                 return f"matched, but no required evidence ({', '.join(ctx.require_any)}) within the lines around it"
             evidence.append(good)
-        extra = self.find(ctx.support_any, text) if ctx.support_any else None
+        extra = self.find(ctx.support_any, text)
         if extra is not None:
             evidence.append(extra)
         return evidence, extra is not None

@@ -9,7 +9,7 @@ locates a line by counting newlines in C from the nearest line already located.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..read.linemap import line_end, nth, nth_back
@@ -29,6 +29,13 @@ class Lines(Sequence[str]):
         self._offs: list[int] = [0]  # their starts
         self._norm: dict[int, tuple[str, str]] = {}
         self.memo: dict[Any, Any] = {}  # what the scan of this window worked out once (the context rule-out's marks)
+
+    def once(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, worked out once for this window: kept in ``memo`` under ``key``."""
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = make()
+        return got
 
     def line_at(self, start: int) -> int:
         """The index of the line that starts at byte offset ``start`` (counted from the nearest line located before it)."""
@@ -168,16 +175,12 @@ def tail_region(data: bytes, lines: int, n: int, prev: tuple[tuple[Piece, ...], 
 def trimmed(pieces: tuple[Piece, ...], k: int, n: int) -> tuple[tuple[Piece, ...], int]:
     """The last ``n`` of the ``k`` lines of ``pieces`` (all of them where they are fewer), as pieces."""
     out = list(pieces)
-    drop = k - n  # the first lines that fall out
-    while drop > 0:
+    drop = k - n  # the first lines that fall out: whole pieces first, then the first lines of the next one
+    while drop > 0 and out[0][2] <= drop:
+        drop -= out.pop(0)[2]
+    if drop > 0:
         block, at, m = out[0]
-        if m <= drop:
-            del out[0]
-            drop -= m
-            continue
-        for _ in range(drop):
-            at = block.find(b"\n", at) + 1
-        out[0], drop = (block, at, m - drop), 0
+        out[0] = (block, nth(block, drop, at - 1) + 1, m - drop)
     return tuple(out), min(n, k)
 
 

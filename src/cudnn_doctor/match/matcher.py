@@ -45,7 +45,7 @@ from .context import (
     literal_map,
 )
 from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
-from .prefilter import Prefilter, RuleOut, as_block
+from .prefilter import Prefilter, RuleOut, as_block, indexed
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
 from .tolerant import Tolerant
@@ -62,6 +62,8 @@ RULED_OUT = "matched, but no literal of its required evidence within the lines a
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
 Found = tuple["Any", int, int, int]
+# a context's items ({item: (linewise, has literals)}), literals, whether all are linewise, required literals (_plan)
+Plan = tuple[dict[str, tuple[bool, bool]], dict[bytes, frozenset[str]], bool, dict[bytes, frozenset[str]]]
 
 
 class Window:
@@ -99,14 +101,10 @@ class Matcher:
         self.warnings: list[str] = []  # what went wrong in this run: signatures and evidence items skipped
         self.evidence = Evidence(catalog.evidence, timeout, self.warnings)
         self.budget = self.evidence.budget  # (its keys: the signatures' indexes and ids, the items' texts)
-        self.by_literal: dict[str, list[int]] = {}
-        self.full_scan: list[int] = []
-        for idx, sig in enumerate(self.sigs):
-            lits = list(sig.prefilter) or list(alternative_literals(sig.regex, sig.flags) or ())
-            if not lits:
-                self.full_scan.append(idx)
-            for lit in lits:
-                self.by_literal.setdefault(lit.lower(), []).append(idx)
+        # each signature's literals: those it lists, else those its regex derives (none: every line is a candidate)
+        literals = [list(sig.prefilter) or list(alternative_literals(sig.regex, sig.flags) or ()) for sig in self.sigs]
+        self.by_literal = indexed(literals)
+        self.full_scan = [idx for idx, lits in enumerate(literals) if not lits]
         self.probes = probes  # (the setter: the probes, and the prefilter of their literals and the signatures')
         self.before = max((s.window_before + s.context.lines_before for s in self.sigs), default=0)
         self.after = max((s.window_after + s.context.lines_after for s in self.sigs), default=0)
@@ -123,7 +121,7 @@ class Matcher:
         for idx, c in enumerate(s.context for s in self.sigs):
             if context_items(self.sigs[idx]):
                 self.context_of[idx] = contexts.setdefault((c.exclude_any, c.require_any, c.support_any, c.lines_before, c.lines_after), len(contexts))
-        self.plans: dict[int, tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]] = {}  # (_plan)
+        self.plans: dict[int, Plan] = {}  # (_plan)
 
     @property
     def probes(self) -> list[Probe]:
@@ -133,6 +131,11 @@ class Matcher:
     def probes(self, probes: Sequence[Probe]) -> None:
         """New probes (reading.py maps their line numbers back): the memos start over."""
         self._probes = Probes(probes)
+        self._prefilter()
+
+    def _prefilter(self) -> None:
+        """The prefilter of the signatures' and the probes' literals: again when a retired probe's literals go
+        (the same one where none does: Prefilter.shared)."""
         self.prefilter = Prefilter.shared([*self.by_literal, *self._probes.by_literal])
 
     def warm(self) -> None:
@@ -190,15 +193,12 @@ class Matcher:
                 words.setdefault(word.lower())
         return tuple(words)
 
-    # ------------------------------------------------------------------ one window
+    def tolerant(self) -> Tolerant:
+        """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
+        evidence budget."""
+        return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
 
-    def _scan_window(self, win: Window, hits: dict[int, list[str]], core_start: int, core: range) -> Yielded:
-        cand = self._candidates(win, hits, core_start)
-        for idx in self.full_scan:
-            cand[idx] = list(core)
-        for idx in sorted(cand):
-            if self.sigs[idx].id not in self.budget.skipped:
-                yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
+    # ------------------------------------------------------------------ one window
 
     def _hits(self, core_data: bytes) -> dict[int, list[str]]:
         """The prefilter's hits in a block: {offset: literals}."""
@@ -215,14 +215,22 @@ class Matcher:
         sigs = [idx for lit in set().union(*hits.values()) for idx in self.by_literal.get(lit, ())]
         return max((self.reach[idx] for idx in (*sigs, *self.full_scan)), default=0)
 
+    def _scan_window(self, win: Window, hits: dict[int, list[str]], core_start: int, core: range) -> Yielded:
+        """Each signature's candidate lines in the window's core (a signature without literals: every line there),
+        searched signature by signature (in catalog order: the order rank de-duplicates in)."""
+        cand = self._candidates(win, hits, core_start)
+        for idx in self.full_scan:
+            cand[idx] = list(core)
+        for idx in sorted(cand):
+            if self.sigs[idx].id not in self.budget.skipped:
+                yield from self._scan_signature(idx, sorted(set(cand[idx])), win)
+
     def _candidates(self, win: Window, hits: dict[int, list[str]], core_start: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits in the window's core (``hits``: offsets in the
-        block, at ``core_start`` in the window); probe lines go to the probes."""
+        block, at ``core_start`` in the window); probe lines go to the probes. The window's lines are joined at
+        the first hit (none: never)."""
         cand: dict[int, list[int]] = {}
         by_literal = self.by_literal
-        if not hits:
-            return cand
-        lines = win.lines
         for at, lits in sorted(hits.items()):
             off = core_start + at
             li = -1
@@ -231,7 +239,7 @@ class Matcher:
                 idxs = by_literal.get(lit)
                 if idxs:
                     if li < 0:
-                        li = lines.line_at(off)
+                        li = win.lines.line_at(off)
                     for idx in idxs:
                         cand.setdefault(idx, []).append(li)
                 pidxs += self._probes.by_literal.get(lit, ())
@@ -247,10 +255,8 @@ class Matcher:
             at = li if li >= 0 else win.lines.line_at(off)
             return win.lines.norm(at)[0], win.first_line + at
 
-        if self._probes.give(line, pidxs, text):
-            literals = {*self.by_literal, *self._probes.by_literal}
-            if len(literals) < len(self.prefilter.literals):  # a literal only a retired probe needed
-                self.prefilter = Prefilter.shared(literals)
+        if self._probes.give(line, pidxs, text):  # a probe retired
+            self._prefilter()
 
     def _scan_signature(self, idx: int, cand: list[int], win: Window) -> Yielded:
         """The signature's regex over each run of its candidate lines, each stream's on its own."""
@@ -270,21 +276,14 @@ class Matcher:
     def _runs(self, cand: list[int], gap: int, win: Window) -> list[tuple[str, list[int]]]:
         """Candidate lines in runs whose lines are at most ``gap`` apart, each stream's on its own: worked out
         once per window for the signatures with the same candidates and gap (the variants of a message)."""
-        key = ("runs", gap, *cand)
-        got = win.lines.memo.get(key)
-        if got is None:
+
+        def make() -> list[tuple[str, list[int]]]:
             by_stream: dict[str, list[int]] = {}
             for li in cand:
                 by_stream.setdefault(win.lines.norm(li)[1], []).append(li)
-            got = win.lines.memo[key] = [(stream, run) for stream, slines in by_stream.items() for run in runs(slines, gap)]
-        return got  # type: ignore[no-any-return]
+            return [(stream, run) for stream, slines in by_stream.items() for run in runs(slines, gap)]
 
-    def _miss(self, idx: int, win: Window, li: int) -> Miss:
-        """A near miss on line ``li``, naming the signature's literals that line holds (its first two where the
-        line holds none whole: a literal derived from the regex, or found across lines)."""
-        prefilter, low = self.sigs[idx].prefilter, win.lines.norm(li)[0].lower()
-        lits = ", ".join(([x for x in prefilter if x.lower() in low] or list(prefilter))[:2]) or "derived"
-        return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
+        return win.lines.once(("runs", gap, *cand), make)  # type: ignore[no-any-return]
 
     def _search(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found] | None:
         """Signature ``idx``'s regex over a run: its matches, or None when it timed out or erred (then it is
@@ -294,10 +293,7 @@ class Matcher:
             if line_local(sig.regex, sig.flags):  # (derived: worked out once per pattern)
                 return [(m, li, li, m.start()) for li in run for m in self._in_line(idx, win.lines.norm(li)[0], win)]
             key = ("run", sig.regex, sig.flags, sig.window_before, sig.window_after, *run)
-            got = win.lines.memo.get(key)
-            if got is None:
-                got = win.lines.memo[key] = self._search_region(idx, run, stream, win)
-            return got  # type: ignore[no-any-return]
+            return win.lines.once(key, lambda: self._search_region(idx, run, stream, win))  # type: ignore[no-any-return]
         except (TimeoutError, regex_error()) as exc:
             hint = f" ({sig.path}; catastrophic backtracking? `cudnn-doctor validate` checks for it)"
             self.budget.skip(sig.id, f"signature {sig.id}", exc, hint)
@@ -305,41 +301,39 @@ class Matcher:
 
     def _in_line(self, idx: int, text: str, win: Window) -> list[Any]:
         """A line-local regex's matches in one line's text, searched once per distinct text in a window (a warning
-        repeated 10,000 times, and the signatures with the same regex); not compiled for a text that holds none of
-        an alternative's literals (a paste)."""
+        repeated 10,000 times, and the signatures with the same regex)."""
         sig = self.sigs[idx]
-        key = ("line", sig.regex, sig.flags, text)
-        got = win.lines.memo.get(key)
-        if got is None:
-            got = [] if cannot_match(sig.regex, sig.flags, text) else self._finditer(idx, compile_pattern(sig.regex, sig.flags), text)
-            win.lines.memo[key] = got
-        return got  # type: ignore[no-any-return]
+        return win.lines.once(("line", sig.regex, sig.flags, text), lambda: self._finditer(idx, text))  # type: ignore[no-any-return]
 
-    def _finditer(self, idx: int, pattern: Any, text: str) -> list[Any]:
+    def _finditer(self, idx: int, text: str) -> list[Any]:
+        """Signature ``idx``'s regex's matches in ``text``, under its CPU budget; not compiled for a text that holds
+        none of an alternative's literals whole (a paste compiles few patterns; kb/regexinfo.py)."""
+        sig = self.sigs[idx]
+        if cannot_match(sig.regex, sig.flags, text):
+            return []
+        pattern = compile_pattern(sig.regex, sig.flags)
         return self.budget.search(idx, lambda timeout: list(pattern.finditer(text, timeout=timeout)))  # type: ignore[no-any-return]
 
     def _search_region(self, idx: int, run: list[int], stream: str, win: Window) -> list[Found]:
         """The signature's regex where it may span lines: over the run plus the signature's window, normalized
-        and joined. Compiled only where the text holds its literals (a paste compiles few patterns)."""
+        and joined."""
         sig = self.sigs[idx]
         lo, hi = max(0, run[0] - sig.window_before), min(win.lines.size - 1, run[-1] + sig.window_after)
         keep = [li for li in range(lo, hi + 1) if not stream or win.lines.norm(li)[1] == stream]
         texts = [win.lines.norm(li)[0] for li in keep]
         offsets = list(accumulate((len(t) + 1 for t in texts), initial=0))
         found: list[Found] = []
-        text = "\n".join(texts)
-        if cannot_match(sig.regex, sig.flags, text):
-            return found  # a window that holds no alternative's literals whole (kb/regexinfo.py)
-        pattern = compile_pattern(sig.regex, sig.flags)
-        for m in self._finditer(idx, pattern, text):
+        for m in self._finditer(idx, "\n".join(texts)):
             first, last = bisect_right(offsets, m.start()) - 1, bisect_right(offsets, max(m.start(), m.end() - 1)) - 1
             found.append((m, keep[first], keep[last], m.start() - offsets[first]))
         return found
 
-    def tolerant(self) -> Tolerant:
-        """The tolerant reader of this matcher's signatures (tolerant.py), its verdicts under this matcher's
-        evidence budget."""
-        return Tolerant(self.sigs, self.evidence, self.catalog.base_key(self.sigs))
+    def _miss(self, idx: int, win: Window, li: int) -> Miss:
+        """A near miss on line ``li``, naming the signature's literals that line holds (its first two where the
+        line holds none whole: a literal derived from the regex, or found across lines)."""
+        prefilter, low = self.sigs[idx].prefilter, win.lines.norm(li)[0].lower()
+        lits = ", ".join(([x for x in prefilter if x.lower() in low] or list(prefilter))[:2]) or "derived"
+        return Miss(self.sigs[idx], win.source, win.first_line + li, f"a line holds its literal ({lits}) but the full pattern did not match")
 
     # ------------------------------------------------------------------ matches and their context
 
@@ -355,9 +349,8 @@ class Matcher:
             had.add(idx)
             checked = self._context(idx, m.group(0), (li_s, li_e), stream, win)
             if isinstance(checked, str) or quoted_source(win.lines, li_s, col):
-                if win.near_miss(idx):
-                    quoted = quoted_source(win.lines, li_s, col)
-                    yield None, Miss(sig, win.source, abs_line, checked if isinstance(checked, str) and not quoted else QUOTED_IN_CODE)
+                if win.near_miss(idx):  # (not quoted: ruled out by its context)
+                    yield None, Miss(sig, win.source, abs_line, QUOTED_IN_CODE if quoted_source(win.lines, li_s, col) else str(checked))
                 continue
             text = m.group(0) if len(m.group(0)) <= MAX_MATCH_TEXT else m.group(0)[:MAX_MATCH_TEXT] + "..."
             # the first match per signature and source gets TRACEBACK_LINES before it (its traceback's user
@@ -383,43 +376,46 @@ class Matcher:
         if self._ruled_out(idx, lo, hi, win):
             return RULED_OUT
         direct = direct_rnn(sig, matched)
-        plan, items, linewise = self._plan(sig, ctx)
+        how, items, linewise, _ = self._plan(sig, ctx)
         marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
         key: tuple[Any, ...] = ("verdict", ctx, direct, *span, stream)
         if linewise and (not marks or (span[0] <= marks[0][0] and marks[-1][0] <= span[1])):  # (marks: sorted by line)
             # (the texts are the window's own normalized lines: the key holds no copy)
             key = ("marked", ctx, direct, stream, *[(win.lines.norm(li), its) for li, its in marks])
-        got = win.lines.memo.get(key)
-        if got is None:
-            got = win.lines.memo[key] = self.evidence.verdict(sig, direct, self._context_text(plan, marks, lo, hi, stream, win))
-        return got  # type: ignore[no-any-return]
+        return win.lines.once(key, lambda: self.evidence.verdict(sig, direct, self._context_text(how, marks, lo, hi, stream, win)))  # type: ignore[no-any-return]
 
     def _ruled_out(self, idx: int, lo: int, hi: int, win: Window) -> bool:
         """Whether a match of signature ``idx`` with context lines lo..hi is ruled out unread: the signature has no
         near miss left to report, and requires items that each have literals, none of them on a line lo..hi: the
         text each is searched in is empty (``_context_text``), so the verdict is a near miss, whatever it says."""
-        return win.missed.get(idx, 0) >= MAX_NEAR_MISSES_PER_SIG and self.ruleout.absent(win.lines, lo, hi, self.sigs[idx].context.require_any)
+        if win.missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
+            return False
+        sig = self.sigs[idx]
+        required = self._plan(sig, self.context_of[idx])[3]
+        return bool(required) and not self.ruleout.marked(win.lines, lo, hi, ("absent", sig.context.require_any), required)
 
-    def _plan(self, sig: Signature, ctx: int) -> tuple[tuple[tuple[str, bool, bool], ...], dict[bytes, frozenset[str]], bool]:
-        """A context's items (item, linewise, has literals), its literals ({literal: the items it is one of}), and
-        whether each item is found line by line in the lines holding its literals: worked out once."""
+    def _plan(self, sig: Signature, ctx: int) -> Plan:
+        """A context's items ({item: (linewise, has literals)}), its literals ({literal: the items it is one of}),
+        whether each item is found line by line in the lines holding its literals, and its required items' literals
+        where each of them has some (else none: ``_ruled_out``): worked out once."""
         got = self.plans.get(ctx)
         if got is None:
-            plan = tuple((i, self.evidence.linewise(i), i in self.ruleout.literals) for i in dict.fromkeys(context_items(sig)))
+            how = {i: (self.evidence.linewise(i), i in self.ruleout.literals) for i in context_items(sig)}
             items: dict[bytes, frozenset[str]] = {}
-            for item, _, ruled in plan:
+            for item, (_, ruled) in how.items():
                 for lit in self.ruleout.literals[item] if ruled else ():
                     items[lit] = items.get(lit, frozenset()) | {item}
-            got = self.plans[ctx] = (plan, items, all(linewise and ruled for _, linewise, ruled in plan))
+            req = sig.context.require_any
+            required = {lit: frozenset(req) for i in req for lit in self.ruleout.literals[i]} if req and all(how[i][1] for i in req) else {}
+            got = self.plans[ctx] = (how, items, all(linewise and ruled for linewise, ruled in how.values()), required)
         return got
 
     @staticmethod
-    def _context_text(plan: tuple[tuple[str, bool, bool], ...], marks: list[tuple[int, frozenset[str]]], lo: int, hi: int,
+    def _context_text(how: dict[str, tuple[bool, bool]], marks: list[tuple[int, frozenset[str]]], lo: int, hi: int,
                       stream: str, win: Window) -> Callable[[str], str]:
         """The text an item of the context is searched in: the normalized lines lo..hi of ``stream``; for an item
         with literals, none where no line there holds one (``marks``: prefilter.RuleOut), and for one found line
         by line only the lines that do."""
-        how = {item: (linewise, ruled) for item, linewise, ruled in plan}
 
         def text(item: str) -> str:
             linewise, ruled = how.get(item, (False, False))

@@ -172,6 +172,15 @@ _MARK_DELETED = bytes(b if b == 0x1B or delete_escapes(bytes([b])) else 0x1B for
 _CONTROLS = tuple(bytes([b]) for b in range(256) if _MARK_DELETED[b] == 0x1B and b != 0x1B)
 
 
+def indexed(literals: Iterable[Iterable[str]]) -> dict[str, tuple[int, ...]]:
+    """{literal, in lower case: the indexes of the literal lists holding it} (the signatures' or the probes')."""
+    got: dict[str, list[int]] = {}
+    for idx, lits in enumerate(literals):
+        for lit in lits:
+            got.setdefault(lit.lower(), []).append(idx)
+    return {lit: tuple(idxs) for lit, idxs in got.items()}
+
+
 def holding(low: bytes, lit: bytes) -> Iterator[int]:
     """The start offsets of the lines of ``low`` holding ``lit`` (one ``find`` per such line, in C)."""
     pos = low.find(lit)
@@ -202,13 +211,12 @@ class RuleOut:
         self.literals = literals
         self.all = tuple(sorted({lit for lits in literals.values() for lit in lits}))
         self._dbs: dict[int, Any] = {}  # per thread: a database's scratch serves one scan at a time
-        self._maps: dict[tuple[str, ...], dict[bytes, frozenset[str]]] = {}  # (absent)
 
     def marked(self, lines: Lines, lo: int, hi: int, key: Any, items: dict[bytes, frozenset[str]]) -> list[tuple[int, frozenset[str]]]:
         """The lines lo..hi of a window holding one of the literals of ``items`` ({literal: the items it is one
         of}, a context's, ``key``), each with the items whose literals it holds."""
-        marks = lines.memo.get(("marks", key))
-        if marks is None:
+
+        def make() -> list[tuple[int, frozenset[str]]]:
             at: dict[int, frozenset[str]] = {}
             one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
             where = self._located(lines)
@@ -216,47 +224,41 @@ class RuleOut:
                 for li in where(lit):
                     have = at.get(li)
                     at[li] = items[lit] if have is None else one.setdefault(have | items[lit], have | items[lit])
-            marks = lines.memo["marks", key] = sorted(at.items())
+            return sorted(at.items())
+
+        marks = lines.once(("marks", key), make)
         return marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]  # type: ignore[no-any-return]
 
-    def absent(self, lines: Lines, lo: int, hi: int, items: tuple[str, ...]) -> bool:
-        """Whether ``items`` (a context's required ones) are some, each with literals, and no line lo..hi of a
-        window holds one of them: none of them can match there."""
-        lits = self._maps.get(items)
-        if lits is None:
-            some = bool(items) and all(item in self.literals for item in items)
-            lits = self._maps[items] = {lit: frozenset(items) for item in items for lit in self.literals[item]} if some else {}
-        return bool(lits) and not self.marked(lines, lo, hi, ("absent", items), lits)
-
     def _located(self, lines: Lines) -> Any:
-        """The window as normalization reads it, lower-cased, and a function giving the indexes of its lines
-        holding a literal (each located once; with hyperscan, a literal not in the window at all is not looked for)."""
-        got = lines.memo.get(RuleOut)
-        if got is None:
-            low, at = delete_escapes(lines.data).lower(), {}  # (never a newline: the n-th line is the n-th line)
-            thread = _thread.get_ident()
-            if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
-                self._dbs[thread] = hyperscan_db(self.all, single=True)
-            db = self._dbs.get(thread) if len(lines.data) > SMALL_TEXT else None
-            present: set[bytes] | None = None if db is None else set()
-            if db is not None:
-                db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
+        """A function giving the indexes of the window's lines holding a literal, as normalization reads them: worked
+        out once per window (each literal located once; with hyperscan, a literal not in the window at all is not
+        looked for)."""
+        return lines.once(RuleOut, lambda: self._locator(lines))
 
-            def where(lit: bytes) -> list[int]:
-                got = at.get(lit)
-                if got is None and present is not None and lit not in present:
-                    return []
-                if got is None:
-                    got, li, prev = [], 0, 0
-                    for ls in holding(low, lit):
-                        li += low.count(b"\n", prev, ls)
-                        prev = ls
-                        got.append(li)
-                    at[lit] = got
-                return got
+    def _locator(self, lines: Lines) -> Any:
+        low, at = delete_escapes(lines.data).lower(), {}  # (never a newline: the n-th line is the n-th line)
+        thread = _thread.get_ident()
+        if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
+            self._dbs[thread] = hyperscan_db(self.all, single=True)
+        db = self._dbs.get(thread) if len(lines.data) > SMALL_TEXT else None
+        present: set[bytes] | None = None if db is None else set()
+        if db is not None:
+            db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
 
-            got = lines.memo[RuleOut] = where
-        return got
+        def where(lit: bytes) -> list[int]:
+            got = at.get(lit)
+            if got is None and present is not None and lit not in present:
+                return []
+            if got is None:
+                got, li, prev = [], 0, 0
+                for ls in holding(low, lit):
+                    li += low.count(b"\n", prev, ls)
+                    prev = ls
+                    got.append(li)
+                at[lit] = got
+            return got
+
+        return where
 
 
 @lru_cache(maxsize=64)

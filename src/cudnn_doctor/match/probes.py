@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..model import RETIRE, Probe
+from .prefilter import indexed
 
 PROBED_MEMO = 16384  # line shapes remembered, the memo emptied when full
 MEMO_LINE = 600  # bytes: longer lines are probed each time
@@ -23,13 +24,13 @@ class Probes:
 
     def __init__(self, probes: Sequence[Probe]) -> None:
         self.probes = list(probes)
-        by_literal: dict[str, list[int]] = {}
-        for pidx, probe in enumerate(self.probes):
-            for lit in probe.literals:
-                by_literal.setdefault(lit.lower(), []).append(pidx)
-        self.by_literal = {lit: tuple(p) for lit, p in by_literal.items()}
         self.retired: set[int] = set()
+        self.by_literal = self._by_literal()
         self._shapes: dict[tuple[bytes, tuple[int, ...]], tuple[int, ...]] = {}
+
+    def _by_literal(self) -> dict[str, tuple[int, ...]]:
+        """{literal: the probes holding it} of the probes not retired."""
+        return indexed(() if pidx in self.retired else probe.literals for pidx, probe in enumerate(self.probes))
 
     def give(self, line: bytes, pidxs: tuple[int, ...], text: Callable[[], tuple[str, int]]) -> bool:
         """Give a raw line holding the probes ``pidxs``' literals to them (``text``: its normalized text and
@@ -48,7 +49,7 @@ class Probes:
             said = self.probes[pidx].handle(norm, at)
             if said == RETIRE:
                 self.retired.add(pidx)
-                self.by_literal = {lit: kept for lit, ps in self.by_literal.items() if (kept := tuple(p for p in ps if p != pidx))}
+                self.by_literal = self._by_literal()
                 self._shapes.clear()
                 retired = True
             elif said is not False or not self.probes[pidx].shape_free:
