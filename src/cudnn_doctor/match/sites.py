@@ -10,8 +10,7 @@ it and turns what it says into findings or near misses.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
+from collections.abc import Sequence
 
 from ..kb.patterns import LazyRe
 from ..kb.templates import HEAD, stem, words
@@ -29,16 +28,15 @@ class Sites:
 
     def __init__(self, sigs: Sequence[Signature], rec: Recognizer) -> None:
         self.rec = rec  # (the templates: what a cut message or a missing attribute is read against)
-        self.frames: dict[tuple[str, str], list[int]] = {}
-        # the exceptions each signature is raised as at each of its raise sites (None: any, an entry names none)
-        self.raised_as: dict[tuple[str, str, int], frozenset[str] | None] = {}
+        # each raise site (file, function): the signatures raised there, each with the exceptions it is raised as
+        # there (None: any, an entry names none)
+        self.frames: dict[tuple[str, str], dict[int, frozenset[str] | None]] = {}
         for idx, sig in enumerate(sigs):
             for where in sig.raised_at:
                 path, function, exception = raise_site(where)
-                key = (path.replace("\\", "/"), function.rpartition(".")[2])
-                self.frames.setdefault(key, []).append(idx)
-                had = self.raised_as.get((*key, idx), frozenset())
-                self.raised_as[(*key, idx)] = None if had is None or exception is None else had | {exception}
+                raised_as = self.frames.setdefault((path.replace("\\", "/"), function.rpartition(".")[2]), {})
+                had = raised_as.get(idx, frozenset())
+                raised_as[idx] = None if had is None or exception is None else had | {exception}
 
     def at(self, lines: Sequence[str], li: int) -> Site | None:
         """The signatures raised where line ``li`` says an error was raised, and why: a traceback that stops at
@@ -60,10 +58,10 @@ class Sites:
             if (cpp := self._backtrace(lines, li)) is not None or (log := frames.logged(lines, li)) is None:
                 return cpp
             return self._cut_at(self._raising(log[0], None), log[1], 2), f"the log line raised in {log[0]} is cut: {log[1][-60:]!r}", True
-        if (told := frames.raised_as(lines, li)) is not None and frames.not_raised(told):
+        raised = frames.raised_as(lines, li)  # the exception its message line names
+        if raised is not None and frames.not_raised(raised):
             return None  # (SystemExit, KeyError: never a framework's message)
         called, msg = frames.cut_call(lines, li) or (None, None)
-        raised = partial(frames.raised_as, lines, li)  # the exception its message line names (read where an entry names one)
         idxs = (self._raising(at[0], called, raised) or self._raising(None, called, raised)) if called else []
         why = f"the traceback {'is cut' if msg is None else 'ends without its message'} where {at[1]}() of {at[0].rpartition('/')[2]} calls {called}()"
         if not idxs:
@@ -91,7 +89,7 @@ class Sites:
         (``frames.attributes_read``): ``has no attribute 'reserve_space'`` of a template, ``self.reserve_space``
         read by the line (the name tells them). None where there are none."""
         names = dict.fromkeys(frames.attributes_read(lines, li))  # (first: most frames are followed by no such line)
-        raising = self._raising(*at, lambda: "AttributeError") if names else []
+        raising = self._raising(*at, "AttributeError") if names else []
         for name in names if raising else ():
             said = (_ATTRIBUTE_WORD, *(w for w, _a, _b in words(name)))
             idxs = [i for i in raising if any(_holds_run(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
@@ -99,16 +97,15 @@ class Sites:
                 return idxs, f"the traceback ends where {at[1]}() reads {name} without its message (AttributeError)", True
         return None
 
-    def _raising(self, path: str | None, function: str | None, raised: Callable[[], str | None] | None = None) -> list[int]:
+    def _raising(self, path: str | None, function: str | None, raised: str | None = None) -> list[int]:
         """The signatures raised in ``function`` (None: anywhere, a log line's prefix names no function) of the
         file at ``path``; None: in native code's ``function`` (of a C/C++ file), what a Python frame's call into it
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name).
-        ``raised``: the exception the traceback's message line names (read only where an entry names one); a
-        signature raised there as another (its ``raised_at`` entry names it) is not it."""
-        got = [(self.raised_as[(*site, i)], i) for site in self._sites(path, function) for i in self.frames[site]]
-        name = raised() if raised is not None and any(a is not None for a, _i in got) else None
+        ``raised``: the exception the traceback's message line names (None: none); a signature raised there as
+        another (its ``raised_at`` entry names it) is not it."""
+        got = [(a, i) for site in self._sites(path, function) for i, a in self.frames[site].items()]
         # (a wrapper's exception ends with the class it wraps: torch._dynamo's TorchRuntimeError a RuntimeError)
-        return sorted({i for a, i in got if name is None or a is None or any(name.endswith(x) for x in a)})
+        return sorted({i for a, i in got if raised is None or a is None or any(raised.endswith(x) for x in a)})
 
     def _sites(self, path: str | None, function: str | None) -> list[tuple[str, str]]:
         """The raise sites (file, function) of ``_raising``'s ``path`` and ``function``."""

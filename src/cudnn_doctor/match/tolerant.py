@@ -48,7 +48,6 @@ from ..kb.patterns import compile_pattern
 from ..kb.templates import WORD, index, misspelt, words
 from ..model import Signature
 from ..read import frames
-from ..read.frames import prose_line
 from .chains import Chain, Recognizer, word_ends
 from .confirm import Confirmer
 from .context import Evidence, context_items, context_span, direct_rnn
@@ -197,7 +196,7 @@ class Tolerant:
         """The findings (or near misses) the prose lines of a paste describe (prose.py); one line's at most per
         signature (a description repeated is not the error seen twice)."""
         seen: set[str] = set()
-        for li in islice((li for li, line in enumerate(lines) if prose_line(line)), MAX_LINES):
+        for li in islice((li for li, line in enumerate(lines) if frames.prose_line(line)), MAX_LINES):
             where = Where.line(lines, li)
             for got in self._told(self._passing(self.prose.candidates(lines[li]), where), where, (f"read from a description, {where.read[-60:]!r}", "; paste the full message"), described=True):
                 if got.sig.id not in seen:
