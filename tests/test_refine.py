@@ -107,7 +107,7 @@ def test_a_long_timestamp_before_a_word_does_not_backtrack() -> None:
     # 24-digit timestamp took seconds, a 40-digit one would never end
     import time
 
-    from cudnn_doctor.match.refine import LOG_PREFIX
+    from cudnn_doctor.match.beside import LOG_PREFIX
 
     start = time.monotonic()
     for before in ("1" * 40 + "x ", "2024-01-01T12:00:00.123456789012345 worker says ", "12:" * 30 + "then "):

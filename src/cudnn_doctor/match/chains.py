@@ -19,12 +19,12 @@ printed (the tolerant reading respells it, and says it read the message typed in
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..kb.templates import PH
+from .beside import CUT_MARK
 
 FLOOR = 10.0  # information that tells a message's words apart at all (a reading, the start of a longer message)
 _INFLECTIONS = ("ing", "ed", "es")  # what a cut word may hold of an inflection after its stem
@@ -39,7 +39,6 @@ SAME_WORDS, SAME_STARTS = 32, 80
 # the stems of the articles a message typed from memory drops ('the', 'a', 'an': about one bit each)
 ARTICLES = frozenset({"th", "a", "an"})
 DROPPED = ARTICLES | {"status"}  # and a cuDNN status name's STATUS, dropped from memory ('CUDNN_BAD_PARAM')
-_CUT_MARK = re.compile(r"\n|\.\.\.|\u2026|\[truncated\]|\(truncated\)")
 
 Words = Sequence[tuple[str, int, int]]
 
@@ -99,6 +98,10 @@ class Recognizer:
             return pos + 2, True
         return None
 
+    def ended(self, c: Chain) -> bool:
+        """Whether the chain read its template to its end, its last word whole (a whole message, or its end)."""
+        return not c.part and self.next_word(c.tid, c.last) is None
+
     def chains(self, text_words: Words, ends: frozenset[int] = frozenset()) -> list[Chain]:
         """The longest chain of each template start found in ``text_words``, grown back (``_grow_back``: the one
         reading of a text); ``ends``: the indexes
@@ -141,10 +144,9 @@ class Recognizer:
             return
         word = self.tpls[c.tid][nxt[0]]
         waiting.setdefault(word, []).append(c)
-        after = self.next_word(c.tid, nxt[0]) if word in DROPPED and not nxt[1] else None
-        if after is not None and not after[1]:
+        if word in DROPPED and not nxt[1] and self._droppable(c.tid, nxt[0]):  # (DROPPED first: every chain's every word passes here)
             skip = Chain(c.tid, c.first, nxt[0], c.start, c.end, c.bits, "", (*c.skipped, nxt[0]))
-            waiting.setdefault(self.tpls[c.tid][after[0]], []).append(skip)
+            waiting.setdefault(self.tpls[c.tid][nxt[0] + 1], []).append(skip)
 
     def _cut_words(self, word: str, i: int, waiting: dict[str, list[Chain]], done: list[Chain], last: bool) -> None:
         """Chains waiting for a word that ``word`` (ending a line) begins: read as cut there. A word shorter
@@ -166,7 +168,7 @@ class Recognizer:
         tpl = self.tpls[c.tid]
         while c.start > 0 and c.first > 1 and tpl[c.first - 1]:
             before = text_words[c.start - 1][0]
-            if before != tpl[c.first - 1] and tpl[c.first - 1] in DROPPED and c.first > 2 and tpl[c.first - 2] == before:
+            if before != tpl[c.first - 1] and self._droppable(c.tid, c.first - 1) and tpl[c.first - 2] == before:
                 c.skipped = (c.first - 1, *c.skipped)  # a word the text dropped: 'at same device'
                 c.first -= 1
             elif before != tpl[c.first - 1]:
@@ -174,6 +176,13 @@ class Recognizer:
             c.first, c.start = c.first - 1, c.start - 1
             c.bits += self.weight.get(tpl[c.first], 0.0)
         return c
+
+    def _droppable(self, tid: int, k: int) -> bool:
+        """Whether the template's word ``k`` is one a message typed from memory drops (DROPPED), between two of
+        its words (no value, no prefix on either side): what a chain reads past, forwards (``_wait``) and back
+        (``_grow_back``)."""
+        tpl = self.tpls[tid]
+        return tpl[k] in DROPPED and k >= 2 and k + 1 < len(tpl) and bool(tpl[k - 1]) and bool(tpl[k + 1])
 
     def aligned(self, c: Chain, text_words: Words) -> list[tuple[int, int]]:
         """(template position, text word) of each word the chain read, in order, its text words counted from its
@@ -232,7 +241,7 @@ def word_ends(text: str, text_words: Words) -> frozenset[int]:
     between a word and the next (the marks are found in one pass and placed by bisection)."""
     starts = [a for _w, a, _b in text_words]
     out = {len(text_words) - 1} if text_words else set()
-    for m in _CUT_MARK.finditer(text):
+    for m in CUT_MARK.finditer(text):
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and text_words[i][2] <= m.start() and (i + 1 == len(starts) or m.end() <= starts[i + 1]):
             out.add(i)

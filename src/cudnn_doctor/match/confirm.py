@@ -23,35 +23,21 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any
 
-from ..kb.patterns import LazyRe, compile_pattern, regex_error
+from ..kb.patterns import compile_pattern, regex_error
 from ..kb.regexinfo import flat_regex
-from ..kb.templates import HEAD, words
+from ..kb.templates import words
 from ..model import Signature
 from ..read import frames
-from ..read.normalize import line_prefix
+from .beside import ELLIPSIS, PROSE_TAIL, head_cut_before, log_prefix_only, prose_to_cut
 from .chains import ARTICLES, Chain, Recognizer
 from .lines import Where, line_start
-from .refine import LOG_PREFIX
-from .spelling import COMMENT, placed, py3_values, respaced, respelt, spaced, spelling_of, spelt_as, unwrapped
+from .spelling import layouts, placed, py3_values, respelt, spelling_of, spelt_as
 
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
 SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
 # the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
 # line and the lines after it
 AFTER_WORDS, AFTER_LINES = 48, 2
-# what may stand right before a head cut reading on its line: nothing, a cut mark, an opening quote or bracket, what
-# ends a log line's prefix or a prose head (a colon, a bracket, a bar, a dash)
-_HEAD_CUT = LazyRe(r"(?:^|[:\]>|=\-\"'`(\[\u201c\u2018]|\.\.\.|\u2026)\s*$")
-# an issue title's heading marks, on the text's first line only (elsewhere '# ' is a code comment's, a README's heading)
-_TITLE_HEAD = LazyRe(r"\#{1,6} ")
-ELLIPSIS = LazyRe(r"\s*(?:\.\.\.|\u2026|\[truncated\]|\(truncated\))")
-ENDS_IN_HEAD = LazyRe(HEAD.pattern + r"$")
-_PROSE_TAIL = LazyRe(r"[ \t]+[a-z]{2,}\b(?![(.\[])")  # prose after a message: a word, not a call's name
-# prose before a message on its line: words, then a colon or a dash with a space after it (not a fixed prefix,
-# not a quote that opens a string literal), and the function an eager error names after its status ('...Error:
-# {{function_node __wrapped__CudnnRNNV3_device_...}} ')
-PROSE_MAX = 400  # characters of prose before a message on its line (a title's; PROSE_HEAD is quadratic in it)
-PROSE_HEAD = LazyRe(r"[A-Za-z]{2,}[^\n]*?[a-z)\]][ \t]*(?::|\s[-\u2013\u2014])[ \t]+(?:\{\{function_node\ [^{}\n]*\}\}[ \t]*)*$")
 
 
 class Confirmer:
@@ -113,9 +99,9 @@ class Confirmer:
         where ``dropped`` asks (a specific reading: ``_heads``)."""
         text, start, end = region
         if mode in ("exact", "recased"):
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (respaced(text, self.rec.weight) if mode == "recased" else [text]))
+            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (layouts(text, self.rec.weight) if mode == "recased" else [text]))
         # (not the start of a longer message)
-        whole = not mode and self.rec.next_word(c.tid, c.last) is None and not c.part and _PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
+        whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
         return ((p, v, shift) for p in self._patterns(idx) for base in bases for v, shift in _variants(base, start, self._heads(idx, c, base, start, dropped), self.rec.weight))
 
@@ -204,14 +190,14 @@ class Confirmer:
         signature's templates, where the reading starts at a message's first word and the text has no prefix of
         its own there; where it starts later (its head cut) and ``dropped`` asks for it, the start of the
         signature's own messages up to the reading's first two words (a regex reads a head cut only so), where
-        no other word stands right before it on its line (``_HEAD_CUT``: 'CudnnBatchNormBackward, is at version 1'
+        no other word stands right before it on its line (beside.py's ``head_cut_before``: 'CudnnBatchNormBackward, is at version 1'
         is another message's end, as a word after a reading where its template's next should be)."""
         if c.first == 1:
             return list(dict.fromkeys(h for t in self.rec.of.get(idx, ()) if (h := self.rec.tpls[t][0])))
         lead = line_start(text, start)
         # (a title: the block's first line, where ``region`` reads from its line 0; a region starts a line before
         # any other, so a blank line before a heading there is no title's)
-        if not dropped or not (_HEAD_CUT.search(line_head := text[lead:start]) or (lead == 0 and _TITLE_HEAD.fullmatch(line_head))):
+        if not dropped or not head_cut_before(text[lead:start], lead == 0):
             return []
         read, sig = [w for w in self.rec.words_of(c) if w][:2], self.sigs[idx]
         return list(dict.fromkeys(m[line_start(m, a) : a] for m in (sig.signature, *(w.get("text", "") for w in sig.raw.get("wordings") or ())) for a in _at(m, read)))
@@ -221,7 +207,7 @@ class Confirmer:
         prefix of one of its templates put back on the line that starts at ``start``, where ``_points`` puts it (refine.py names the causes),
         the first place first (the cause-head attempts, one search each): (match, start, end of what it read in
         ``text``, the prefix left out), or None; None too where prose follows what it read on that line
-        (``_PROSE_TAIL``: 'CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy', an issue's title, mentions
+        (beside.py's ``PROSE_TAIL``: 'CUDNN_STATUS_EXECUTION_FAILED when NStepBiLSTM is using CuPy', an issue's title, mentions
         the status; it is no message printed without its prefix)."""
         end = text.find("\n", start) % (len(text) + 1)
         points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
@@ -229,7 +215,7 @@ class Confirmer:
         for m, variant, a in self._run(attempts, start + 1, partial=False):
             if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
                 b = m.end() - n
-                return None if b < end and _PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
+                return None if b < end and PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
         return None
 
 
@@ -239,8 +225,8 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
 
 
 def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
-    """The text as it is, with the words a hard wrap split (``known``: template words) joined back, with its
-    line breaks as spaces, with each fixed prefix put back at ``start`` (the reading moves by the prefix's
+    """The text in each of its layouts (``layouts``: as it is, its line breaks as spaces, the words a hard wrap
+    split joined back; ``known``: template words), with each fixed prefix put back at ``start`` (the reading moves by the prefix's
     length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start`` on
     its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the message
     at a line's start; not a code comment's, nor inside a quote that prose opened); each with how far ``start``
@@ -249,25 +235,21 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     tests/test_present.py::test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split; the
     prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
     gives no finding (tests/test_tolerant_kept.py)."""
-    yield text, 0
-    if (joined := unwrapped(text, known)) != text:
-        yield joined, 0
-    if "\n" in text:
-        yield spaced(text), 0
+    for layout in layouts(text, known):
+        yield layout, 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     at = line_start(text, start)
-    head = text[at:start]
-    if len(head) <= PROSE_MAX and PROSE_HEAD.search(head) and not HEAD.fullmatch(head.lstrip()) and not COMMENT.match(head) and head.count('"') % 2 == 0:
+    if prose_to_cut(text[at:start]):
         yield text[:at] + text[start:], at - start
 
 
 def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], None]:
     """(column, prefix): where in ``line`` each template with a prefix may have lost it, before its first word
-    where only the line's own prefix (refine.py's ``LOG_PREFIX``: a log prefix, indentation, a bracket) stands
+    where only the line's own prefix (beside.py's ``log_prefix_only``: a log prefix, indentation, a bracket) stands
     before it, no word of a sentence ('and then it gives CUDNN_STATUS_...'); each once, in the templates' order."""
     tw = words(line)
-    firsts = ((next((a for w, a, _b in tw if w == tpl[1] and LOG_PREFIX.fullmatch(x := line[:a], line_prefix(x)) and not ENDS_IN_HEAD.search(x)), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
+    firsts = ((next((a for w, a, _b in tw if w == tpl[1] and log_prefix_only(line[:a])), -1), tpl[0]) for tpl in tpls if tpl[0] and len(tpl) > 1)
     return dict.fromkeys(point for point in firsts if point[0] >= 0)
 
 

@@ -30,16 +30,6 @@ from ..model import Signature
 GENERIC = frozenset({"any", "cudnn"})  # a framework-agnostic signature's framework: no prefix of its own
 TRACEBACK_HEAD = "Traceback (most recent call last)"
 TRACEBACK_LINES = 40  # of a traceback before the line, where a framework's marks are looked for (rank/wrappers.py)
-# what may stand before the status word on its line (confirm.py's ``_points``), after its CI timestamp and launcher prefix (normalize.py's
-# ``line_prefix``): indentation, a quote's '>', pytest's 'E   ', a time, a logger's level or bracketed tags, a
-# C++ log line's glog/TF header (severity, time, thread, 'file.cc:24]'), a status code and the quote of a bytes
-# repr (torch 0.x's "4: b'CUDNN_STATUS_...'"); not a word of a sentence nor an exception. A run of digits is one
-# item, whole (the lookahead): split in every way it backtracked exponentially on a long timestamp before a word
-LOG_PREFIX = re.compile(
-    r"[ \t>]*(?:E[ \t]+)?(?:\d[\d:.,/T-]*(?![\d:.,/T-])[ \t:]*|[IWEF]\d{4}[ \t]+[\d:.]+[ \t]+\d+[ \t]+"
-    r"|(?:ERROR|FATAL|CRITICAL|WARNING|INFO|DEBUG|[IWEF])\b[ \t:|-]*|\[[^\]\n]{0,40}\][ \t:|-]*"
-    r"|[\w/.-]+\.(?:cc|cpp|cu|h):\d+\][ \t]*)*(?:b?['\"])?"
-)
 # a frame above the status, and where it runs: a Python frame's file, a Lua (Torch 7) frame, a Java (DL4J) frame
 _FRAME = re.compile(r'^[ \t>]*File[ \t]+"(?P<py>[^"\n]+)"|^[ \t]*(?P<lua>\S+\.lua):\d+:|^[ \t]*at[ \t]+(?P<java>org\.(?:deeplearning4j|nd4j))\.', re.M)
 # a frame's directory that names the frameworks running there (Keras 3's keras/src/ too, which marks none)

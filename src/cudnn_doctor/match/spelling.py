@@ -1,7 +1,8 @@
 """How a reading is spelt for its signature's regex: its words as the signature spells them (``respelt``:
 another inflection, 'Failed' for 'Fail'; ``placed``: each word as its template has it at its place, for a
 message typed from memory), Python 2's values as Python 3 prints them (``py3_values``, ``printed``), and its
-layout undone (``rejoined``/``unwrapped``: a word a hard wrap split; ``spaced``: line breaks read as spaces).
+layout undone (``rejoined``/``unwrapped``: a word a hard wrap split; ``spaced``: line breaks read as spaces;
+``layouts``: the text with each).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from functools import lru_cache
 from ..kb.patterns import LazyRe
 from ..kb.templates import WORD, messages, stem, words
 from ..model import Signature
+from .beside import COMMENT
 from .chains import MIN_PART
 from .lines import line_start
 
 PLACED = 0.75  # of a template's words a text of its signature holds in order, to say how it spells them at their places
 WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
-COMMENT = LazyRe(r"[ \t]*(?:#(?!#{0,5} [A-Z\[])|//)")  # a code comment, not a Markdown heading ('# Title')
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
@@ -64,9 +65,9 @@ def unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
-def respaced(text: str, known: Container[str]) -> list[str]:
-    """The text, then with its line breaks read as spaces, then with each word a hard wrap split joined back
-    (``unwrapped``), each variant once."""
+def layouts(text: str, known: Container[str]) -> list[str]:
+    """The text's layouts a regex is tried over: the text, then with its line breaks read as spaces (``spaced``),
+    then with each word a hard wrap split joined back (``unwrapped``; ``known``: template words), each once."""
     return list(dict.fromkeys((text, *((spaced(text), unwrapped(text, known)) if "\n" in text else ()))))
 
 

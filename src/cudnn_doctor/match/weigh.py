@@ -22,9 +22,9 @@ from ..kb.patterns import LazyRe
 from ..kb.templates import FORMAT, PH, START_BITS, WORD, messages, stem, words
 from ..model import Signature
 from ..read import frames
+from .beside import ENDS_IN_HEAD, PROSE_AFTER, STATUS_BEFORE, delimited_after, prose_before
 from .chains import FLOOR, MAX_VALUE, MIN_PART, Chain, Recognizer, Words, holds
-from .confirm import ELLIPSIS, ENDS_IN_HEAD, PROSE_HEAD, PROSE_MAX
-from .lines import Where, line_start
+from .lines import Where
 from .results import Miss, RawMatch
 
 # A reading counts when it holds enough to tell its message from every other and from ordinary log text (one
@@ -46,32 +46,13 @@ COMMON_BITS = 7.0
 _NAMED_IN_CODE = LazyRe(_CODE_NAME)
 # an RNN's generic names, which any prose about RNNs holds as it holds 'model' or 'layer' (not DPLSTM, CudnnRNN)
 _GENERIC_NAME = LazyRe(r"(?i:rnns?|lstms?|grus?|cudnn|miopen|dnn)")
-# what makes a sentence a framework's error, right before it on its line: a named exception or a status ('InvalidArgumentError:',
-# TensorFlow's 'Internal:' / 'UNIMPLEMENTED:' / 'Invalid argument:', a CHECK), perhaps with the function it was raised
-# in ('{{function_node __wrapped__CudnnRNNV3_...}} '); or a C++ source location before it (a log line's 'E
-# tensorflow/.../cuda_dnn.cc:522] ', 'OP_REQUIRES failed at cudnn_rnn_ops.cc:1491 : Unknown: '); not a bare 'Error:'
-# (an issue title's, a tool's own); an upper- or lower-cased paste's too ('INVALIDARGUMENTERROR: ')
-_STATUS_BEFORE = LazyRe(
-    r"(?:(?:[\w.]+(?:Error|Exception|ERROR|EXCEPTION|error|exception)|UNKNOWN|INTERNAL|INVALID_ARGUMENT|UNIMPLEMENTED|FAILED_PRECONDITION|NOT_FOUND"
-    r"|RESOURCE_EXHAUSTED|UNAVAILABLE|ABORTED|Unknown|Internal|Invalid\ argument|Unimplemented|Failed\ precondition"
-    r"|Not\ found|Resource\ exhausted|Unavailable|Aborted|Check\ failed|CUDNN_STATUS_[A-Z_]+)\s*:\s*"
-    r"(?:\{\{(?i:function_node)\ [^{}\n]*\}\}\s*)*|\.(?i:cc|cu|cpp|cxx|h)(?::\d+)?(?:\]|\s:)[^\n]*?)$"
-)
 # the op or node the error was raised for, on its line or a line next to it: '[Op:CudnnRNNV3]', '{{node x/CudnnRNN}}',
 # TF1's '[[Node: x/CudnnRNN = ...', TF 2.0-2.4's '[[node x/conv1d (defined at ...) ]]' (in any case: an upper-cased paste)
 _OP_MARK = LazyRe(r"(?i:\[Op:\w|\{\{(?:function_)?node\ |\[\[node:?\ )")
 _THIN_WHY = "read {!r}: ordinary words, nothing specific to this message; paste the full message"
 _PLAIN_WHY = "read {!r}: words any text may hold, without the exception, status, op or log line that makes them this error"
-# the end of a clause in a message's text; prose after a clause in the text: a lower-case word, not a name
+# the end of a clause in a message's text
 _CLAUSE_END = LazyRe(r"[ \t]*(?:[,;]|\.(?=\s))\s+")
-# prose after a first clause: on its line, or the line ends there and other text follows (a page or an issue body
-# quotes 'RuntimeError: Input and hidden tensors are not at the same device' on a line of its own, then explains it)
-_PROSE_AFTER = LazyRe(r"[ \t]*[,;.]?[ \t]+[a-z]{2,}\b(?![(.\[_])|[ \t]*[,;.]?[ \t]*\n")
-_SENTENCE_END = LazyRe(r"[.?!]+[ \t]+(?=[A-Z][a-z])|[?!]")
-_QUOTES = {'"': '"', "'": "'", "`": "`", "\u201d": "\u201c", "\u2019": "\u2018"}  # closing: opening
-# a quote that closes a message: right after it, or after the format fields that end it in its source's string
-# literal ('... Expected {}, got {}'.format(...)); a full stop between at most
-_CLOSING = LazyRe(r"(?:[ \t,]*(?:" + FORMAT.pattern + r"))*[.!?,;:]?[\"'`\u201d\u2019]")
 
 
 class Weigher:
@@ -117,14 +98,14 @@ class Weigher:
         end = tw[c.end][2]
         if c.part:
             return "cut"
-        if ELLIPSIS.match(text, end) or _quoted(text, tw[c.start][1], end) or _SENTENCE_END.match(text, end):
+        if delimited_after(text, tw[c.start][1], end):
             return "delimited"
         # its message's first clause or clauses, read whole, with prose after it in the text: from its first word
         # to a word its message's text ends a clause after (a comma, a semicolon, a full stop before a space; not
         # a colon, which introduces what tells a message apart: 'Status Message: ...') where the same next word
         # follows ('Input and hidden tensors are not at the same device, found ...'); not a fixed prefix's end
         # (its template's next word, no value between, is not what follows)
-        if nxt is not None and not nxt[1] and c.end != last and c.first == 1 and _PROSE_AFTER.match(text, end) and c.last in _clause_ends(self.sigs[self.rec.owner[c.tid]], tuple(self.rec.tpls[c.tid])):
+        if nxt is not None and not nxt[1] and c.end != last and c.first == 1 and PROSE_AFTER.match(text, end) and c.last in _clause_ends(self.sigs[self.rec.owner[c.tid]], tuple(self.rec.tpls[c.tid])):
             return "delimited"
         return "cut" if _input_cuts(c, nxt, text, end, last) else "head" if c.first > 1 and nxt is None else ""
 
@@ -178,7 +159,7 @@ class Weigher:
         that raises it: '... Expected {}, got {}') or it has no value and only its first words are dropped
         (the regex wants 'rnn: ' before 'hx is not contiguous'). Where the regex saw the whole message (its
         first word on) and values, its refusal stands (a value it checks, a comment it excludes)."""
-        if c.part or self.rec.next_word(c.tid, c.last) is not None:
+        if not self.rec.ended(c):
             return False
         if values := sum(1 for w in self.rec.words_of(c) if not w):
             return len(FORMAT.findall(where.read)) >= values and not frames.listed_around(where.lines, where.li_s)
@@ -193,7 +174,7 @@ class Weigher:
         says no other word: it stands where the lookalike's exception does, but not where an exception's name
         stands between them ('My LSTM fails: UnknownError: ...': that name is the word before)."""
         read, line = self.rec.words_of(c), where.lines[where.li_s][: where.col]
-        prose = len(line) <= PROSE_MAX and PROSE_HEAD.search(line) is not None and not ENDS_IN_HEAD.search(line)
+        prose = prose_before(line) and not ENDS_IN_HEAD.search(line)
         before = stem(WORD.findall(line)[-1].lower()) if WORD.search(line) and not prose else None
         return any(holds(read, look, before) for look in sig.lookalikes)
 
@@ -202,7 +183,7 @@ def _in_context(where: Where) -> bool:
     """Whether a reading has what makes its words a framework's error: a name in code among them, an exception,
     status or C++ source location right before it on its line, or the op it was raised for on its lines or the
     line with text next to them, a blank line between at most (COMMON_BITS)."""
-    if _NAMED_IN_CODE.search(where.read) or _STATUS_BEFORE.search(where.lines[where.li_s], 0, where.col):
+    if _NAMED_IN_CODE.search(where.read) or STATUS_BEFORE.search(where.lines[where.li_s], 0, where.col):
         return True
     lines = where.lines
     lo = next((li for li in range(where.li_s - 1, max(-1, where.li_s - 3), -1) if lines[li].strip()), where.li_s)
@@ -219,13 +200,6 @@ def _clause_ends(sig: Signature, tpl: tuple[str, ...]) -> frozenset[int]:
         tw = words(msg)
         pairs |= {(w, w2) for (w, _a, b), (w2, a2, _b) in pairwise(tw) if _CLAUSE_END.fullmatch(msg, b, a2) and not ENDS_IN_HEAD.search(msg, 0, a2)}
     return frozenset(p for p in range(1, len(tpl) - 1) if (tpl[p], tpl[p + 1]) in pairs)
-
-
-def _quoted(text: str, start: int, end: int) -> bool:
-    """Whether [start, end) is closed by a quote right after it (a full stop between at most) that opens
-    before it on its line."""
-    m = _CLOSING.match(text, end)
-    return m is not None and _QUOTES[m.group(0)[-1]] in text[line_start(text, start) : start]
 
 
 def _input_cuts(c: Chain, nxt: tuple[int, bool] | None, text: str, end: int, last: int) -> bool:
