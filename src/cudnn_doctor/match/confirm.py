@@ -33,8 +33,10 @@ from .chains import ARTICLES, Chain, Recognizer
 from .lines import Where, line_start
 from .spelling import layouts, placed, py3_values, respelt, spelling_of, spelt_as
 
-SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation
-SEARCH_BUDGET_S = 2.0  # all the confirmations' regex searches of one text (wall): past it, none confirms
+SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation (CPU: the regex module times a search by clock())
+# all the confirmations of one text, in CPU seconds of the thread reading it, never wall time: a busy machine (a CI
+# runner) gives the report an idle one gives (tests/test_match_budgets.py). Past it, none confirms
+SEARCH_BUDGET_S = 2.0
 # the words after a whole message read for a longer message it may be the start of (Recognizer.goes_on): on its
 # line and the lines after it
 AFTER_WORDS, AFTER_LINES = 48, 2
@@ -46,15 +48,15 @@ class Confirmer:
 
     def __init__(self, sigs: Sequence[Signature], rec: Recognizer) -> None:
         self.sigs, self.rec = sigs, rec
-        self._deadline = float("inf")  # of the regex searches of the text being read (``start`` sets it)
+        self._deadline = float("inf")  # of the text being read, on the thread's CPU clock (``start`` sets it)
 
     def start(self) -> None:
         """A text's own search budget, SEARCH_BUDGET_S from now (not the last text read's, spent by now)."""
-        self._deadline = time.perf_counter() + SEARCH_BUDGET_S
+        self._deadline = time.thread_time() + SEARCH_BUDGET_S
 
     def spent(self) -> bool:
         """Whether the text's search budget is spent."""
-        return self._deadline <= time.perf_counter()
+        return self._deadline <= time.thread_time()
 
     def confirm(self, idx: int, c: Chain | None, where: Where, mode: str = "", read: str | None = None) -> tuple[Any, int, int] | None:
         """The signature's regex, ignoring case, over the reading's lines and its window around them: the first
@@ -77,7 +79,7 @@ class Confirmer:
         (none where the search timed out or the regex cannot run it: the next attempt). It stops where the text's
         search budget is spent."""
         for pattern, variant, shift in attempts:
-            if (timeout := min(SEARCH_TIMEOUT_S, self._deadline - time.perf_counter())) <= 0:
+            if (timeout := min(SEARCH_TIMEOUT_S, self._deadline - time.thread_time())) <= 0:
                 return  # (a search's timeout: SEARCH_TIMEOUT_S, or what is left of the text's budget)
             try:
                 for m in pattern.finditer(variant, timeout=timeout) if partial is None else (pattern.search(variant, partial=partial, timeout=timeout),):
