@@ -227,8 +227,8 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
 
 
 def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
-    """The text in each of its layouts (``layouts``: as it is, its line breaks as spaces, the words a hard wrap
-    split joined back; ``known``: template words), with each fixed prefix put back at ``start`` (the reading moves by the prefix's
+    """The text in each of its layouts (``layouts``: as it is, the words a hard wrap split joined back, its line
+    breaks as spaces; ``known``: template words), with each fixed prefix put back at ``start`` (the reading moves by the prefix's
     length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start`` on
     its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the message
     at a line's start; not a code comment's, nor inside a quote that prose opened); each with how far ``start``
@@ -237,7 +237,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     tests/test_present.py::test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split; the
     prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
     gives no finding (tests/test_tolerant_kept.py)."""
-    for layout in layouts(text, known):
+    for layout in layouts(text, known, joined_first=True):
         yield layout, 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
