@@ -37,3 +37,20 @@ def test_a_chain_tries_a_hard_wraps_word_joined_before_line_breaks_as_spaces() -
     assert (f["id"], f["line"], f["end_line"]) == ("keras/rnn-cell-constants-unsupported", 4, 5)
     assert f["captures"]["constants"] == "[<KerasTensor shape=(None, 32)>]"
     assert f["captures"]["cell"] == "<tensorflow.python.keras.layers.recurrent_v2.LSTMCell object at 0x7f2b3c1d5e80>"
+
+
+def test_a_recased_reading_joins_a_hard_wraps_word_before_reading_line_breaks_as_spaces() -> None:
+    # (review24) PyTorch's message ('cuDNN error: CUDNN_STATUS_NOT_SUPPORTED' when calling cudnnRNNBackwardData),
+    # hard-wrapped inside 'calling' and followed by prose. The recased reading tried the line breaks as spaces first,
+    # so the match read 'cal ling'; the wrap's word joined is tried first now, as in a chain's reading
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 40, in <module>\n'
+        "    loss.backward()\n"
+        "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED when cal\n"
+        "ling cudnnRNNBackwardData_v8 with training mode enabled and double backward\n"
+    )
+    findings = diagnose(text, catalog=CATALOG).to_dict()["findings"]
+    assert findings, "no finding"
+    assert "calling cudnnRNNBackwardData_v8" in findings[0]["match"]
+    assert "cal ling" not in findings[0]["match"]

@@ -237,7 +237,7 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     tests/test_present.py::test_a_line_break_between_two_words_of_a_message_is_not_a_word_a_wrap_split; the
     prose-head variant too: without it '# LSTM training: Failed to find the dnn implementation. [Op:CudnnRNN]'
     gives no finding (tests/test_tolerant_kept.py)."""
-    for layout in layouts(text, known, joined_first=True):
+    for layout in layouts(text, known):
         yield layout, 0
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text

@@ -65,15 +65,12 @@ def unwrapped(text: str, known: Container[str]) -> str:
     return text
 
 
-def layouts(text: str, known: Container[str], joined_first: bool = False) -> list[str]:
-    """The text's layouts a regex is tried over: the text, then with its line breaks read as spaces (``spaced``),
-    then with each word a hard wrap split joined back (``unwrapped``; ``known``: template words), each once;
-    ``joined_first``: the joined one before the spaced one (a chain's reading: read as spaces first, a regex's
-    value would hold the wrap's halves and run on into the lines after the message)."""
-    if "\n" not in text:
-        return [text]
-    two = (spaced(text), unwrapped(text, known))
-    return list(dict.fromkeys((text, *(two[::-1] if joined_first else two))))
+def layouts(text: str, known: Container[str]) -> list[str]:
+    """The text's layouts a regex is tried over: the text, then with each word a hard wrap split joined back
+    (``unwrapped``; ``known``: template words), then with its line breaks read as spaces (``spaced``), each once.
+    Joined before spaced: read as spaces first, a regex's value would hold the wrap's two halves and run on into
+    the lines after the message."""
+    return list(dict.fromkeys((text, *((unwrapped(text, known), spaced(text)) if "\n" in text else ()))))
 
 
 def spelt_as(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
