@@ -227,8 +227,8 @@ def folded(flags: Sequence[str]) -> tuple[str, ...]:
 
 
 def _variants(text: str, start: int, heads: Sequence[str], known: Container[str] = ()) -> Iterator[tuple[str, int]]:
-    """The text in each of its layouts (``layouts``: as it is, its line breaks as spaces, the words a hard wrap
-    split joined back; ``known``: template words), with each fixed prefix put back at ``start`` (the reading moves by the prefix's
+    """The text in each of its layouts (``layouts``: as it is, the words a hard wrap split joined back, its line
+    breaks as spaces; ``known``: template words), with each fixed prefix put back at ``start`` (the reading moves by the prefix's
     length: a match inside the prefix alone reads nothing of the text), and with the prose before ``start`` on
     its line taken out (a title's or a sentence's 'Training crashes on Colab: ', where a regex wants the message
     at a line's start; not a code comment's, nor inside a quote that prose opened); each with how far ``start``

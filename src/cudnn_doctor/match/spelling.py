@@ -66,9 +66,11 @@ def unwrapped(text: str, known: Container[str]) -> str:
 
 
 def layouts(text: str, known: Container[str]) -> list[str]:
-    """The text's layouts a regex is tried over: the text, then with its line breaks read as spaces (``spaced``),
-    then with each word a hard wrap split joined back (``unwrapped``; ``known``: template words), each once."""
-    return list(dict.fromkeys((text, *((spaced(text), unwrapped(text, known)) if "\n" in text else ()))))
+    """The text's layouts a regex is tried over: the text, then with each word a hard wrap split joined back
+    (``unwrapped``; ``known``: template words), then with its line breaks read as spaces (``spaced``), each once.
+    Joined before spaced: read as spaces first, a regex's value would hold the wrap's two halves and run on into
+    the lines after the message."""
+    return list(dict.fromkeys((text, *((unwrapped(text, known), spaced(text)) if "\n" in text else ()))))
 
 
 def spelt_as(raw: str, spelling: dict[str, list[str]], place: str | None = None) -> str:
