@@ -28,7 +28,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..kb.patterns import compile_pattern, regex_error
 from ..kb.regexinfo import alternative_literals, cannot_match, identifiers, line_local, required_runs
@@ -62,8 +62,15 @@ RULED_OUT = "matched, but no literal of its required evidence within the lines a
 Yielded = Iterator[tuple[RawMatch | None, Miss | None]]
 # (match, first line, last line, column) of one regex match; line indexes are window-relative
 Found = tuple["Any", int, int, int]
-# a context's items ({item: (linewise, has literals)}), literals, whether all are linewise, required literals (_plan)
-Plan = tuple[dict[str, tuple[bool, bool]], dict[bytes, frozenset[str]], bool, dict[bytes, frozenset[str]]]
+
+
+class Plan(NamedTuple):
+    """How a context is read, worked out once per context (``Matcher._plan``)."""
+
+    how: dict[str, tuple[bool, bool]]  # {item: (found line by line, has literals)}
+    items: dict[bytes, frozenset[str]]  # {literal: the items it is one of}
+    linewise: bool  # every item is found line by line in the lines holding its literals
+    required: dict[bytes, frozenset[str]]  # the required items' literals, where each has some (else none)
 
 
 class Window:
@@ -227,8 +234,8 @@ class Matcher:
 
     def _candidates(self, win: Window, hits: dict[int, list[str]], core_start: int) -> dict[int, list[int]]:
         """{signature: candidate lines} from the prefilter's hits in the window's core (``hits``: offsets in the
-        block, at ``core_start`` in the window); probe lines go to the probes. The window's lines are joined at
-        the first hit (none: never)."""
+        block, at ``core_start`` in the window); probe lines go to the probes. The window's line index is looked
+        up only from its first hit on (a block with no hits never needs it)."""
         cand: dict[int, list[int]] = {}
         by_literal = self.by_literal
         for at, lits in sorted(hits.items()):
@@ -376,13 +383,13 @@ class Matcher:
         if self._ruled_out(idx, lo, hi, win):
             return RULED_OUT
         direct = direct_rnn(sig, matched)
-        how, items, linewise, _ = self._plan(sig, ctx)
-        marks = self.ruleout.marked(win.lines, lo, hi, ctx, items)
+        plan = self._plan(sig, ctx)
+        marks = self.ruleout.marked(win.lines, lo, hi, ctx, plan.items)
         key: tuple[Any, ...] = ("verdict", ctx, direct, *span, stream)
-        if linewise and (not marks or (span[0] <= marks[0][0] and marks[-1][0] <= span[1])):  # (marks: sorted by line)
+        if plan.linewise and (not marks or (span[0] <= marks[0][0] and marks[-1][0] <= span[1])):  # (marks: sorted by line)
             # (the texts are the window's own normalized lines: the key holds no copy)
             key = ("marked", ctx, direct, stream, *[(win.lines.norm(li), its) for li, its in marks])
-        return win.lines.once(key, lambda: self.evidence.verdict(sig, direct, self._context_text(how, marks, lo, hi, stream, win)))  # type: ignore[no-any-return]
+        return win.lines.once(key, lambda: self.evidence.verdict(sig, direct, self._context_text(plan.how, marks, lo, hi, stream, win)))  # type: ignore[no-any-return]
 
     def _ruled_out(self, idx: int, lo: int, hi: int, win: Window) -> bool:
         """Whether a match of signature ``idx`` with context lines lo..hi is ruled out unread: the signature has no
@@ -391,13 +398,11 @@ class Matcher:
         if win.missed.get(idx, 0) < MAX_NEAR_MISSES_PER_SIG:
             return False
         sig = self.sigs[idx]
-        required = self._plan(sig, self.context_of[idx])[3]
+        required = self._plan(sig, self.context_of[idx]).required
         return bool(required) and not self.ruleout.marked(win.lines, lo, hi, ("absent", sig.context.require_any), required)
 
     def _plan(self, sig: Signature, ctx: int) -> Plan:
-        """A context's items ({item: (linewise, has literals)}), its literals ({literal: the items it is one of}),
-        whether each item is found line by line in the lines holding its literals, and its required items' literals
-        where each of them has some (else none: ``_ruled_out``): worked out once."""
+        """A context's ``Plan``, worked out once (its required literals: ``_ruled_out``)."""
         got = self.plans.get(ctx)
         if got is None:
             how = {i: (self.evidence.linewise(i), i in self.ruleout.literals) for i in context_items(sig)}
@@ -407,7 +412,7 @@ class Matcher:
                     items[lit] = items.get(lit, frozenset()) | {item}
             req = sig.context.require_any
             required = {lit: frozenset(req) for i in req for lit in self.ruleout.literals[i]} if req and all(how[i][1] for i in req) else {}
-            got = self.plans[ctx] = (how, items, all(linewise and ruled for linewise, ruled in how.values()), required)
+            got = self.plans[ctx] = Plan(how, items, all(linewise and ruled for linewise, ruled in how.values()), required)
         return got
 
     @staticmethod
