@@ -11,6 +11,7 @@ import re
 from collections.abc import Container, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
+from string import ascii_letters, digits
 
 from ..kb.patterns import LazyRe
 from ..kb.templates import WORD, messages, stem, words
@@ -24,9 +25,9 @@ WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
-# a line break with a word (templates.words: ASCII letters and digits, an index's ']') ending right before it and
-# another beginning right after it: the only places ``rejoined`` may join two words
-_SPLIT = LazyRe(r"[A-Za-z0-9\]]\n[A-Za-z0-9]")
+# the characters a word (templates.words: ASCII letters and digits, an index's ']') ends in and begins with: a line
+# break between the two is the only place ``rejoined`` may join two words (``_split_words``)
+_ENDS, _BEGINS = frozenset(ascii_letters + digits + "]"), frozenset(ascii_letters + digits)
 
 
 def spaced(text: str) -> str:
@@ -69,15 +70,19 @@ def unwrapped(text: str, known: Container[str]) -> str:
 
 
 def _split_words(text: str) -> list[tuple[str, int, int]]:
-    """The words (``words``) of the lines a ``_SPLIT`` line break ends or begins, with their spans in ``text``:
-    all that ``rejoined`` may join (a word never holds a line break, so a line's words are those of its text
-    alone). Not the text's every word: a confirmation's window of long lines (a metrics dump, ~1 MB) holds
-    hundreds of thousands, listed for nothing (bench/kinds.py long and wide: +0.4 s CPU and +45 MiB peak RSS
-    per 64 MiB log); tests/test_split_words.py."""
+    """The words (``words``) of the lines a line break between two words ends or begins (``_ENDS``, ``_BEGINS``),
+    with their spans in ``text``: all that ``rejoined`` may join (a word never holds a line break, so a line's
+    words are those of its text alone). Not the text's every word: a confirmation's window of long lines (a
+    metrics dump, ~1 MB) holds hundreds of thousands, listed for nothing (bench/kinds.py long and wide, 64 MiB:
+    +0.4 s CPU, +25-45 MiB peak RSS); tests/test_split_words.py."""
+    lines = text.split("\n")
+    cut = [lines[i][-1:] in _ENDS and lines[i + 1][:1] in _BEGINS for i in range(len(lines) - 1)] + [False]
     got: list[tuple[str, int, int]] = []
-    for start in sorted({s for m in _SPLIT.finditer(text) for s in (line_start(text, m.start() + 1), m.start() + 2)}):
-        end = text.find("\n", start)
-        got += [(w, a + start, b + start) for w, a, b in words(text[start : len(text) if end < 0 else end])]
+    start = 0
+    for i, line in enumerate(lines):
+        if cut[i] or (i and cut[i - 1]):
+            got += [(w, a + start, b + start) for w, a, b in words(line)]
+        start += len(line) + 1
     return got
 
 
