@@ -1,15 +1,17 @@
-"""spelling.unwrapped lists only the words of the lines a possible hard-wrap split ends or begins (spelling's
-``_split_words``), not the whole text's: checked here against the version it replaced, which gave ``rejoined``
-every word of the text, over random texts of words, values, indexes and words split at a line's end."""
+"""What match/spelling.py does less of for a confirmation's window of long lines (bench/kinds.py long and wide),
+checked against the versions it replaced: ``unwrapped`` lists only the words of the lines a possible hard-wrap
+split ends or begins (``_split_words``), not the whole text's, over random texts of words, values, indexes and
+words split at a line's end; ``py3_values`` searches its pattern only where a long's L and what ends it are."""
 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 from cudnn_doctor.kb.templates import stem, words
-from cudnn_doctor.match.spelling import rejoined, unwrapped
+from cudnn_doctor.match.spelling import py3_values, rejoined, unwrapped
 
 VOCAB = ["tensor", "implementation", "descriptor", "allocate", "failed", "status", "hidden", "found", "input",
          "expected", "cudnn", "weights", "contiguous", "chunk", "memory", "the", "at", "is", "go", "t", "be", "only",
@@ -57,3 +59,20 @@ def test_long_lines_without_a_split_are_kept() -> None:
     values = ", ".join(f"{i / 7:.6f}" for i in range(6000))
     text = f'{{"gru_state": [{values}]}}\nRuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPP\nORTED\n{{"x": [{values}]}}'
     assert unwrapped(text, KNOWN) == _unwrapped_reference(text, KNOWN)
+
+
+PY2_LONG = re.compile(r"\b(\d+)L\b(?=\s*[,)\]])")  # spelling._PY2_LONG, as py3_values applied it to any text with an L
+VALUE_PIECES = ["1", "64", "0", "L", "L", "l", " ", ",", ")", "]", "(", "[", "x", "_", "\u0663", "\u00e9", "\n", "\t", "Size"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_py3_values_as_the_pattern_everywhere(seed: int) -> None:
+    rng = random.Random(seed)
+    changed = 0
+    for _ in range(2000):
+        text = "".join(rng.choice(VALUE_PIECES) for _ in range(rng.randrange(0, 30)))
+        got = py3_values(text)
+        assert got == PY2_LONG.sub(r"\1", text), text
+        changed += got != text
+    assert changed > 20  # (the texts do hold longs it writes as Python 3 does)
+    assert py3_values("torch.Size([64L, 3L]) (1L, 4L, 64L)") == "torch.Size([64, 3]) (1, 4, 64)"
