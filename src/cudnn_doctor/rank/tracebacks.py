@@ -37,7 +37,7 @@ _NODE = (
     LazyRe(r"\{\{node (?P<node>[^}\s]+)\}\}", re.MULTILINE),
     LazyRe(r"\[\[node (?P<node>[^\s\]]+)", re.MULTILINE),
     LazyRe(r"\[\[Node: (?P<node>[^\s=\]]+)", re.MULTILINE),
-    LazyRe(r"^\s*Node: '(?P<node>[^']+)'", re.MULTILINE),
+    LazyRe(r"^\s*Node: '(?P<node>[^']+)'", re.MULTILINE),  # (searched where the line holds "Node: '": _node_name)
     LazyRe(r"Detected at node '?(?P<node>[^'\s]+?)'? defined at", re.MULTILINE),
     LazyRe(r"Caused by op '(?P<node>[^']+)', defined at", re.MULTILINE),
 )
@@ -123,7 +123,9 @@ def _sections(lines: Sequence[str]) -> tuple[list[tuple[Frame, bool]], str]:
 def _node_name(line: str) -> str:
     """The TensorFlow graph node a line names ('' if none)."""
     for rx in _NODE:
-        nm = rx.search(line)
+        # (a pattern that begins with '^' is tried at every position of the line, one that begins with a literal
+        # is searched for it: the one of the first kind only where its literal is there)
+        nm = rx.search(line) if rx is not _NODE[3] or "Node: '" in line else None
         if nm:
             return nm.group("node")
     return ""
