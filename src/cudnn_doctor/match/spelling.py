@@ -11,6 +11,7 @@ import re
 from collections.abc import Container, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache
+from string import ascii_letters, digits
 
 from ..kb.patterns import LazyRe
 from ..kb.templates import WORD, messages, stem, words
@@ -24,6 +25,12 @@ WRAP_MIN = 40  # characters of a line a hard wrap leaves at least
 _GLUED = LazyRe(r"(?<=[)\]}])(?=[A-Za-z])")
 _LAST_WORD = LazyRe(r"[A-Za-z0-9]+[^A-Za-z0-9]*\Z")
 _PY2_LONG = LazyRe(r"\b(\d+)L\b(?=\s*[,)\]])")  # a long in a tuple or list as Python 2 writes it: '(1L, 4L)'
+# its L and what follows it, searched first (``py3_values``): a pattern that begins with a letter is searched for
+# that letter, one that begins with a word boundary is tried at every position (50 ms in a 1 MB window)
+_LONG_END = LazyRe(r"L(?=\s*[,)\]])")
+# the characters a word (templates.words: ASCII letters and digits, an index's ']') ends in and begins with: a line
+# break between the two is the only place ``rejoined`` may join two words (``_split_words``)
+_ENDS, _BEGINS = frozenset(ascii_letters + digits + "]"), frozenset(ascii_letters + digits)
 
 
 def spaced(text: str) -> str:
@@ -57,12 +64,29 @@ def rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str
 def unwrapped(text: str, known: Container[str]) -> str:
     """The text with each word a hard wrap split joined back (``rejoined``), the line break moved to the end of
     the line it joins (the lines keep their numbers)."""
-    for _w, a, b in reversed(rejoined(text, words(text), known)):
+    for _w, a, b in reversed(rejoined(text, _split_words(text), known)):
         if (nl := text.find("\n", a, b)) >= 0:
             end = text.find("\n", nl + 1)
             end = len(text) if end < 0 else end
             text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
+
+
+def _split_words(text: str) -> list[tuple[str, int, int]]:
+    """The words (``words``) of the lines a line break between two words ends or begins (``_ENDS``, ``_BEGINS``),
+    with their spans in ``text``: all that ``rejoined`` may join (a word never holds a line break, so a line's
+    words are those of its text alone). Not the text's every word: a confirmation's window of long lines (a
+    metrics dump, ~1 MB) holds hundreds of thousands, listed for nothing (bench/kinds.py long and wide, 64 MiB:
+    +0.4 s CPU, +25-45 MiB peak RSS); tests/test_split_words.py."""
+    lines = text.split("\n")
+    cut = [lines[i][-1:] in _ENDS and lines[i + 1][:1] in _BEGINS for i in range(len(lines) - 1)] + [False]
+    got: list[tuple[str, int, int]] = []
+    start = 0
+    for i, line in enumerate(lines):
+        if cut[i] or (i and cut[i - 1]):
+            got += [(w, a + start, b + start) for w, a, b in words(line)]
+        start += len(line) + 1
+    return got
 
 
 def layouts(text: str, known: Container[str]) -> list[str]:
@@ -127,7 +151,7 @@ def py3_values(text: str) -> str:
     """The text with Python 2's long integers in a tuple or list written as Python 3 writes them: a shape that
     Python 2 formatted into a message ('Expecting (1, 16L, 64), got (1L, 4L, 64L)', 'torch.Size([64L, 3L])')
     read by a regex that wants digits."""
-    return _PY2_LONG.sub(r"\1", text) if "L" in text else text
+    return _PY2_LONG.sub(r"\1", text) if _LONG_END.search(text) else text
 
 
 def printed(lines: Sequence[str], first: int, last: int, matched: str) -> str:
