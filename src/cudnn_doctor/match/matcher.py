@@ -348,12 +348,16 @@ class Matcher:
         """A RawMatch for each new match whose context passes and that is no quoted source code, else a near miss
         (that reason first; its context decided first: a ruled-out repeat is not looked at further)."""
         sig = self.sigs[idx]
+        # (a line-local regex's match is on a candidate line of this window's core, found in one run: no other
+        # window or run finds it again, and it is not de-duplicated)
+        dedup = not line_local(sig.regex, sig.flags)
         for m, li_s, li_e, col in found:
             abs_line = win.first_line + li_s
-            had = win.seen.setdefault((abs_line, col), set())
-            if idx in had:
-                continue
-            had.add(idx)
+            if dedup:
+                had = win.seen.setdefault((abs_line, col), set())
+                if idx in had:
+                    continue
+                had.add(idx)
             checked = self._context(idx, m.group(0), (li_s, li_e), stream, win)
             if isinstance(checked, str) or quoted_source(win.lines, li_s, col):
                 if win.near_miss(idx):  # (not quoted: ruled out by its context)
