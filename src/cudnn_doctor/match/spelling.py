@@ -30,8 +30,6 @@ def spaced(text: str) -> str:
     """The text's line breaks read as spaces (a message broken over two lines, read whole), but before a code
     comment's line, which starts a line of its own: glued to the line before, its text would read as the
     message that line goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
-    if "#" not in text and "/" not in text:
-        return text.replace("\n", " ")
     return "".join(("\n" if COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(text.split("\n")))
 
 
