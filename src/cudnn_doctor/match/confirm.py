@@ -29,7 +29,7 @@ from ..kb.templates import words
 from ..model import Signature
 from ..read import frames
 from .beside import ELLIPSIS, PROSE_TAIL, head_cut_before, log_prefix_only, prose_to_cut
-from .chains import ARTICLES, Chain, Recognizer
+from .chains import ARTICLES, Chain, Recognizer, runs
 from .lines import Where, line_start
 from .spelling import layouts, placed, py3_values, respelt, spelling_of, spelt_as
 
@@ -100,8 +100,10 @@ class Confirmer:
         tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``reads_to_end``'s): the start its text lost put back
         where ``dropped`` asks (a specific reading: ``_heads``)."""
         text, start, end = region
-        if mode in ("exact", "recased"):
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (layouts(text, self.rec.weight) if mode == "recased" else [text]))
+        if mode in ("exact", "recased"):  # the regex ignoring case (not its line breaks read as spaces)
+            pattern = next(self._patterns(idx), None)
+            texts = layouts(text, self.rec.weight) if mode == "recased" else [text]
+            return [(pattern, v, 0) for v in texts if pattern is not None]
         # (not the start of a longer message)
         whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
@@ -255,10 +257,10 @@ def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], N
     return dict.fromkeys(point for point in firsts if point[0] >= 0)
 
 
-def _at(text: str, read: Sequence[str]) -> Iterator[int]:
+def _at(text: str, read: Sequence[str]) -> list[int]:
     """Where in ``text`` its words ``read`` (stems) begin."""
     tw = words(text)
-    return (a for j, (_w, a, _b) in enumerate(tw) if [w for w, _a, _b in tw[j : j + len(read)]] == list(read))
+    return [tw[j][1] for j in runs([w for w, _a, _b in tw], read)]
 
 
 def _after(where: Where) -> tuple[list[str], bool]:
