@@ -168,7 +168,7 @@ class Tolerant:
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             key = (c.start, c.end, self.rec.words_of(c))
-            if _overlaps(c, spans) or key in vain:
+            if key in vain or any(c.start <= e and s <= c.end for s, e in spans):  # (read, or read in vain)
                 continue
             where = Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
             matched = self._matched(c, where, taken or {})
@@ -230,7 +230,11 @@ class Tolerant:
         confirmed = self._confirmed(held, c, where, exact)
         yield from confirmed
         if cut and not confirmed and not exact:
-            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self.weigher.lookalike(self.sigs[i], c, where)]
+            # a signature's regex reads it to the input's end where ``cut`` stops it (a head cut one, the start its text
+            # lost put back, only where it is ``Weigher.specific``), or it is a delimited reading that is a whole
+            # message all the same (``Weigher.whole``: never one that ends at a clause, which has words after it)
+            specific, whole = self.weigher.specific(c, where), cut == "delimited" and self.weigher.whole(c, where)
+            told = [(i, v) for i, v in held if (self.confirmer.reads_to_end(i, c, where, cut, specific) or whole) and not self.weigher.lookalike(self.sigs[i], c, where)]
             yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
     def _near(self, c: Chain, where: Where) -> Iterator[Found]:
@@ -250,13 +254,6 @@ class Tolerant:
             for i, v in held
             if (read := self.confirmer.retyped(i, c, where)) is not None and (m := self.confirmer.confirm(i, c, where, "", read))
         ]
-
-    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str) -> bool:
-        """Whether the signature's regex reads the reading to the input's end where ``cut`` stops it
-        (``Confirmer.reads_to_end``: a head cut one, the start its text lost put back, only where it is
-        ``Weigher.specific``), or it is a delimited reading its regex does not read that is a whole message all the same
-        (``Weigher.whole``, weigh.py: never one that ends at a clause, which has words after it)."""
-        return self.confirmer.reads_to_end(idx, c, where, cut, self.weigher.specific(c, where)) or (cut == "delimited" and self.weigher.whole(c, where))
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its
@@ -320,10 +317,6 @@ def _quoted_match(lines: Sequence[str], found: Found) -> bool:
         return False
     col = lines[found.line].find(first)
     return col >= 0 and frames.quoted_source(lines, found.line, col)
-
-
-def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
-    return any(c.start <= e and s <= c.end for s, e in spans)
 
 
 def _commented(line: str) -> bool:
