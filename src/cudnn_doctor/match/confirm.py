@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Container, Iterable, Iterator, Sequence
-from itertools import islice
 from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
@@ -103,7 +102,7 @@ class Confirmer:
         if mode in ("exact", "recased"):  # the regex ignoring case (not its line breaks read as spaces)
             pattern = next(self._patterns(idx), None)
             texts = layouts(text, self.rec.weight) if mode == "recased" else [text]
-            return [(pattern, v, 0) for v in texts if pattern is not None]
+            return [] if pattern is None else [(pattern, v, 0) for v in texts]
         # (not the start of a longer message)
         whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
@@ -215,7 +214,8 @@ class Confirmer:
         the status; it is no message printed without its prefix)."""
         end = text.find("\n", start) % (len(text) + 1)
         points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
-        attempts = ((p, text[: start + a] + head + text[start + a :], a) for p in islice(self._patterns(idx, self.sigs[idx].flags), 1) for a, head in points)
+        pattern = next(self._patterns(idx, self.sigs[idx].flags), None)  # (as written: case and all)
+        attempts = [] if pattern is None else [(pattern, text[: start + a] + head + text[start + a :], a) for a, head in points]
         for m, variant, a in self._run(attempts, start + 1, partial=False):
             if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
                 b = m.end() - n
