@@ -39,8 +39,6 @@ def rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str
     at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says
     'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got'
     and 'b' / 'e' of 'be', which are template words too)."""
-    if "\n" not in text:
-        return list(tw)
     out: list[tuple[str, int, int]] = []
     for w2, a2, b2 in tw:
         w, a, b = out[-1] if out else ("", 0, -2)
