@@ -168,7 +168,7 @@ class Tolerant:
             if len(spans) >= MAX_READINGS or tries >= MAX_TRIES:
                 break
             key = (c.start, c.end, self.rec.words_of(c))
-            if key in vain or any(c.start <= e and s <= c.end for s, e in spans):  # (read, or read in vain)
+            if _overlaps(c, spans) or key in vain:
                 continue
             where = Where(lines, lo, text, tw[c.start][1], tw[c.end][2])
             matched = self._matched(c, where, taken or {})
@@ -317,6 +317,10 @@ def _quoted_match(lines: Sequence[str], found: Found) -> bool:
         return False
     col = lines[found.line].find(first)
     return col >= 0 and frames.quoted_source(lines, found.line, col)
+
+
+def _overlaps(c: Chain, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(c.start <= e and s <= c.end for s, e in spans)
 
 
 def _commented(line: str) -> bool:
