@@ -257,6 +257,11 @@ def holds(pattern: Sequence[str], text_words: Sequence[str], before: str | None 
     )
 
 
+def runs(seq: Sequence[str], run: Sequence[str]) -> list[int]:
+    """Where in ``seq`` (a template's words, a text's) the words ``run`` stand one after another."""
+    return [k for k in range(len(seq) - len(run) + 1) if tuple(seq[k : k + len(run)]) == tuple(run)]
+
+
 def held(pattern: Sequence[str], k: int) -> bool:
     """Whether a walk that stopped at pattern position ``k`` read the pattern whole (its trailing value apart)."""
     return k >= len(pattern) or (k == len(pattern) - 1 and not pattern[k])

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Container, Iterable, Iterator, Sequence
-from itertools import islice
 from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
@@ -29,7 +28,7 @@ from ..kb.templates import words
 from ..model import Signature
 from ..read import frames
 from .beside import ELLIPSIS, PROSE_TAIL, head_cut_before, log_prefix_only, prose_to_cut
-from .chains import ARTICLES, Chain, Recognizer
+from .chains import ARTICLES, Chain, Recognizer, runs
 from .lines import Where, line_start
 from .spelling import layouts, placed, py3_values, respelt, spelling_of, spelt_as
 
@@ -100,8 +99,10 @@ class Confirmer:
         tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``reads_to_end``'s): the start its text lost put back
         where ``dropped`` asks (a specific reading: ``_heads``)."""
         text, start, end = region
-        if mode in ("exact", "recased"):
-            return ((p, v, 0) for p in islice(self._patterns(idx), 1) for v in (layouts(text, self.rec.weight) if mode == "recased" else [text]))
+        if mode in ("exact", "recased"):  # the regex ignoring case (not its line breaks read as spaces)
+            pattern = next(self._patterns(idx), None)
+            texts = layouts(text, self.rec.weight) if mode == "recased" else [text]
+            return [] if pattern is None else [(pattern, v, 0) for v in texts]
         # (not the start of a longer message)
         whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
@@ -213,7 +214,8 @@ class Confirmer:
         the status; it is no message printed without its prefix)."""
         end = text.find("\n", start) % (len(text) + 1)
         points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
-        attempts = ((p, text[: start + a] + head + text[start + a :], a) for p in islice(self._patterns(idx, self.sigs[idx].flags), 1) for a, head in points)
+        pattern = next(self._patterns(idx, self.sigs[idx].flags), None)  # (as written: case and all)
+        attempts = [] if pattern is None else [(pattern, text[: start + a] + head + text[start + a :], a) for a, head in points]
         for m, variant, a in self._run(attempts, start + 1, partial=False):
             if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
                 b = m.end() - n
@@ -255,10 +257,10 @@ def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], N
     return dict.fromkeys(point for point in firsts if point[0] >= 0)
 
 
-def _at(text: str, read: Sequence[str]) -> Iterator[int]:
+def _at(text: str, read: Sequence[str]) -> list[int]:
     """Where in ``text`` its words ``read`` (stems) begin."""
     tw = words(text)
-    return (a for j, (_w, a, _b) in enumerate(tw) if [w for w, _a, _b in tw[j : j + len(read)]] == list(read))
+    return [tw[j][1] for j in runs([w for w, _a, _b in tw], read)]
 
 
 def _after(where: Where) -> tuple[list[str], bool]:

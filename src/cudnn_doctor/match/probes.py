@@ -42,7 +42,7 @@ class Probes:
             return False
         norm, at = text()
         wanted: list[int] = []  # the probes that want more lines of its shape
-        retired = False
+        before = len(self.retired)
         for pidx in tuple(sorted(set(pidxs))) if todo is None else todo:
             if pidx in self.retired:
                 continue
@@ -51,11 +51,10 @@ class Probes:
                 self.retired.add(pidx)
                 self.by_literal = self._by_literal()
                 self._shapes.clear()
-                retired = True
             elif said is not False or not self.probes[pidx].shape_free:
                 wanted.append(pidx)
         if shape is not None:
             if len(self._shapes) >= PROBED_MEMO:
                 self._shapes.clear()
             self._shapes[shape] = tuple(wanted)
-        return retired
+        return len(self.retired) > before

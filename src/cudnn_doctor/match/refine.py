@@ -49,7 +49,6 @@ class Refiner:
         self.by_id = {sig.id: sig for sig in sigs}
         self.marks: dict[str, list[str]] = {}
         self.causes: dict[str, list[int]] = {}
-        self._last: tuple[str | None, frozenset[str]] = (None, frozenset())
         for idx, sig in enumerate(sigs):
             if sig.framework_marks:
                 self.marks.setdefault(sig.framework, []).extend(sig.framework_marks)
@@ -68,14 +67,8 @@ class Refiner:
         own = {sig.framework, *(g.framework for i in (sig.cause.of if sig.cause else ()) if (g := self.by_id.get(i)))} - GENERIC
         if not own:
             return True
-        seen = self.frameworks(text)
+        seen = {fw for fw, marks in self.marks.items() if any(_found(m, text) for m in marks)}  # (the frameworks marked there)
         return bool(seen & own) and not seen - own and all(fws & own for fws in frames(text))
-
-    def frameworks(self, text: str) -> frozenset[str]:
-        """The frameworks whose marks ``text`` holds (the last text's kept: each cause of a line asks)."""
-        if self._last[0] != text:
-            self._last = (text, frozenset(fw for fw, marks in self.marks.items() if any(_found(m, text) for m in marks)))
-        return self._last[1]
 
 
 def around(lines: Sequence[str], li: int, lo: int) -> str:

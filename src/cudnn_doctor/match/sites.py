@@ -16,7 +16,7 @@ from ..kb.patterns import LazyRe
 from ..kb.templates import HEAD, stem, words
 from ..model import Signature, raise_site
 from ..read import frames
-from .chains import Recognizer, walk
+from .chains import Recognizer, runs, walk
 
 # the framework's RNN code: a file or function so named (torch/nn/modules/rnn.py, keras/layers/rnn/, lstm_fwd)
 RNN_CODE = LazyRe(r"(?i)rnn|lstm|gru|recurrent")
@@ -92,7 +92,7 @@ class Sites:
         raising = self._raising(*at, "AttributeError") if names else []
         for name in names if raising else ():
             said = (_ATTRIBUTE_WORD, *(w for w, _a, _b in words(name)))
-            idxs = [i for i in raising if any(_holds_run(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
+            idxs = [i for i in raising if any(runs(self.rec.tpls[t], said) for t in self.rec.of.get(i, ()))]
             if idxs:
                 return idxs, f"the traceback ends where {at[1]}() reads {name} without its message (AttributeError)", True
         return None
@@ -124,12 +124,6 @@ class Sites:
 
 
 _ATTRIBUTE_WORD = stem("attribute")  # of a template's 'has no attribute ...'
-
-
-def _holds_run(tpl: Sequence[str], run: Sequence[str]) -> bool:
-    """Whether the words of ``run`` stand one after another in the template ``tpl``."""
-    n = len(run)
-    return any(tuple(tpl[k : k + n]) == tuple(run) for k in range(1, len(tpl) - n + 1))
 
 
 def _begins(read: Sequence[str], tpl: Sequence[str]) -> bool:

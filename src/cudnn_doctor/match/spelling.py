@@ -37,8 +37,6 @@ def spaced(text: str) -> str:
     """The text's line breaks read as spaces (a message broken over two lines, read whole), but before a code
     comment's line, which starts a line of its own: glued to the line before, its text would read as the
     message that line goes on into ('x = 1' + '# else it reports ERROR: Fail to find the dnn implementation.')."""
-    if "#" not in text and "/" not in text:
-        return text.replace("\n", " ")
     return "".join(("\n" if COMMENT.match(t) else " ") + t if i else t for i, t in enumerate(text.split("\n")))
 
 
@@ -48,8 +46,6 @@ def rejoined(text: str, tw: Sequence[tuple[str, int, int]], known: Container[str
     at') and are not words of their own ('only available' / 'for cuDNN': MXNet has a message that says
     'availablefor'): both template words of MIN_PART characters at least (a hard wrap leaves 'go' / 't' of 'got'
     and 'b' / 'e' of 'be', which are template words too)."""
-    if "\n" not in text:
-        return list(tw)
     out: list[tuple[str, int, int]] = []
     for w2, a2, b2 in tw:
         w, a, b = out[-1] if out else ("", 0, -2)

@@ -230,7 +230,11 @@ class Tolerant:
         confirmed = self._confirmed(held, c, where, exact)
         yield from confirmed
         if cut and not confirmed and not exact:
-            told = [(i, v) for i, v in held if self._reads_to_end(i, c, where, cut) and not self.weigher.lookalike(self.sigs[i], c, where)]
+            # a signature's regex reads it to the input's end where ``cut`` stops it (a head cut one, the start its text
+            # lost put back, only where it is ``Weigher.specific``), or it is a delimited reading that is a whole
+            # message all the same (``Weigher.whole``: never one that ends at a clause, which has words after it)
+            specific, whole = self.weigher.specific(c, where), cut == "delimited" and self.weigher.whole(c, where)
+            told = [(i, v) for i, v in held if (self.confirmer.reads_to_end(i, c, where, cut, specific) or whole) and not self.weigher.lookalike(self.sigs[i], c, where)]
             yield from self._told(told, where, (f"read {where.read[-60:]!r}", "; paste the full message"), self._expected_next(c, where.read))
 
     def _near(self, c: Chain, where: Where) -> Iterator[Found]:
@@ -250,13 +254,6 @@ class Tolerant:
             for i, v in held
             if (read := self.confirmer.retyped(i, c, where)) is not None and (m := self.confirmer.confirm(i, c, where, "", read))
         ]
-
-    def _reads_to_end(self, idx: int, c: Chain, where: Where, cut: str) -> bool:
-        """Whether the signature's regex reads the reading to the input's end where ``cut`` stops it
-        (``Confirmer.reads_to_end``: a head cut one, the start its text lost put back, only where it is
-        ``Weigher.specific``), or it is a delimited reading its regex does not read that is a whole message all the same
-        (``Weigher.whole``, weigh.py: never one that ends at a clause, which has words after it)."""
-        return self.confirmer.reads_to_end(idx, c, where, cut, self.weigher.specific(c, where)) or (cut == "delimited" and self.weigher.whole(c, where))
 
     def _expected_next(self, c: Chain, read: str) -> str:
         """The template's words after where the chain was cut (the rest of its cut word first), as its

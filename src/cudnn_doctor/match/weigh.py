@@ -70,13 +70,14 @@ class Weigher:
         return [cs for cs in out if cs[1] != "near"] + [cs for cs in out if cs[1] == "near"][:1]  # the strongest near one
 
     def _enough(self, c: Chain, tw: Words, text: str, cut: bool) -> bool | None:
-        """Whether the chain holds enough to be read (the rule above MIN_BITS; ``cut``: the input's end cuts it):
-        None where it does not, False where it holds enough but several messages hold its words (a cut word
-        ending it gives near misses naming them: a status name cut, 'CUDNN_STATUS_EXECUTION_F')."""
+        """Whether the chain, FLOOR at least (``strong`` reads no other), holds enough to be read (the rule above
+        MIN_BITS; ``cut``: the input's end cuts it): None where it does not, False where it holds enough but several
+        messages hold its words (a cut word ending it gives near misses naming them: a status name cut,
+        'CUDNN_STATUS_EXECUTION_F')."""
         if c.bits >= MIN_BITS:
             return True
-        specific = cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2]) is not None
-        if c.bits < max(FLOOR, SHARE * (c.bits if specific else self.rec.total(c.tid))):
+        # SHARE of its template's information, or of what it read (all of it) where the input's end cuts it and it names something specific
+        if c.bits < SHARE * self.rec.total(c.tid) and not (cut and _SPECIFIC.search(text, tw[c.start][1], tw[c.end][2])):
             return None
         read = self.rec.words_of(c)  # (an indexed name is two words: 'hidden[0]' tells 'hidden[1]' apart)
         if sum(1 + ("[" in w) for w in read if w) < MIN_WORDS or not (held := self.holding(read)):
