@@ -73,7 +73,7 @@ def _split_words(text: str) -> list[tuple[str, int, int]]:
     with their spans in ``text``: all that ``rejoined`` may join (a word never holds a line break, so a line's
     words are those of its text alone). Not the text's every word: a confirmation's window of long lines (a
     metrics dump, ~1 MB) holds hundreds of thousands, listed for nothing (bench/kinds.py long and wide, 64 MiB:
-    +0.4 s CPU, +25-45 MiB peak RSS); tests/test_split_words.py."""
+    +0.4 s CPU, +25-45 MiB peak RSS); tests/test_spelling_speed.py."""
     lines = text.split("\n")
     cut = [lines[i][-1:] in _ENDS and lines[i + 1][:1] in _BEGINS for i in range(len(lines) - 1)] + [False]
     got: list[tuple[str, int, int]] = []
