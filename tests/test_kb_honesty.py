@@ -55,10 +55,6 @@ KNOWN: dict[tuple[str, str], str] = {
     # a framework's wrapper outranked by the cross-framework signature (class 3)
     ("framework", "jax/cuda-backend-version-check"): _CENSUS,
     # generic examples that show a cause's evidence: move the example to the cause, or make the cause stricter
-    ("generic", "cudnn/rnn-status-execution-failed"): "pytorch-0.3-ctypes gets pytorch/cause-legacy-rnn-unchecked-device-dtype: "
-    "a 0.3 frame (torch/nn/_functions/rnn.py) is where any 0.x failure passes, not evidence of a device/dtype mix-up",
-    ("generic", "pytorch/cudnn-rnn-execution-failed"): "gru-backward-torch-1-8 gets the GRU hidden-not-multiple-of-4 cause on "
-    "'a GRU and a backward frame' (needs the hidden size value); legacy-ctypes-0-3 as above",
     ("generic", "cupy/cudnn-rnn-status"): "chainer causes win on an n_step frame or a backward frame alone (need the length-1 "
     "sequence, the input-size mismatch values)",
     ("generic", "flux/cudnn-rnn-status-error"): "flux/cause-julia-cudnn-rnn-memory-pressure wins on a Julia RNN frame alone (needs "
