@@ -77,8 +77,6 @@ KNOWN: dict[tuple[str, str], str] = {
     "gets the dropout OOM cause today)",
     ("cause", "flux/cause-cuarrays-rnn-workspace-too-small"): "add the counter-example (BAD_PARAM from CUDA.jl's RNN)",
     ("cause", "flux/cause-julia-cudnn-rnn-memory-pressure"): "require a memory line (support_any today) and add the counter-example",
-    ("cause", "keras/cause-multi-gpu-empty-replica-batch"): "wins on cudnnSetTensorNdDescriptor in a CudnnRNN: require the "
-    "multi-GPU evidence (MirroredStrategy, multi_gpu_model: support_any today) and add the counter-example",
     ("cause", "mxnet/cause-fp16-rnn-default-state-float32"): "add the counter-example (uniform-type check at 'data')",
     ("cause", "mxnet/cause-varlen-lstm-backward-input-count"): "add the counter-example (input-count check without a 1.5.0 "
     "pre-release)",
