@@ -59,11 +59,8 @@ KNOWN: dict[tuple[str, str], str] = {
     "sequence, the input-size mismatch values)",
     ("generic", "flux/cudnn-rnn-status-error"): "flux/cause-julia-cudnn-rnn-memory-pressure wins on a Julia RNN frame alone (needs "
     "a memory line)",
-    ("generic", "pytorch/rnn-hx-not-contiguous"): "darts-tft-gpu is the TFT cause's example (darts frame): move it",
     ("generic", "tensorflow/cudnnrnn-no-gpu-device"): "its examples list no GPU device and '<no registered kernels>', the "
     "CPU-only-package cause's decisive lines: keep generic examples without them (another developer edits signatures/tensorflow)",
-    ("generic", "tensorflow/cudnnrnn-seq-lengths-copy-failed"): "after-illegal-address is the cuDNN 8.1 masked-RNN cause's "
-    "example: move it",
     # causes without a counter-example of their generic's message lacking their evidence (or whose evidence is loose)
     ("cause", "chainer/cause-nstep-backward-length-one-sequence"): "wins on any BAD_PARAM under an NStep backward frame: "
     "require the length-1 sequence (support_any today) and add the counter-example",
@@ -90,8 +87,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
     "evidence of a JIT failure (require comgr/'Code object build failed')",
     ("cause", "tensorflow/cause-gpu-held-by-another-process-rnn"): "add the counter-example (fail-to-find with ample memory)",
-    ("cause", "tensorflow/cause-masked-rnn-cudnn81-illegal-address"): "add the counter-example (copy failure without the "
-    "illegal address)",
 }
 
 
