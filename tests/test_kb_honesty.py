@@ -74,12 +74,8 @@ KNOWN: dict[tuple[str, str], str] = {
     "gets the dropout OOM cause today)",
     ("cause", "flux/cause-cuarrays-rnn-workspace-too-small"): "add the counter-example (BAD_PARAM from CUDA.jl's RNN)",
     ("cause", "flux/cause-julia-cudnn-rnn-memory-pressure"): "require a memory line (support_any today) and add the counter-example",
-    ("cause", "mxnet/cause-fp16-rnn-default-state-float32"): "add the counter-example (uniform-type check at 'data')",
-    ("cause", "mxnet/cause-varlen-lstm-backward-input-count"): "add the counter-example (input-count check without a 1.5.0 "
-    "pre-release)",
     ("cause", "onnxruntime/cause-zero-sequence-length-cuda-rnn"): "sequence_lens in the log is compatible, not decisive: require "
     "a 0 among the lengths, add the counter-example",
-    ("cause", "pytorch/cause-dataparallel-shared-dropout-state-0-1"): "add the counter-example",
     ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "its generic (cudnn/rnn-status-bad-param) does not read "
     "miopenStatusBadParm: no ROCm generic exists to stand in",
     ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
