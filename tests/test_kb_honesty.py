@@ -70,9 +70,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a missing-symbol "
     "message: cause.of should name cudnn/symbol-load-failed-like generics, or the counter-example rule does not apply",
     ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9",
-    ("cause", "cudnn/cause-lua-cudnn5-cuda70-dropout-descriptor"): "add the counter-example (dropout descriptor error mid-training "
-    "gets the dropout OOM cause today)",
-    ("cause", "flux/cause-cuarrays-rnn-workspace-too-small"): "add the counter-example (BAD_PARAM from CUDA.jl's RNN)",
     ("cause", "flux/cause-julia-cudnn-rnn-memory-pressure"): "require a memory line (support_any today) and add the counter-example",
     ("cause", "onnxruntime/cause-zero-sequence-length-cuda-rnn"): "sequence_lens in the log is compatible, not decisive: require "
     "a 0 among the lengths, add the counter-example",
@@ -82,7 +79,6 @@ KNOWN: dict[tuple[str, str], str] = {
     "compatible, not decisive",
     ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
     "evidence of a JIT failure (require comgr/'Code object build failed')",
-    ("cause", "tensorflow/cause-gpu-held-by-another-process-rnn"): "add the counter-example (fail-to-find with ample memory)",
 }
 
 
