@@ -34,7 +34,10 @@ NOTHING_AT_ALL = {"neg_clean_training_log", "neg_nccl_timeout"}
 # line alone, now a strict xfail as posted) is missed in its title form too.
 # Branch retype22 adds "retyped" (every article of the log dropped, its first plural made singular: a message typed
 # from memory; a log with neither as written): 10 misses (28 on main 9b9b3b1), no negative read; 11 with 031 (above).
-MAX_MISSES = {"lower": 9, "upper": 9, "title": 43, "cut": 27, "retyped": 11}
+# Session 25 (kb25) raised lower, upper and retyped by 3 and cut by 2, on purpose: 066, 067 (the empty-replica cause
+# with no multi-GPU line in the log) and 089 (the legacy device/dtype cause with no CPU or double tensor in the log)
+# are strict xfails as posted now, the generic status being the honest answer, so they are missed in every form.
+MAX_MISSES = {"lower": 12, "upper": 12, "title": 43, "cut": 29, "retyped": 14}
 
 
 def _expect(path: Path) -> tuple[dict[str, str], str]:

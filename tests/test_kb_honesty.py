@@ -55,19 +55,12 @@ KNOWN: dict[tuple[str, str], str] = {
     # a framework's wrapper outranked by the cross-framework signature (class 3)
     ("framework", "jax/cuda-backend-version-check"): _CENSUS,
     # generic examples that show a cause's evidence: move the example to the cause, or make the cause stricter
-    ("generic", "cudnn/rnn-status-execution-failed"): "pytorch-0.3-ctypes gets pytorch/cause-legacy-rnn-unchecked-device-dtype: "
-    "a 0.3 frame (torch/nn/_functions/rnn.py) is where any 0.x failure passes, not evidence of a device/dtype mix-up",
-    ("generic", "pytorch/cudnn-rnn-execution-failed"): "gru-backward-torch-1-8 gets the GRU hidden-not-multiple-of-4 cause on "
-    "'a GRU and a backward frame' (needs the hidden size value); legacy-ctypes-0-3 as above",
     ("generic", "cupy/cudnn-rnn-status"): "chainer causes win on an n_step frame or a backward frame alone (need the length-1 "
     "sequence, the input-size mismatch values)",
     ("generic", "flux/cudnn-rnn-status-error"): "flux/cause-julia-cudnn-rnn-memory-pressure wins on a Julia RNN frame alone (needs "
     "a memory line)",
-    ("generic", "pytorch/rnn-hx-not-contiguous"): "darts-tft-gpu is the TFT cause's example (darts frame): move it",
     ("generic", "tensorflow/cudnnrnn-no-gpu-device"): "its examples list no GPU device and '<no registered kernels>', the "
     "CPU-only-package cause's decisive lines: keep generic examples without them (another developer edits signatures/tensorflow)",
-    ("generic", "tensorflow/cudnnrnn-seq-lengths-copy-failed"): "after-illegal-address is the cuDNN 8.1 masked-RNN cause's "
-    "example: move it",
     # causes without a counter-example of their generic's message lacking their evidence (or whose evidence is loose)
     ("cause", "chainer/cause-nstep-backward-length-one-sequence"): "wins on any BAD_PARAM under an NStep backward frame: "
     "require the length-1 sequence (support_any today) and add the counter-example",
@@ -77,27 +70,15 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a missing-symbol "
     "message: cause.of should name cudnn/symbol-load-failed-like generics, or the counter-example rule does not apply",
     ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9",
-    ("cause", "cudnn/cause-lua-cudnn5-cuda70-dropout-descriptor"): "add the counter-example (dropout descriptor error mid-training "
-    "gets the dropout OOM cause today)",
-    ("cause", "flux/cause-cuarrays-rnn-workspace-too-small"): "add the counter-example (BAD_PARAM from CUDA.jl's RNN)",
     ("cause", "flux/cause-julia-cudnn-rnn-memory-pressure"): "require a memory line (support_any today) and add the counter-example",
-    ("cause", "keras/cause-multi-gpu-empty-replica-batch"): "wins on cudnnSetTensorNdDescriptor in a CudnnRNN: require the "
-    "multi-GPU evidence (MirroredStrategy, multi_gpu_model: support_any today) and add the counter-example",
-    ("cause", "mxnet/cause-fp16-rnn-default-state-float32"): "add the counter-example (uniform-type check at 'data')",
-    ("cause", "mxnet/cause-varlen-lstm-backward-input-count"): "add the counter-example (input-count check without a 1.5.0 "
-    "pre-release)",
     ("cause", "onnxruntime/cause-zero-sequence-length-cuda-rnn"): "sequence_lens in the log is compatible, not decisive: require "
     "a 0 among the lengths, add the counter-example",
-    ("cause", "pytorch/cause-dataparallel-shared-dropout-state-0-1"): "add the counter-example",
     ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "its generic (cudnn/rnn-status-bad-param) does not read "
     "miopenStatusBadParm: no ROCm generic exists to stand in",
     ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
     "compatible, not decisive",
     ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
     "evidence of a JIT failure (require comgr/'Code object build failed')",
-    ("cause", "tensorflow/cause-gpu-held-by-another-process-rnn"): "add the counter-example (fail-to-find with ample memory)",
-    ("cause", "tensorflow/cause-masked-rnn-cudnn81-illegal-address"): "add the counter-example (copy failure without the "
-    "illegal address)",
 }
 
 
