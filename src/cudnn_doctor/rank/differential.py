@@ -239,7 +239,11 @@ def _same_call(a: str, b: str) -> bool:
     return a.startswith(b) or b.startswith(a)
 
 
-_FRAME_MARKS = LazyRe(r"\\\.py|\.py\b|\\\.jl|\.jl\b|\\\.lua|\.lua\b|\bFile\b|\bline\b|\bin function\b|::|\[/\\\\|\\\(")
+# a frame's file; a frame's other marks and a call (a call, '.cpu()', is no file: the user's code may make it
+# where the traceback does not show)
+_PATHS = r"\\\.py|\.py\b|\\\.jl|\.jl\b|\\\.lua|\.lua\b|\[/\\\\"
+_PATH_MARKS = LazyRe(_PATHS)
+_FRAME_MARKS = LazyRe(_PATHS + r"|\bFile\b|\bline\b|\bin function\b|::|\\\(")
 
 
 def frame_like(item: str) -> bool:
@@ -249,6 +253,36 @@ def frame_like(item: str) -> bool:
     if "[\\s\\S]" in item or "(?s" in item:
         return False
     return item.startswith("@") or bool(_FRAME_MARKS.search(item))
+
+
+def _frame_part_absent(item: str, log: _Log) -> bool:
+    """Whether a pattern spanning lines (``A[\\s\\S]*?B``: a frame, then a value) needs a frame's file that the log
+    does not hold: the pattern matches only where each of its parts does, so a whole traceback without that frame rules
+    its cause out as it does one that needs the frame alone (a PyTorch 0.x frame and a CPU tensor, under a 2.x
+    traceback)."""
+    return any(_PATH_MARKS.search(part) and _search((part,), log.text, log.evidence) is None for part in _spanned(item))
+
+
+
+def _spanned(item: str) -> list[str]:
+    """The parts of a pattern that ``[\\s\\S]*?`` joins outside any group, in order (none where it joins none)."""
+    parts, depth, at, i = [], 0, 0, 0
+    while i < len(item):
+        if item.startswith("[\\s\\S]*?", i) and depth == 0:
+            parts.append(item[at:i])
+            i = at = i + len("[\\s\\S]*?")
+            continue
+        if item[i] == "\\":
+            i += 1
+        elif item[i] == "[":  # a class: its brackets and parentheses are characters ('[^]...]', '[\\]]' too)
+            i += 2 if item.startswith("[^", i) else 1
+            i += 1 if item.startswith("]", i) else 0
+            while i < len(item) and item[i] != "]":
+                i += 2 if item[i] == "\\" else 1
+        elif item[i] in "()":
+            depth += 1 if item[i] == "(" else -1
+        i += 1
+    return [*parts, item[at:]] if parts else []
 
 
 # a traceback of the backward pass: autograd runs the RNN's backward in C++, so the forward frames a cause
@@ -398,7 +432,7 @@ def _evidence_verdict(c: Candidate, log: _Log) -> str:
         c.note = f"its evidence is in this log ({seen[:80]!r})"
         return ""
     shown = evidence_words(c.needs)[:160]
-    in_traceback = all(frame_like(x) for x in c.needs)
+    in_traceback = all(frame_like(x) or _frame_part_absent(x, log) for x in c.needs)
     if log.full == "forward" and in_traceback:
         return f"the whole traceback is in the log and shows none of its evidence ({shown})"
     if log.full == "backward" and in_traceback:
