@@ -60,7 +60,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("generic", "tensorflow/cudnnrnn-no-gpu-device"): "its examples list no GPU device and '<no registered kernels>', the "
     "CPU-only-package cause's decisive lines: keep generic examples without them (another developer edits signatures/tensorflow)",
     # causes without a counter-example of their generic's message lacking their evidence (or whose evidence is loose)
-    ("cause", "chainer/cause-nstep-dropout-on-non-default-device"): "add a counter-example: cupy status on GPU 0",
     ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a missing-symbol "
     "message: cause.of should name cudnn/symbol-load-failed-like generics, or the counter-example rule does not apply",
     ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9",
