@@ -65,8 +65,8 @@ KNOWN: dict[tuple[str, str], str] = {
     "miopenStatusBadParm: no ROCm generic exists to stand in",
     ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
     "compatible, not decisive",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
-    "evidence of a JIT failure (require comgr/'Code object build failed')",
+    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "its evidence is decisive (MIOpen's failed kernel build, "
+    "kb26) and its counter-example gets cudnn/miopen-rnn-status, which carries no differential: no ROCm generic stands in",
 }
 
 
