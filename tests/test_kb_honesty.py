@@ -55,30 +55,18 @@ KNOWN: dict[tuple[str, str], str] = {
     # a framework's wrapper outranked by the cross-framework signature (class 3)
     ("framework", "jax/cuda-backend-version-check"): _CENSUS,
     # generic examples that show a cause's evidence: move the example to the cause, or make the cause stricter
-    ("generic", "cupy/cudnn-rnn-status"): "chainer causes win on an n_step frame or a backward frame alone (need the length-1 "
-    "sequence, the input-size mismatch values)",
-    ("generic", "flux/cudnn-rnn-status-error"): "flux/cause-julia-cudnn-rnn-memory-pressure wins on a Julia RNN frame alone (needs "
-    "a memory line)",
     ("generic", "tensorflow/cudnnrnn-no-gpu-device"): "its examples list no GPU device and '<no registered kernels>', the "
     "CPU-only-package cause's decisive lines: keep generic examples without them (another developer edits signatures/tensorflow)",
     # causes without a counter-example of their generic's message lacking their evidence (or whose evidence is loose)
-    ("cause", "chainer/cause-nstep-backward-length-one-sequence"): "wins on any BAD_PARAM under an NStep backward frame: "
-    "require the length-1 sequence (support_any today) and add the counter-example",
-    ("cause", "chainer/cause-nstep-dropout-on-non-default-device"): "add a counter-example: cupy status on GPU 0",
-    ("cause", "chainer/cause-nstep-in-size-mismatch-cudnn"): "wins on an NStep frame and a version range: require the "
-    "mismatching sizes and add the counter-example",
     ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a missing-symbol "
     "message: cause.of should name cudnn/symbol-load-failed-like generics, or the counter-example rule does not apply",
     ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9",
-    ("cause", "flux/cause-julia-cudnn-rnn-memory-pressure"): "require a memory line (support_any today) and add the counter-example",
-    ("cause", "onnxruntime/cause-zero-sequence-length-cuda-rnn"): "sequence_lens in the log is compatible, not decisive: require "
-    "a 0 among the lengths, add the counter-example",
     ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "its generic (cudnn/rnn-status-bad-param) does not read "
     "miopenStatusBadParm: no ROCm generic exists to stand in",
     ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
     "compatible, not decisive",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "as the empty-tensor ROCm cause; the RNN frame is not "
-    "evidence of a JIT failure (require comgr/'Code object build failed')",
+    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "its evidence is decisive (MIOpen's failed kernel build, "
+    "kb26) and its counter-example gets cudnn/miopen-rnn-status, which carries no differential: no ROCm generic stands in",
 }
 
 

@@ -1,7 +1,8 @@
 """The ROCm cause signatures read MIOpen's status name without the exception class in front of it (issue 27): a
 title, a sentence or a notebook cell carries ``miopenStatusBadParm`` bare, as the generic cudnn/miopen-rnn-status
 already reads it. Their regexes required ``RuntimeError:``, so only the generic was found. The cause's own
-evidence (an empty tensor, a large batch, an RNN frame) is still required, and a warning line is still no error."""
+evidence (an empty tensor, a large batch, MIOpen's failed kernel build) is still required, and a warning line is
+still no error."""
 
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ def _top(text: str) -> str | None:
      "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"),
     ("x comes in as torch.Size([0, 12, 32]) on the last step and the GRU then dies with miopenStatusBadParm",
      "pytorch/cause-rocm-miopen-rnn-empty-tensor"),
-    ('  File "/venv/lib/python3.11/site-packages/torch/nn/modules/rnn.py", line 1124, in forward\n'
+    ("MIOpen Error: /src/MIOpen/src/hipoc/hipoc_program.cpp:299: Code object build failed. Source: MIOpenDropoutHIP.cpp\n"
+     '  File "/venv/lib/python3.11/site-packages/torch/nn/modules/rnn.py", line 1124, in forward\n'
      "    result = _VF.lstm(input, hx, self._flat_weights, self.bias, self.num_layers,\nmiopenStatusUnknownError\n",
      "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"),
-    ("# nn.LSTM on gfx1030 (ROCm 6.0): HIP error -> miopenStatusUnknownError at the first call",
+    ("# nn.LSTM on gfx1030 (ROCm 6.0): Code object build failed -> miopenStatusUnknownError at the first call",
      "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"),
 ])
 def test_a_bare_miopen_status_with_the_causes_evidence_is_that_cause(text: str, cause: str) -> None:
