@@ -91,7 +91,17 @@ def wrapped(text: str, start: int, end: int, width: int = 80) -> str | None:
     return before + msg[:cut] + "\n" + msg[cut:] + after
 
 
-FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split, "wrapped": wrapped}
+QUOTE_MARK = re.compile(r"(?<![A-Za-z])[`'\"]|[`'\"](?![A-Za-z])")  # a quote mark, not an apostrophe inside a word
+
+
+def unquoted(text: str, start: int, end: int) -> str | None:
+    """The message with its quote marks dropped, as a title or a message typed from memory carries it ('LSTM
+    object has no attribute _flat_weights_names'); an apostrophe inside a word ("aren't") stays."""
+    msg = QUOTE_MARK.sub("", text[start:end])
+    return None if msg == text[start:end] else text[:start] + msg + text[end:]
+
+
+FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split, "wrapped": wrapped, "unquoted": unquoted}
 
 
 def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:
