@@ -28,7 +28,6 @@ from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
 from forms import (  # tests/ is on sys.path (rootdir-based imports)
     FORMS,
-    QUOTE_MARK,
     cuts,
     emptied,
     heads,
@@ -99,8 +98,12 @@ SAMPLE = 15  # the default run: one example in SAMPLE (by a hash of its id and n
 # regex's confirmation of a tolerant reading wanted each quote; 33 with kb/regexinfo.loose_regex (a quote optional
 # in the last try's pattern where a word begins or ends before more text, or a space stands beside it). Most left: a generic whose own regex reads the unquoted line exactly
 # (cudnn/library-not-found for TensorFlow's "Could not load dynamic library 'libcudnn.so.8'"), a cause's quoted
-# evidence.
-MISS_RATE = {"unquoted": 0.062, "title": 0.02, "lower": 0.009, "upper": 0.005, "capitalized": 0.008, "bare": 0.052, "split": 0.0425, "cut": 0.0124, "emptied": 0.053, "head": 0.379, "titled head": 0.388, "wrapped": 0.07}
+# evidence. "colon spaced" ('InternalError : Failed to call ThenRnnForward', a title, French typography) and "colon
+# glued" ('RuntimeError:cuDNN error:CUDNN_STATUS_...'): a sample of every 4th example missed 136 and 119 of 400 on
+# addeeab; the whole base 189 and 154 of 1,592 with loose_regex's colons (a space before a message's colon and the
+# one after it optional). Most left: a cause or a framework's wrapper whose own regex (read exactly, not loosened)
+# wants the colon as printed, losing to its generic.
+MISS_RATE = {"unquoted": 0.062, "colon spaced": 0.12, "colon glued": 0.098, "title": 0.02, "lower": 0.009, "upper": 0.005, "capitalized": 0.008, "bare": 0.052, "split": 0.0425, "cut": 0.0124, "emptied": 0.053, "head": 0.379, "titled head": 0.388, "wrapped": 0.07}
 
 
 def _top(text: str, near: str | None = None) -> str | None:
@@ -217,8 +220,8 @@ def test_every_example_in_every_form() -> None:
 
 
 def _counter_forms(text: str, own: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
-    """The forms of a counter-example; its head cut on its line that holds most of ``own`` (its signature's
-    templates' words): the lookalike message with its first k words gone, for every k (held to no reading of
+    """The forms of a counter-example; its line that holds most of ``own`` (its signature's templates' words)
+    retyped, and its head cut there: the lookalike message with its first k words gone, for every k (held to no reading of
     what is left, marked cut: a head cut may leave the signature's message itself, a status name alone or
     'Fail to find the dnn implementation.' out of its code comment, which its regex matches as a message)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
@@ -227,11 +230,13 @@ def _counter_forms(text: str, own: frozenset[str] = frozenset()) -> Iterator[tup
     yield "upper", text.upper()
     yield "title", f"# LSTM training: {first} after upgrading\n"
     yield "cut", text.strip()[: len(text.strip()) // 2]  # cut half-way
-    # its quote marks dropped on its lines that start at the margin (a message's, a log line's), not on a
-    # traceback's indented frame and source lines, which a user pastes as they are
-    yield "unquoted", "\n".join(line if line[:1].isspace() else QUOTE_MARK.sub("", line) for line in text.split("\n"))
     lines = text.split("\n")
     li = max(range(len(lines)), key=lambda i: len({w for w, _a, _b in words(lines[i])} & own))
+    # the lookalike message's line with its quote marks dropped, its colons spaced or glued (as a user retypes a
+    # message; the context lines around it, a log's or a traceback's, are pasted as they are, and so is an
+    # indented line: a traceback's source line, code quoting the message in a string)
+    for how in ("unquoted", "colon spaced", "colon glued") if not lines[li][:1].isspace() else ():
+        yield how, "\n".join([*lines[:li], FORMS[how](lines[li], 0, len(lines[li])) or lines[li], *lines[li + 1 :]])
     for _w, a, _b in words(lines[li])[1:]:
         yield "head", "\n".join([*lines[:li], lines[li][a:], *lines[li + 1 :]])
         yield "titled head", "\n".join(["# " + lines[li][a:], *lines[:li], *lines[li + 1 :]])

@@ -279,7 +279,9 @@ def loose_regex(source: str, verbose: bool) -> str:
       optional where a word begins or ends and the text goes on, or a space stands beside it: a title or a message typed from memory drops
       them ('LSTM object has no attribute _flat_weights_names'), but a value the input's end cuts
       ("attribute '_flat_weights_na") is no whole message. The words stay as they are: the chain that read them
-      weighed them (weigh.py)."""
+      weighed them (weigh.py);
+    * a space before a colon of its message and the space after it optional ('InternalError : Failed to call
+      ThenRnnForward', 'RuntimeError:cuDNN error:CUDNN_STATUS_EXECUTION_FAILED': a title, French typography)."""
     out: list[str] = []
     groups: list[str] = []  # the open groups: "<" a lookbehind, "=" a lookahead, "" another
     i, in_class = 0, False
@@ -302,7 +304,18 @@ def _loose_token(source: str, i: int, verbose: bool, in_class: bool, groups: lis
         return _optional(m.group(), source, m.end(), True), m.end(), in_class
     if not in_class:
         _group(source, i, groups)
-    return _optional(ch, source, i + 1, bare and ch in _QUOTES), i + 1, (ch == "[") if not in_class else ch != "]"
+    return _loose_char(source, i, verbose, bare), i + 1, (ch == "[") if not in_class else ch != "]"
+
+
+def _loose_char(source: str, i: int, verbose: bool, bare: bool) -> str:
+    """The character at ``i`` as ``loose_regex`` writes it: a colon of the message with an optional space before
+    it, a space after such a colon optional, a quote mark optional."""
+    ch = source[i]
+    if bare and _colon(source, i):
+        return "[^\\S\\n]?:"
+    if bare and ch == " " and not verbose and _colon(source, i - 1):
+        return "[^\\S\\n]?"
+    return _optional(ch, source, i + 1, bare and ch in _QUOTES)
 
 
 def _loose_escape(source: str, i: int, in_class: bool, groups: list[str]) -> str:
@@ -310,7 +323,14 @@ def _loose_escape(source: str, i: int, in_class: bool, groups: list[str]) -> str
     pair = source[i : i + 2]
     if pair == "\\n" and not in_class and "<" not in groups:
         return "[ \\n]"
+    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1):
+        return "[^\\S\\n]?"
     return _optional(pair, source, i + 2, not in_class and not any(groups) and pair[1:] in _QUOTES)
+
+
+def _colon(source: str, i: int) -> bool:
+    """Whether ``source[i]`` is a colon of the message (not a group's ``(?:``, ``(?i:``)."""
+    return i >= 0 and source[i] == ":" and not source[:i].rstrip(_FLAG_LETTERS).endswith("(?")
 
 
 def _optional(token: str, source: str, after: int, quote: bool) -> str:
@@ -328,5 +348,6 @@ def _group(source: str, i: int, groups: list[str]) -> None:
 
 
 _QUOTES = ("'", '"', "`")
+_FLAG_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-"
 _QUOTE_CLASS = LazyRe(r"""\[(?:\\?['"`])+\]""")  # a character class of quote marks alone: ['"]
 _LINES = LazyRe(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
