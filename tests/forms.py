@@ -91,7 +91,33 @@ def wrapped(text: str, start: int, end: int, width: int = 80) -> str | None:
     return before + msg[:cut] + "\n" + msg[cut:] + after
 
 
-FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split, "wrapped": wrapped}
+QUOTE_MARK = re.compile(r"(?<![A-Za-z])[`'\"]|[`'\"](?![A-Za-z])")  # a quote mark, not an apostrophe inside a word
+
+
+def unquoted(text: str, start: int, end: int) -> str | None:
+    """The message with its quote marks dropped, as a title or a message typed from memory carries it ('LSTM
+    object has no attribute _flat_weights_names'); an apostrophe inside a word ("aren't") stays."""
+    msg = QUOTE_MARK.sub("", text[start:end])
+    return None if msg == text[start:end] else text[:start] + msg + text[end:]
+
+
+COLON = re.compile(r"(?<=\w):(?= )")  # a colon of the message's prose ('RuntimeError: cuDNN error: '), not 'cuda:0'
+
+
+def colon_spaced(text: str, start: int, end: int) -> str | None:
+    """A space before each colon of the message ('InternalError : Failed to call ThenRnnForward'): a title,
+    French typography."""
+    msg = COLON.sub(" :", text[start:end])
+    return None if msg == text[start:end] else text[:start] + msg + text[end:]
+
+
+def colon_glued(text: str, start: int, end: int) -> str | None:
+    """No space after a colon of the message ('RuntimeError:cuDNN error:CUDNN_STATUS_EXECUTION_FAILED'): typed."""
+    msg = re.sub(r"(?<=\w): ", ":", text[start:end])
+    return None if msg == text[start:end] else text[:start] + msg + text[end:]
+
+
+FORMS: dict[str, Form] = {"title": title, "lower": lower, "upper": upper, "capitalized": capitalized, "bare": bare, "split": split, "wrapped": wrapped, "unquoted": unquoted, "colon spaced": colon_spaced, "colon glued": colon_glued}
 
 
 def cuts(text: str, start: int, end: int, shortest: int) -> list[str]:

@@ -26,7 +26,13 @@ from cudnn_doctor.match.tolerant import Tolerant
 from cudnn_doctor.match.weigh import MIN_BITS, one_message
 from cudnn_doctor.model import Signature
 from cudnn_doctor.read.normalize import clean_text
-from forms import FORMS, cuts, emptied, heads, message  # tests/ is on sys.path (rootdir-based imports)
+from forms import (  # tests/ is on sys.path (rootdir-based imports)
+    FORMS,
+    cuts,
+    emptied,
+    heads,
+    message,
+)
 from test_census import COVERED, render
 
 CATALOG = catalogs.builtin()
@@ -87,7 +93,17 @@ SAMPLE = 15  # the default run: one example in SAMPLE (by a hash of its id and n
 # a template names (chainer's reserve_space, JAX's gpu_rnn); an empty message line followed by a log line after a
 # shown call; keras's example showed a line its raise is not on. The 5 left: check_input's rank and size errors, both
 # RuntimeError under the same 'raise RuntimeError(' line (a near miss naming the two). Bare 53 of 1,037, wrapped 47 of 677.
-MISS_RATE = {"title": 0.02, "lower": 0.009, "upper": 0.005, "capitalized": 0.008, "bare": 0.052, "split": 0.0425, "cut": 0.0124, "emptied": 0.053, "head": 0.379, "titled head": 0.388, "wrapped": 0.07}
+# Lead session 26: "unquoted", the message's quote marks dropped (a title, a message typed from memory; an
+# apostrophe inside a word stays). Whole base (/work/notes/probe_forms.py): 318 of 538 missed on addeeab, where the
+# regex's confirmation of a tolerant reading wanted each quote; 33 with kb/regexinfo.loose_regex (a quote optional
+# in the last try's pattern where a word begins or ends before more text, or a space stands beside it). Most left: a generic whose own regex reads the unquoted line exactly
+# (cudnn/library-not-found for TensorFlow's "Could not load dynamic library 'libcudnn.so.8'"), a cause's quoted
+# evidence. "colon spaced" ('InternalError : Failed to call ThenRnnForward', a title, French typography) and "colon
+# glued" ('RuntimeError:cuDNN error:CUDNN_STATUS_...'): a sample of every 4th example missed 136 and 119 of 400 on
+# addeeab; the whole base 189 and 154 of 1,592 with loose_regex's colons (a space before a message's colon and the
+# one after it optional). Most left: a cause or a framework's wrapper whose own regex (read exactly, not loosened)
+# wants the colon as printed, losing to its generic.
+MISS_RATE = {"unquoted": 0.062, "colon spaced": 0.12, "colon glued": 0.098, "title": 0.02, "lower": 0.009, "upper": 0.005, "capitalized": 0.008, "bare": 0.052, "split": 0.0425, "cut": 0.0124, "emptied": 0.053, "head": 0.379, "titled head": 0.388, "wrapped": 0.07}
 
 
 def _top(text: str, near: str | None = None) -> str | None:
@@ -204,8 +220,8 @@ def test_every_example_in_every_form() -> None:
 
 
 def _counter_forms(text: str, own: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
-    """The forms of a counter-example; its head cut on its line that holds most of ``own`` (its signature's
-    templates' words): the lookalike message with its first k words gone, for every k (held to no reading of
+    """The forms of a counter-example; its line that holds most of ``own`` (its signature's templates' words)
+    retyped, and its head cut there: the lookalike message with its first k words gone, for every k (held to no reading of
     what is left, marked cut: a head cut may leave the signature's message itself, a status name alone or
     'Fail to find the dnn implementation.' out of its code comment, which its regex matches as a message)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
@@ -216,6 +232,11 @@ def _counter_forms(text: str, own: frozenset[str] = frozenset()) -> Iterator[tup
     yield "cut", text.strip()[: len(text.strip()) // 2]  # cut half-way
     lines = text.split("\n")
     li = max(range(len(lines)), key=lambda i: len({w for w, _a, _b in words(lines[i])} & own))
+    # the lookalike message's line with its quote marks dropped, its colons spaced or glued (as a user retypes a
+    # message; the context lines around it, a log's or a traceback's, are pasted as they are, and so is an
+    # indented line: a traceback's source line, code quoting the message in a string)
+    for how in ("unquoted", "colon spaced", "colon glued") if not lines[li][:1].isspace() else ():
+        yield how, "\n".join([*lines[:li], FORMS[how](lines[li], 0, len(lines[li])) or lines[li], *lines[li + 1 :]])
     for _w, a, _b in words(lines[li])[1:]:
         yield "head", "\n".join([*lines[:li], lines[li][a:], *lines[li + 1 :]])
         yield "titled head", "\n".join(["# " + lines[li][a:], *lines[:li], *lines[li + 1 :]])

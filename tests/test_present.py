@@ -329,9 +329,11 @@ def test_rnn_evidence_in_longer_identifiers() -> None:
     ev = Matcher(CATALOG).evidence
     for text in ("model = myLSTMEncoder(32)", "tagger = BiLSTMTagger()", "x = encoder_lstm_out[0]", "h = self.gru_layer2(x)",
                  "y = tf.keras.layers.SimpleRNN(4)(x)", "fitting VAE_GRUDecoder_v2 on batch 3", "cell = enc_LstmCell(8)",
-                 "cuDNN fails with RNNs and masked sequences", "stacking two LSTMs", "GRUs on the GPU"):
+                 "cuDNN fails with RNNs and masked sequences", "stacking two LSTMs", "GRUs on the GPU",
+                 "out, state = self.grucell_enc(x, state)", "from espnet.nets.pytorch_backend import rnnlm", "y = lstmnet2(x)"):
         assert ev.find(("@rnn",), text), text
-    for text in ("denoise with RNNoise", "ungrudging", "GRUB_TIMEOUT=5", "Grupo de trabajo", "the scrnn loss", "HAS_RNNoise_FLAG", "MY_GRUB_Config", "the RNNsearch baseline"):
+    for text in ("denoise with RNNoise", "ungrudging", "GRUB_TIMEOUT=5", "Grupo de trabajo", "the scrnn loss", "HAS_RNNoise_FLAG", "MY_GRUB_Config", "the RNNsearch baseline",
+                 "the lstmcellular automaton", "rnnoise_model.bin", "grubby"):
         assert ev.find(("@rnn",), text) is None, text
     log = "h = self.gru_layer2(x)\nRuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED"
     assert diagnose(log, catalog=CATALOG).findings[0].signature.scope == "rnn"

@@ -269,39 +269,85 @@ def _common(alts: list[set[str]]) -> set[str]:
 
 
 @lru_cache(maxsize=1024)
-def flat_regex(source: str, verbose: bool) -> str:
-    """A regex with each line break of its message (``\\n`` outside a character class) read as a space or a
-    line break: the message given on one line, or broken elsewhere. A break that ends a repeated group ('any
-    lines', ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message
-    (and, read as spaces, would backtrack without end). The tolerant reading's last try (match/tolerant.py)."""
+def loose_regex(source: str, verbose: bool) -> str:
+    """A regex as the tolerant reading's last try (match/confirm.py) reads a message people carried:
+    * each line break of its message (``\\n`` outside a character class) read as a space or a line break: the
+      message given on one line, or broken elsewhere. A break that ends a repeated group ('any lines',
+      ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message (and,
+      read as spaces, would backtrack without end);
+    * each quote mark of its message (``'``, ``"``, a backtick, or a class of them alone) outside a lookaround
+      optional where a word begins or ends and the text goes on, or a space stands beside it: a title or a message typed from memory drops
+      them ('LSTM object has no attribute _flat_weights_names'), but a value the input's end cuts
+      ("attribute '_flat_weights_na") is no whole message. The words stay as they are: the chain that read them
+      weighed them (weigh.py);
+    * a space before a colon of its message and the space after it optional ('InternalError : Failed to call
+      ThenRnnForward', 'RuntimeError:cuDNN error:CUDNN_STATUS_EXECUTION_FAILED': a title, French typography)."""
     out: list[str] = []
-    groups: list[bool] = []  # the open groups: whether each is a lookbehind
+    groups: list[str] = []  # the open groups: "<" a lookbehind, "=" a lookahead, "" another
     i, in_class = 0, False
     while i < len(source):
-        ch, pair = source[i], source[i : i + 2]
-        if ch == "\\":
-            out.append("[ \\n]" if pair == "\\n" and not in_class and not any(groups) else pair)
-            i += 2
-            continue
-        if verbose and ch == "#" and not in_class:  # a comment, to its line's end
-            stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
-            out.append(source[i:stop])
-            i = stop
-            continue
-        if not in_class:
-            _group(source, i, groups)
-        in_class = (ch == "[") if not in_class else ch != "]"
-        out.append(ch)
-        i += 1
+        token, i, in_class = _loose_token(source, i, verbose, in_class, groups)
+        out.append(token)
     return _LINES.sub(r"\1\\n\2", "".join(out))
 
 
-def _group(source: str, i: int, groups: list[bool]) -> None:
-    """A group opened (whether a lookbehind) or closed at ``source[i]``."""
+def _loose_token(source: str, i: int, verbose: bool, in_class: bool, groups: list[str]) -> tuple[str, int, bool]:
+    """The token of the regex at ``i`` (an escape, a comment, a class of quote marks, a character) as
+    ``loose_regex`` writes it, where it ends, and whether a character class is open after it."""
+    ch, bare = source[i], not in_class and not any(groups)
+    if ch == "\\":
+        return _loose_escape(source, i, in_class, groups), i + 2, in_class
+    if verbose and ch == "#" and not in_class:  # a comment, to its line's end
+        stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
+        return source[i:stop], stop, in_class
+    if bare and (m := _QUOTE_CLASS.match(source, i)):
+        return _optional(m.group(), source, m.end(), True), m.end(), in_class
+    if not in_class:
+        _group(source, i, groups)
+    return _loose_char(source, i, verbose, bare), i + 1, (ch == "[") if not in_class else ch != "]"
+
+
+def _loose_char(source: str, i: int, verbose: bool, bare: bool) -> str:
+    """The character at ``i`` as ``loose_regex`` writes it: a colon of the message with an optional space before
+    it, a space after such a colon optional, a quote mark optional."""
+    ch = source[i]
+    if bare and _colon(source, i):
+        return "[^\\S\\n]?:"
+    if bare and ch == " " and not verbose and _colon(source, i - 1):
+        return "[^\\S\\n]?"
+    return _optional(ch, source, i + 1, bare and ch in _QUOTES)
+
+
+def _loose_escape(source: str, i: int, in_class: bool, groups: list[str]) -> str:
+    """The escape at ``i`` as ``loose_regex`` writes it: a line break of the message, an escaped quote mark."""
+    pair = source[i : i + 2]
+    if pair == "\\n" and not in_class and "<" not in groups:
+        return "[ \\n]"
+    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1):
+        return "[^\\S\\n]?"
+    return _optional(pair, source, i + 2, not in_class and not any(groups) and pair[1:] in _QUOTES)
+
+
+def _colon(source: str, i: int) -> bool:
+    """Whether ``source[i]`` is a colon of the message (not a group's ``(?:``, ``(?i:``)."""
+    return i >= 0 and source[i] == ":" and not source[:i].rstrip(_FLAG_LETTERS).endswith("(?")
+
+
+def _optional(token: str, source: str, after: int, quote: bool) -> str:
+    """A quote mark's ``token`` that no quantifier follows, or, without it, a word's start or end before more
+    text or a space beside it; else the token as it is."""
+    return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))" if quote and source[after : after + 1] not in ("?", "*", "+", "{") else token
+
+
+def _group(source: str, i: int, groups: list[str]) -> None:
+    """A group opened (a lookbehind "<", a lookahead "=", another "") or closed at ``source[i]``."""
     if source[i] == "(":
-        groups.append(source.startswith(("(?<=", "(?<!"), i))
+        groups.append("<" if source.startswith(("(?<=", "(?<!"), i) else "=" if source.startswith(("(?=", "(?!"), i) else "")
     elif source[i] == ")" and groups:
         groups.pop()
 
 
+_QUOTES = ("'", '"', "`")
+_FLAG_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-"
+_QUOTE_CLASS = LazyRe(r"""\[(?:\\?['"`])+\]""")  # a character class of quote marks alone: ['"]
 _LINES = LazyRe(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line

@@ -23,7 +23,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..kb.patterns import compile_pattern, regex_error
-from ..kb.regexinfo import flat_regex
+from ..kb.regexinfo import loose_regex
 from ..kb.templates import words
 from ..model import Signature
 from ..read import frames
@@ -176,15 +176,15 @@ class Confirmer:
         return "".join(out) + where.read[at:]
 
     def _patterns(self, idx: int, flags: Sequence[str] | None = None) -> Iterator[Any]:
-        """The signature's regex ignoring case (``flags``: with those), then with its message's line breaks read as
-        spaces too (a message on several lines carried on one; compiled only when the first did not read the text)."""
+        """The signature's regex ignoring case (``flags``: with those), then loosened (``loose_regex``: its message's
+        line breaks read as spaces too, its quote marks optional; compiled only when the first did not read the text)."""
         sig = self.sigs[idx]
         flags = folded(sig.flags) if flags is None else flags
         try:
             yield compile_pattern(sig.regex, flags)
-            flat = flat_regex(sig.regex, "VERBOSE" in sig.flags)
-            if flat != sig.regex:
-                yield compile_pattern(flat, flags)
+            loose = loose_regex(sig.regex, "VERBOSE" in sig.flags)
+            if loose != sig.regex:
+                yield compile_pattern(loose, flags)
         except regex_error():
             return
 
