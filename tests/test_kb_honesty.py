@@ -61,12 +61,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a missing-symbol "
     "message: cause.of should name cudnn/symbol-load-failed-like generics, or the counter-example rule does not apply",
     ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "its generic (cudnn/rnn-status-bad-param) does not read "
-    "miopenStatusBadParm: no ROCm generic exists to stand in",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
-    "compatible, not decisive",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "its evidence is decisive (MIOpen's failed kernel build, "
-    "kb26) and its counter-example gets cudnn/miopen-rnn-status, which carries no differential: no ROCm generic stands in",
 }
 
 
