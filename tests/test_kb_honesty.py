@@ -58,15 +58,13 @@ KNOWN: dict[tuple[str, str], str] = {
     ("generic", "tensorflow/cudnnrnn-no-gpu-device"): "its examples list no GPU device and '<no registered kernels>', the "
     "CPU-only-package cause's decisive lines: keep generic examples without them (another developer edits signatures/tensorflow)",
     # causes without a counter-example of their generic's message lacking their evidence (or whose evidence is loose)
-    ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a missing-symbol "
-    "message: cause.of should name cudnn/symbol-load-failed-like generics, or the counter-example rule does not apply",
-    ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-empty-tensor"): "its generic (cudnn/rnn-status-bad-param) does not read "
-    "miopenStatusBadParm: no ROCm generic exists to stand in",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"): "as the empty-tensor ROCm cause; a batch >= 300 is "
-    "compatible, not decisive",
-    ("cause", "pytorch/cause-rocm-miopen-rnn-kernel-jit-failed"): "its evidence is decisive (MIOpen's failed kernel build, "
-    "kb26) and its counter-example gets cudnn/miopen-rnn-status, which carries no differential: no ROCm generic stands in",
+    ("cause", "cudnn/cause-legacy-rnn-api-removed-in-cudnn9"): "its generics are status messages, the cause a compiler/"
+    "linker/loader error naming a removed function, which is its evidence. cudnn/symbol-load-failed (given a differential) "
+    "reads only cuDNN's own loader lines, which for these calls come from cuDNN 8 (kb26b: no longer read by the cause), and "
+    "it would list this cause under every cuDNN symbol failure (cudnnGetLibConfig, cudnnCreate): the differential cannot "
+    "rule a candidate out by the symbol the generic captured. Needs that rule first",
+    ("cause", "cudnn/cause-rnn-v5-descriptor-api-removed-in-cudnn8"): "as cudnn/cause-legacy-rnn-api-removed-in-cudnn9; "
+    "no cuDNN loader line ever names the unversioned call (cuDNN 8 does not export it, cuDNN 7 has no front end)",
 }
 
 

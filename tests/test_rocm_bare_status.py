@@ -1,8 +1,8 @@
 """The ROCm cause signatures read MIOpen's status name without the exception class in front of it (issue 27): a
 title, a sentence or a notebook cell carries ``miopenStatusBadParm`` bare, as the generic cudnn/miopen-rnn-status
 already reads it. Their regexes required ``RuntimeError:``, so only the generic was found. The cause's own
-evidence (an empty tensor, a large batch, MIOpen's failed kernel build) is still required, and a warning line is
-still no error."""
+evidence (an empty tensor, a large batch with MIOpen's length check, MIOpen's failed kernel build) is still required,
+and a warning line is still no error."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def _top(text: str) -> str | None:
 
 
 @pytest.mark.parametrize(("text", "cause"), [
-    ("Training nn.LSTM with batch_size=2048 on an MI210: every forward raises miopenStatusBadParm",
+    ("Training nn.LSTM with batch_size=2048 on an MI210: MIOpen prints 'Lengths must be > 0' and every forward raises "
+     "miopenStatusBadParm",
      "pytorch/cause-rocm-miopen-rnn-int32-size-overflow"),
     ("x comes in as torch.Size([0, 12, 32]) on the last step and the GRU then dies with miopenStatusBadParm",
      "pytorch/cause-rocm-miopen-rnn-empty-tensor"),
