@@ -313,7 +313,7 @@ def _loose_char(source: str, i: int, verbose: bool, bare: bool) -> str:
     ch = source[i]
     if bare and _colon(source, i):
         return "[^\\S\\n]?:"
-    if bare and ch == " " and not verbose and _colon(source, i - 1):
+    if bare and ch == " " and not verbose and _colon(source, i - 1) and not _quantified(source, i + 1):
         return "[^\\S\\n]?"
     return _optional(ch, source, i + 1, bare and ch in _QUOTES)
 
@@ -323,7 +323,7 @@ def _loose_escape(source: str, i: int, in_class: bool, groups: list[str]) -> str
     pair = source[i : i + 2]
     if pair == "\\n" and not in_class and "<" not in groups:
         return "[ \\n]"
-    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1):
+    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1) and not _quantified(source, i + 2):
         return "[^\\S\\n]?"
     return _optional(pair, source, i + 2, not in_class and not any(groups) and pair[1:] in _QUOTES)
 
@@ -336,7 +336,13 @@ def _colon(source: str, i: int) -> bool:
 def _optional(token: str, source: str, after: int, quote: bool) -> str:
     """A quote mark's ``token`` that no quantifier follows, or, without it, a word's start or end before more
     text or a space beside it; else the token as it is."""
-    return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))" if quote and source[after : after + 1] not in ("?", "*", "+", "{") else token
+    return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))" if quote and not _quantified(source, after) else token
+
+
+def _quantified(source: str, after: int) -> bool:
+    """Whether a quantifier follows the token that ends at ``after`` (``': *'``: the token is optional or repeated
+    already; written optional again it would read as a double repeat and the whole loose pattern fail to compile)."""
+    return source[after : after + 1] in ("?", "*", "+", "{")
 
 
 def _group(source: str, i: int, groups: list[str]) -> None:
