@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import pytest
 
+import catalogs  # tests/ is on sys.path (rootdir-based imports)
 from cudnn_doctor import diagnose
+from cudnn_doctor.kb.patterns import compile_pattern
 from cudnn_doctor.kb.regexinfo import loose_regex
+from cudnn_doctor.match.confirm import folded
 
 
 @pytest.mark.parametrize(
@@ -66,3 +69,15 @@ def test_a_colon_of_the_message_may_have_a_space_before_it_and_none_after_it() -
     """Not a group's colon ('(?:', '(?i:'), nor one in a lookaround or a character class."""
     assert loose_regex(r"error:\ (?:a|b)(?i:c)(?=x:)[:]", True) == r"error[^\S\n]?:[^\S\n]?(?:a|b)(?i:c)(?=x:)[:]"
     assert loose_regex("error: x", False) == r"error[^\S\n]?:[^\S\n]?x"
+
+
+def test_a_space_after_a_colon_that_a_quantifier_follows_stays_as_it_is() -> None:
+    """':\\ *' is optional already: written '[^\\S\\n]?*' it is a double repeat, and the whole loose pattern of the
+    signature (its quote marks and line breaks too) failed to compile and was dropped without a word (14 signatures)."""
+    assert loose_regex(r"handle:\ *(?P<s>X)", True) == r"handle[^\S\n]?:\ *(?P<s>X)"
+    assert loose_regex("Error: *x: +y", False) == r"Error[^\S\n]?: *x[^\S\n]?: +y"
+
+
+def test_every_signature_s_loose_pattern_compiles() -> None:
+    for sig in catalogs.builtin().signatures:
+        compile_pattern(loose_regex(sig.regex, "VERBOSE" in sig.flags), folded(sig.flags))

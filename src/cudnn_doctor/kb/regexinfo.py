@@ -273,8 +273,9 @@ def loose_regex(source: str, verbose: bool) -> str:
     """A regex as the tolerant reading's last try (match/confirm.py) reads a message people carried:
     * each line break of its message (``\\n`` outside a character class) read as a space or a line break: the
       message given on one line, or broken elsewhere. A break that ends a repeated group ('any lines',
-      ``(?:[^\\n]*\\n){0,8}``) or that a lookbehind reads stays: those read the lines around the message (and,
-      read as spaces, would backtrack without end);
+      ``(?:[^\\n]*\\n){0,8}``) or that a lookaround reads stays: those read the lines around the message (and,
+      read as spaces, would backtrack without end: a lookahead's ``(?:\\n[^\\n]*){1,16}?`` timed out on a line of
+      200 characters);
     * each quote mark of its message (``'``, ``"``, a backtick, or a class of them alone) outside a lookaround
       optional where a word begins or ends and the text goes on, or a space stands beside it: a title or a message typed from memory drops
       them ('LSTM object has no attribute _flat_weights_names'), but a value the input's end cuts
@@ -313,7 +314,7 @@ def _loose_char(source: str, i: int, verbose: bool, bare: bool) -> str:
     ch = source[i]
     if bare and _colon(source, i):
         return "[^\\S\\n]?:"
-    if bare and ch == " " and not verbose and _colon(source, i - 1):
+    if bare and ch == " " and not verbose and _colon(source, i - 1) and not _quantified(source, i + 1):
         return "[^\\S\\n]?"
     return _optional(ch, source, i + 1, bare and ch in _QUOTES)
 
@@ -321,9 +322,9 @@ def _loose_char(source: str, i: int, verbose: bool, bare: bool) -> str:
 def _loose_escape(source: str, i: int, in_class: bool, groups: list[str]) -> str:
     """The escape at ``i`` as ``loose_regex`` writes it: a line break of the message, an escaped quote mark."""
     pair = source[i : i + 2]
-    if pair == "\\n" and not in_class and "<" not in groups:
+    if pair == "\\n" and not in_class and not any(groups):
         return "[ \\n]"
-    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1):
+    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1) and not _quantified(source, i + 2):
         return "[^\\S\\n]?"
     return _optional(pair, source, i + 2, not in_class and not any(groups) and pair[1:] in _QUOTES)
 
@@ -336,7 +337,13 @@ def _colon(source: str, i: int) -> bool:
 def _optional(token: str, source: str, after: int, quote: bool) -> str:
     """A quote mark's ``token`` that no quantifier follows, or, without it, a word's start or end before more
     text or a space beside it; else the token as it is."""
-    return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))" if quote and source[after : after + 1] not in ("?", "*", "+", "{") else token
+    return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))" if quote and not _quantified(source, after) else token
+
+
+def _quantified(source: str, after: int) -> bool:
+    """Whether a quantifier follows the token that ends at ``after`` (``': *'``: the token is optional or repeated
+    already; written optional again it would read as a double repeat and the whole loose pattern fail to compile)."""
+    return source[after : after + 1] in ("?", "*", "+", "{")
 
 
 def _group(source: str, i: int, groups: list[str]) -> None:
