@@ -277,8 +277,8 @@ def loose_regex(source: str, verbose: bool) -> str:
       read as spaces, would backtrack without end: a lookahead's ``(?:\\n[^\\n]*){1,16}?`` timed out on a line of
       200 characters);
     * each quote mark of its message (``'``, ``"``, a backtick, or a class of them alone) outside a lookaround
-      optional where a word begins or ends and the text goes on, or a space stands beside it: a title or a message typed from memory drops
-      them ('LSTM object has no attribute _flat_weights_names'), but a value the input's end cuts
+      optional where a word begins or ends and the text goes on, or a space stands beside it: a title or a
+      message typed from memory drops them ('LSTM object has no attribute _flat_weights_names'), but a value the input's end cuts
       ("attribute '_flat_weights_na") is no whole message. The words stay as they are: the chain that read them
       weighed them (weigh.py);
     * a space before a colon of its message and the space after it optional ('InternalError : Failed to call
@@ -297,12 +297,13 @@ def _loose_token(source: str, i: int, verbose: bool, in_class: bool, groups: lis
     ``loose_regex`` writes it, where it ends, and whether a character class is open after it."""
     ch, bare = source[i], not in_class and not any(groups)
     if ch == "\\":
-        return _loose_escape(source, i, in_class, groups), i + 2, in_class
+        pair = source[i : i + 2]
+        return ("[ \\n]" if bare and pair == "\\n" else _loose_mark(pair, source, i, i + 2, bare)), i + 2, in_class
     if verbose and ch == "#" and not in_class:  # a comment, to its line's end
         stop = (source.find("\n", i) + 1 or len(source) + 1) - 1
         return source[i:stop], stop, in_class
     if bare and (m := _QUOTE_CLASS.match(source, i)):
-        return _optional(m.group(), source, m.end(), True), m.end(), in_class
+        return _loose_mark(m.group(), source, i, m.end(), True), m.end(), in_class
     if not in_class:
         _group(source, i, groups)
     return _loose_char(source, i, verbose, bare), i + 1, (ch == "[") if not in_class else ch != "]"
@@ -310,40 +311,31 @@ def _loose_token(source: str, i: int, verbose: bool, in_class: bool, groups: lis
 
 def _loose_char(source: str, i: int, verbose: bool, bare: bool) -> str:
     """The character at ``i`` as ``loose_regex`` writes it: a colon of the message with an optional space before
-    it, a space after such a colon optional, a quote mark optional."""
+    it; a verbose pattern's space (no text of the message) as it is; else as ``_loose_mark`` writes it."""
     ch = source[i]
     if bare and _colon(source, i):
         return "[^\\S\\n]?:"
-    if bare and ch == " " and not verbose and _colon(source, i - 1) and not _quantified(source, i + 1):
-        return "[^\\S\\n]?"
-    return _optional(ch, source, i + 1, bare and ch in _QUOTES)
+    return ch if verbose and ch == " " else _loose_mark(ch, source, i, i + 1, bare)
 
 
-def _loose_escape(source: str, i: int, in_class: bool, groups: list[str]) -> str:
-    """The escape at ``i`` as ``loose_regex`` writes it: a line break of the message, an escaped quote mark."""
-    pair = source[i : i + 2]
-    if pair == "\\n" and not in_class and not any(groups):
-        return "[ \\n]"
-    if pair == "\\ " and not in_class and not any(groups) and _colon(source, i - 1) and not _quantified(source, i + 2):
+def _loose_mark(token: str, source: str, i: int, after: int, bare: bool) -> str:
+    """The token at ``i`` (ending at ``after``) as ``loose_regex`` writes it where no quantifier follows it: a
+    space after a colon of the message optional; a quote mark (or a class of them) optional where a word begins
+    or ends before more text or a space stands beside it. Any other token, a quantified one (``': *'``: written
+    optional again it would be a double repeat, and the whole loose pattern would fail to compile), or one in a
+    character class or a lookaround, as it is."""
+    if not bare or source[after : after + 1] in ("?", "*", "+", "{"):
+        return token
+    if token in (" ", "\\ ") and _colon(source, i - 1):
         return "[^\\S\\n]?"
-    return _optional(pair, source, i + 2, not in_class and not any(groups) and pair[1:] in _QUOTES)
+    if token.lstrip("\\") in _QUOTES or _QUOTE_CLASS.fullmatch(token):
+        return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))"
+    return token
 
 
 def _colon(source: str, i: int) -> bool:
     """Whether ``source[i]`` is a colon of the message (not a group's ``(?:``, ``(?i:``)."""
     return i >= 0 and source[i] == ":" and not source[:i].rstrip(_FLAG_LETTERS).endswith("(?")
-
-
-def _optional(token: str, source: str, after: int, quote: bool) -> str:
-    """A quote mark's ``token`` that no quantifier follows, or, without it, a word's start or end before more
-    text or a space beside it; else the token as it is."""
-    return f"(?:{token}|\\b(?!\\Z)|(?<=\\s)|(?=\\s))" if quote and not _quantified(source, after) else token
-
-
-def _quantified(source: str, after: int) -> bool:
-    """Whether a quantifier follows the token that ends at ``after`` (``': *'``: the token is optional or repeated
-    already; written optional again it would read as a double repeat and the whole loose pattern fail to compile)."""
-    return source[after : after + 1] in ("?", "*", "+", "{")
 
 
 def _group(source: str, i: int, groups: list[str]) -> None:
