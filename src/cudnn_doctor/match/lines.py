@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..read.linemap import line_end, nth, nth_back
-from ..read.linemap import merged as merged  # reading.py takes it from here
 from ..read.normalize import normalize_line
 
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from ..read.linemap import LineMap, rechunk
+from ..read.linemap import LineMap, merged, rechunk
 from ..read.present import present
 from ..read.skim import Skim
 from ..read.sources import Block
-from .lines import Lines, merged
+from .lines import Lines
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
 from .tolerant import Tolerant
