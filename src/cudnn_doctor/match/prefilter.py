@@ -219,7 +219,7 @@ class RuleOut:
         def make() -> list[tuple[int, frozenset[str]]]:
             at: dict[int, frozenset[str]] = {}
             one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
-            where = self._located(lines)
+            where = lines.once(RuleOut, lambda: self._locator(lines))  # (each literal located once per window)
             for lit in items:
                 for li in where(lit):
                     have = at.get(li)
@@ -229,13 +229,9 @@ class RuleOut:
         marks = lines.once(("marks", key), make)
         return marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]  # type: ignore[no-any-return]
 
-    def _located(self, lines: Lines) -> Any:
-        """A function giving the indexes of the window's lines holding a literal, as normalization reads them: worked
-        out once per window (each literal located once; with hyperscan, a literal not in the window at all is not
-        looked for)."""
-        return lines.once(RuleOut, lambda: self._locator(lines))
-
     def _locator(self, lines: Lines) -> Any:
+        """A function giving the indexes of the window's lines holding a literal, as normalization reads them (each
+        literal located once; with hyperscan, a literal not in the window at all is not looked for)."""
         low, at = delete_escapes(lines.data).lower(), {}  # (never a newline: the n-th line is the n-th line)
         thread = _thread.get_ident()
         if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
