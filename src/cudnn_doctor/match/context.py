@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from ..kb.patterns import Lazy, compile_pattern, derived, regex_error
@@ -145,7 +144,6 @@ def literal_map(evidence: Evidence, items: Iterable[str]) -> dict[str, tuple[byt
     return derived("match.context.literal_map", (digest,), made)  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=4096)
 def _literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     out: list[bytes] = []
     for part in parts:
@@ -156,7 +154,6 @@ def _literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
-@lru_cache(maxsize=4096)
 def _linewise(parts: tuple[str, ...]) -> bool:
     for part in parts:
         bare = _CLASS.sub("", part)
