@@ -186,7 +186,9 @@ class Matcher:
             yield None, None
             base += cur.lines
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
-            _forget(scan["seen"], base - self.before - 1)
+            if len(scan["seen"]) > 10000:  # forget the de-duplication keys no later window can produce again
+                for key in [k for k in scan["seen"] if k[0] < base - self.before - 1]:
+                    del scan["seen"][key]
             cur = nxt
 
     def vocabulary(self) -> tuple[str, ...]:
@@ -441,10 +443,3 @@ class Matcher:
             return "\n".join(dict.fromkeys(got) if linewise else got)
 
         return text
-
-
-def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:
-    """Forget de-duplication keys that no later window can produce again."""
-    if len(seen) > 10000:
-        for key in [k for k in seen if k[0] < horizon]:
-            del seen[key]
