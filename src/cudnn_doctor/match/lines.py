@@ -135,18 +135,6 @@ class Before(Sequence[str]):
         return repr(self._read())
 
 
-def runs(lines: list[int], gap: int) -> Iterator[list[int]]:
-    """The sorted ``lines`` in runs whose consecutive lines are at most ``gap`` apart."""
-    run: list[int] = []
-    for li in lines:
-        if run and li - run[-1] > gap:
-            yield run
-            run = []
-        run.append(li)
-    if run:
-        yield run
-
-
 def head_region(data: bytes, n: int) -> tuple[bytes, int]:
     """The first ``n`` lines of a block (fewer if it has fewer) as one slice, and how many they are."""
     if n <= 0:

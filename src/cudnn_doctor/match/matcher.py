@@ -44,7 +44,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
+from .lines import Lines, Piece, head_region, line_end, tail_region, tail_views, trimmed
 from .prefilter import Prefilter, RuleOut, as_block, indexed
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -287,10 +287,14 @@ class Matcher:
         once per window for the signatures with the same candidates and gap (the variants of a message)."""
 
         def make() -> list[tuple[str, list[int]]]:
-            by_stream: dict[str, list[int]] = {}
+            by_stream: dict[str, list[list[int]]] = {}  # each stream's runs (``cand`` is sorted)
             for li in cand:
-                by_stream.setdefault(win.lines.norm(li)[1], []).append(li)
-            return [(stream, run) for stream, slines in by_stream.items() for run in runs(slines, gap)]
+                got = by_stream.setdefault(win.lines.norm(li)[1], [])
+                if got and li - got[-1][-1] <= gap:
+                    got[-1].append(li)
+                else:
+                    got.append([li])
+            return [(stream, run) for stream, got in by_stream.items() for run in got]
 
         return win.lines.once(("runs", gap, *cand), make)  # type: ignore[no-any-return]
 
