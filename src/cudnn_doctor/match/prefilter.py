@@ -21,7 +21,7 @@ import sys
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import Any
 
 from ..read.sources import Block
@@ -242,17 +242,10 @@ class RuleOut:
             db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
 
         def where(lit: bytes) -> list[int]:
-            got = at.get(lit)
-            if got is None and present is not None and lit not in present:
-                return []
-            if got is None:
-                got, li, prev = [], 0, 0
-                for ls in holding(low, lit):
-                    li += low.count(b"\n", prev, ls)
-                    prev = ls
-                    got.append(li)
-                at[lit] = got
-            return got
+            if lit not in at:  # (the lines from one holding it to the next counted in C)
+                starts = [0, *holding(low, lit)] if present is None or lit in present else []
+                at[lit] = list(accumulate(low.count(b"\n", a, b) for a, b in pairwise(starts)))
+            return at[lit]
 
         return where
 
