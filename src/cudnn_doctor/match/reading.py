@@ -26,7 +26,6 @@ from ..read.sources import Block
 from .lines import Lines
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
-from .tolerant import Tolerant
 
 SKIM_MARGIN = 64  # lines a reading may look at beyond the matcher's context (scan.MARGIN_LINES: rechunk's 20, slack)
 SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
@@ -190,5 +189,3 @@ def _mapped(handle: Any, lmap: LineMap) -> Any:
     skips lines of a shape a probe declined and stops calling a retired one."""
     return lambda text, line: handle(text, lmap.line(line))
 
-
-__all__ = ["Reader", "Tolerant"]
