@@ -76,7 +76,9 @@ class Reader:
             state["done"] = True
 
         probes = self.matcher.probes
-        self.matcher.probes = [replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
+        # each probe given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which skips
+        # lines of a shape a probe declined and stops calling a retired one
+        self.matcher.probes = [replace(p, handle=lambda text, line, handle=p.handle: handle(text, lmap.line(line))) for p in probes]
         try:
             yield from self._scan(self.matcher.scan_blocks(presented(), source), pending, state, lmap, source)
         finally:
@@ -182,10 +184,4 @@ class _Vocabulary(Collection[str]):
 
     def __contains__(self, word: object) -> bool:
         return word in self.words
-
-
-def _mapped(handle: Any, lmap: LineMap) -> Any:
-    """``handle`` given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which
-    skips lines of a shape a probe declined and stops calling a retired one."""
-    return lambda text, line: handle(text, lmap.line(line))
 
