@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from ..kb.patterns import Lazy, compile_pattern, derived, regex_error
@@ -74,19 +73,16 @@ class Evidence:
         self.sets = sets
         self.warnings: list[str] = [] if warnings is None else warnings
         self.budget = Budget(timeout, self.warnings)  # the matcher's too: the signatures' regexes
-        self.patterns: dict[str, Any] = {}
 
     def parts(self, item: str) -> tuple[str, ...]:
         """The regexes of an item: an ``@set``'s entries, or the item itself."""
         return tuple(self.sets.get(item[1:], ())) if item.startswith("@") else (item,)
 
     def pattern(self, item: str) -> Any:
-        """The item's compiled regex: an ``@set``'s is the alternation of its entries (none: never matches)."""
-        got = self.patterns.get(item)
-        if got is None:
-            source = ("|".join(f"(?:{p})" for p in self.parts(item)) or r"(?!x)x") if item.startswith("@") else item
-            got = self.patterns[item] = compile_pattern(source, ("IGNORECASE",))
-        return got
+        """The item's compiled regex (kept by ``compile_pattern``): an ``@set``'s is the alternation of its entries
+        (none: never matches)."""
+        source = ("|".join(f"(?:{p})" for p in self.parts(item)) or r"(?!x)x") if item.startswith("@") else item
+        return compile_pattern(source, ("IGNORECASE",))
 
     def search(self, item: str, text: str) -> Any:
         """The first match of ``item`` in ``text``, or None (also once the item is skipped)."""
@@ -148,7 +144,6 @@ def literal_map(evidence: Evidence, items: Iterable[str]) -> dict[str, tuple[byt
     return derived("match.context.literal_map", (digest,), made)  # type: ignore[no-any-return]
 
 
-@lru_cache(maxsize=4096)
 def _literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     out: list[bytes] = []
     for part in parts:
@@ -159,7 +154,6 @@ def _literals(parts: tuple[str, ...]) -> tuple[bytes, ...] | None:
     return tuple(dict.fromkeys(out))
 
 
-@lru_cache(maxsize=4096)
 def _linewise(parts: tuple[str, ...]) -> bool:
     for part in parts:
         bare = _CLASS.sub("", part)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..read.linemap import line_end, nth, nth_back
-from ..read.linemap import merged as merged  # reading.py takes it from here
 from ..read.normalize import normalize_line
 
 
@@ -134,18 +133,6 @@ class Before(Sequence[str]):
 
     def __repr__(self) -> str:
         return repr(self._read())
-
-
-def runs(lines: list[int], gap: int) -> Iterator[list[int]]:
-    """The sorted ``lines`` in runs whose consecutive lines are at most ``gap`` apart."""
-    run: list[int] = []
-    for li in lines:
-        if run and li - run[-1] > gap:
-            yield run
-            run = []
-        run.append(li)
-    if run:
-        yield run
 
 
 def head_region(data: bytes, n: int) -> tuple[bytes, int]:

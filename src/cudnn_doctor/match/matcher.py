@@ -44,7 +44,7 @@ from .context import (
     direct_rnn,
     literal_map,
 )
-from .lines import Lines, Piece, head_region, line_end, runs, tail_region, tail_views, trimmed
+from .lines import Lines, Piece, head_region, line_end, tail_region, tail_views, trimmed
 from .prefilter import Prefilter, RuleOut, as_block, indexed
 from .probes import Probes
 from .results import MAX_MATCH_TEXT, TRACEBACK_LINES, Miss, RawMatch
@@ -186,7 +186,9 @@ class Matcher:
             yield None, None
             base += cur.lines
             prev_tail = tail_region(cur.data, cur.lines, self.before, prev_tail)
-            _forget(scan["seen"], base - self.before - 1)
+            if len(scan["seen"]) > 10000:  # forget the de-duplication keys no later window can produce again
+                for key in [k for k in scan["seen"] if k[0] < base - self.before - 1]:
+                    del scan["seen"][key]
             cur = nxt
 
     def vocabulary(self) -> tuple[str, ...]:
@@ -285,10 +287,14 @@ class Matcher:
         once per window for the signatures with the same candidates and gap (the variants of a message)."""
 
         def make() -> list[tuple[str, list[int]]]:
-            by_stream: dict[str, list[int]] = {}
+            by_stream: dict[str, list[list[int]]] = {}  # each stream's runs (``cand`` is sorted)
             for li in cand:
-                by_stream.setdefault(win.lines.norm(li)[1], []).append(li)
-            return [(stream, run) for stream, slines in by_stream.items() for run in runs(slines, gap)]
+                got = by_stream.setdefault(win.lines.norm(li)[1], [])
+                if got and li - got[-1][-1] <= gap:
+                    got[-1].append(li)
+                else:
+                    got.append([li])
+            return [(stream, run) for stream, got in by_stream.items() for run in got]
 
         return win.lines.once(("runs", gap, *cand), make)  # type: ignore[no-any-return]
 
@@ -441,10 +447,3 @@ class Matcher:
             return "\n".join(dict.fromkeys(got) if linewise else got)
 
         return text
-
-
-def _forget(seen: dict[tuple[int, int], set[int]], horizon: int) -> None:
-    """Forget de-duplication keys that no later window can produce again."""
-    if len(seen) > 10000:
-        for key in [k for k in seen if k[0] < horizon]:
-            del seen[key]

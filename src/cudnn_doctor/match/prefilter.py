@@ -21,7 +21,7 @@ import sys
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import Any
 
 from ..read.sources import Block
@@ -219,7 +219,7 @@ class RuleOut:
         def make() -> list[tuple[int, frozenset[str]]]:
             at: dict[int, frozenset[str]] = {}
             one: dict[frozenset[str], frozenset[str]] = {}  # each set of items once (not one per line)
-            where = self._located(lines)
+            where = lines.once(RuleOut, lambda: self._locator(lines))  # (each literal located once per window)
             for lit in items:
                 for li in where(lit):
                     have = at.get(li)
@@ -229,13 +229,9 @@ class RuleOut:
         marks = lines.once(("marks", key), make)
         return marks[bisect_left(marks, (lo,)) : bisect_left(marks, (hi + 1,))]  # type: ignore[no-any-return]
 
-    def _located(self, lines: Lines) -> Any:
-        """A function giving the indexes of the window's lines holding a literal, as normalization reads them: worked
-        out once per window (each literal located once; with hyperscan, a literal not in the window at all is not
-        looked for)."""
-        return lines.once(RuleOut, lambda: self._locator(lines))
-
     def _locator(self, lines: Lines) -> Any:
+        """A function giving the indexes of the window's lines holding a literal, as normalization reads them (each
+        literal located once; with hyperscan, a literal not in the window at all is not looked for)."""
         low, at = delete_escapes(lines.data).lower(), {}  # (never a newline: the n-th line is the n-th line)
         thread = _thread.get_ident()
         if len(lines.data) > SMALL_TEXT and thread not in self._dbs:
@@ -246,17 +242,10 @@ class RuleOut:
             db.scan(low, match_event_handler=lambda lit_id, *_: present.add(self.all[lit_id]))  # type: ignore[union-attr]
 
         def where(lit: bytes) -> list[int]:
-            got = at.get(lit)
-            if got is None and present is not None and lit not in present:
-                return []
-            if got is None:
-                got, li, prev = [], 0, 0
-                for ls in holding(low, lit):
-                    li += low.count(b"\n", prev, ls)
-                    prev = ls
-                    got.append(li)
-                at[lit] = got
-            return got
+            if lit not in at:  # (the lines from one holding it to the next counted in C)
+                starts = [0, *holding(low, lit)] if present is None or lit in present else []
+                at[lit] = list(accumulate(low.count(b"\n", a, b) for a, b in pairwise(starts)))
+            return at[lit]
 
         return where
 

@@ -43,9 +43,8 @@ class Probes:
         norm, at = text()
         wanted: list[int] = []  # the probes that want more lines of its shape
         before = len(self.retired)
+        # (never a retired probe: ``by_literal`` drops it and the shapes memo is emptied when one retires)
         for pidx in tuple(sorted(set(pidxs))) if todo is None else todo:
-            if pidx in self.retired:
-                continue
             said = self.probes[pidx].handle(norm, at)
             if said == RETIRE:
                 self.retired.add(pidx)

@@ -158,5 +158,3 @@ class Prose:
                     out.setdefault(idx, set()).add((name, kind))
         return out
 
-
-__all__ = ["Prose"]

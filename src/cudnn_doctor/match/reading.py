@@ -19,14 +19,13 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from ..read.linemap import LineMap, rechunk
+from ..read.linemap import LineMap, merged, rechunk
 from ..read.present import present
 from ..read.skim import Skim
 from ..read.sources import Block
-from .lines import Lines, merged
+from .lines import Lines
 from .matcher import Matcher, Yielded
 from .results import Miss, RawMatch
-from .tolerant import Tolerant
 
 SKIM_MARGIN = 64  # lines a reading may look at beyond the matcher's context (scan.MARGIN_LINES: rechunk's 20, slack)
 SMALL_INPUT = 256 << 10  # a paste: all of it is read tolerantly
@@ -77,7 +76,9 @@ class Reader:
             state["done"] = True
 
         probes = self.matcher.probes
-        self.matcher.probes = [replace(p, handle=_mapped(p.handle, lmap)) for p in probes]
+        # each probe given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which skips
+        # lines of a shape a probe declined and stops calling a retired one
+        self.matcher.probes = [replace(p, handle=lambda text, line, handle=p.handle: handle(text, lmap.line(line))) for p in probes]
         try:
             yield from self._scan(self.matcher.scan_blocks(presented(), source), pending, state, lmap, source)
         finally:
@@ -184,11 +185,3 @@ class _Vocabulary(Collection[str]):
     def __contains__(self, word: object) -> bool:
         return word in self.words
 
-
-def _mapped(handle: Any, lmap: LineMap) -> Any:
-    """``handle`` given original line numbers; what it answers (False, RETIRE) goes back to the matcher, which
-    skips lines of a shape a probe declined and stops calling a retired one."""
-    return lambda text, line: handle(text, lmap.line(line))
-
-
-__all__ = ["Reader", "Tolerant"]

@@ -103,15 +103,9 @@ class Sites:
         raises (``_VF._pack_padded_sequence(input, lengths, batch_first)``, the ATen function of that name).
         ``raised``: the exception the traceback's message line names (None: none); a signature raised there as
         another (its ``raised_at`` entry names it) is not it."""
-        got = [(a, i) for site in self._sites(path, function) for i, a in self.frames[site].items()]
+        sites = [(p, f) for p, f in self.frames if (f == function and frames.native(p) if path is None else path.endswith(p) and (not f or function in (None, f)))]
         # (a wrapper's exception ends with the class it wraps: torch._dynamo's TorchRuntimeError a RuntimeError)
-        return sorted({i for a, i in got if raised is None or a is None or any(raised.endswith(x) for x in a)})
-
-    def _sites(self, path: str | None, function: str | None) -> list[tuple[str, str]]:
-        """The raise sites (file, function) of ``_raising``'s ``path`` and ``function``."""
-        if path is None:
-            return [(p, f) for p, f in self.frames if f == function and frames.native(p)]
-        return [(p, f) for p, f in self.frames if path.endswith(p) and (not f or function in (None, f))]
+        return sorted({i for site in sites for i, a in self.frames[site].items() if raised is None or a is None or any(raised.endswith(x) for x in a)})
 
     def _cut_at(self, idxs: Sequence[int], msg: str, least: int = 1) -> list[int]:
         """The signatures of ``idxs`` one of whose templates the message, cut, begins: its words (its fixed

@@ -62,8 +62,7 @@ def unwrapped(text: str, known: Container[str]) -> str:
     the line it joins (the lines keep their numbers)."""
     for _w, a, b in reversed(rejoined(text, _split_words(text), known)):
         if (nl := text.find("\n", a, b)) >= 0:
-            end = text.find("\n", nl + 1)
-            end = len(text) if end < 0 else end
+            end = text.find("\n", nl + 1) % (len(text) + 1)  # (the text's end where no line break follows)
             text = text[:nl] + text[nl + 1 : end] + "\n" + text[end:]
     return text
 
