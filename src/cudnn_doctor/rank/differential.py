@@ -462,7 +462,7 @@ def evidence_words(needs: Iterable[str], width: int = 160) -> str:
         if x.startswith("@"):
             said.append(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}"))
         else:
-            said += [repr(e.replace(WILD, "…")) for e in examples(x)] or [x]
+            said += ["'" + e.replace(WILD, "…") + "'" for e in examples(x)] or [x]
     shown = ", ".join(said)
     return shown if len(shown) <= width else shown[: shown.rfind(", ", 0, width - 3) % width] + ", …"
 
