@@ -99,11 +99,10 @@ class Confirmer:
         tensorflow[17]], 8 of 1,406 cut forms); "to_end" (``reads_to_end``'s): the start its text lost put back
         where ``dropped`` asks (a specific reading: ``_heads``)."""
         text, start, end = region
-        if mode == "recased":  # the regex ignoring case (not its line breaks read as spaces)
+        if mode in ("exact", "recased"):  # the regex ignoring case (not its line breaks read as spaces)
             pattern = next(self._patterns(idx), None)
-            return [] if pattern is None else [(pattern, v, 0) for v in layouts(text, self.rec.weight)]
-        if mode == "exact":  # the text as it is, the regex ignoring case, then loosened (its quotes, its colons' spaces)
-            return [(p, text, 0) for p in self._patterns(idx)]
+            texts = layouts(text, self.rec.weight) if mode == "recased" else [text]
+            return [] if pattern is None else [(pattern, v, 0) for v in texts]
         # (not the start of a longer message)
         whole = not mode and self.rec.ended(c) and PROSE_TAIL.match(text, end) is not None and not self.rec.goes_on(c, *_after(where))
         bases = [text, text[:end] + "\n" + text[end:]] if whole else [text]
@@ -215,12 +214,10 @@ class Confirmer:
         the status; it is no message printed without its prefix)."""
         end = text.find("\n", start) % (len(text) + 1)
         points = _points(text[start:end], [self.rec.tpls[t] for t in self.rec.of.get(idx, ())])
-        patterns = list(self._patterns(idx, self.sigs[idx].flags))  # (as written: case and all; then loosened)
-        # (and the loosened regex over the text as it is, its prefix spelt otherwise: 'RuntimeError : cuDNN error : ')
-        attempts = [(p, text[: start + a] + head + text[start + a :], a) for p in patterns for a, head in points] + [(p, text, end - start - 1) for p in patterns[1:]]
+        pattern = next(self._patterns(idx, self.sigs[idx].flags), None)  # (as written: case and all)
+        attempts = [] if pattern is None else [(pattern, text[: start + a] + head + text[start + a :], a) for a, head in points]
         for m, variant, a in self._run(attempts, start + 1, partial=False):
-            n = len(variant) - len(text)  # (the prefix put back: it read the prefix and the line after it)
-            if m.end() > (start if variant is text else start + a + n):
+            if m.end() > start + a + (n := len(variant) - len(text)):  # it read the prefix and the line after it
                 b = m.end() - n
                 return None if b < end and PROSE_TAIL.match(text, b, end) else (m, m.start(), b)
         return None
