@@ -428,4 +428,4 @@ def test_every_named_evidence_set_is_said_in_words() -> None:
     from cudnn_doctor.rank.differential import EVIDENCE_WORDS, evidence_words
 
     assert set(load_catalog().evidence) == set(EVIDENCE_WORDS)
-    assert "@" not in evidence_words(("@rnn", "@rnn_under_apply")) and evidence_words(("@rnn", "x")).endswith(", x")
+    assert "@" not in evidence_words(("@rnn", "@rnn_under_apply")) and evidence_words(("@rnn", "x")).endswith(", 'x'")

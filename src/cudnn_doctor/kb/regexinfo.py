@@ -350,3 +350,84 @@ _QUOTES = ("'", '"', "`")
 _FLAG_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-"
 _QUOTE_CLASS = LazyRe(r"""\[(?:\\?['"`])+\]""")  # a character class of quote marks alone: ['"]
 _LINES = LazyRe(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group that ends a line
+
+
+_SPAN = re.compile(r"(?:\s*…\s*)+")  # what several open stretches in a row make: one
+_GAP = "\x01"  # an optional space ('\\s*')
+_GAP_KEPT = re.compile("(?<=[\\w\x00…,:])\x01+(?=[\\w\x00…])")
+WILD = "\x00"  # an example's stand-in for a character a pattern leaves open ('\w', '.', '[^)]'): '…' shown, 'x' tried
+_CATEGORY_SAMPLE = {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_NOT_WORD": " ", "CATEGORY_LINEBREAK": " "}
+
+
+def examples(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...]:
+    """A short text each top-level alternative of ``pattern`` matches, as a report shows a piece of evidence to
+    look for ('cuda:1' for ``cuda:[1-9]\\b``, 'fastai/text/models/awd_lstm.py' for a path pattern): each repeat
+    its fewest times, each group's alternative that leaves the fewest characters open, a class's first member, what a pattern leaves open as
+    ``WILD`` and a stretch that may span lines as ' … '. Only examples the pattern matches (WILD read as 'x');
+    () where it cannot say (a construct it does not know, an example the pattern refuses: a lookaround)."""
+    tree = _parse(pattern, flags)
+    if tree is None:
+        return ()
+    items = list(tree)
+    alts = items[0][1][1] if len(items) == 1 and str(items[0][0]) == "BRANCH" else [items]
+    try:
+        matcher = re.compile(pattern, sum(_FLAG_BITS.get(f, 0) for f in flags))
+        tried = [(t.strip(), t) for alt in alts if (t := _tidy(_sample(list(alt))))]  # (its ends' spaces where it needs none)
+    except (ValueError, re.error):
+        return ()
+    got = tuple(next((t for t in pair if matcher.search(t.replace(WILD, "x"))), "") for pair in tried)
+    return got if len(got) == len(alts) and all(got) else ()
+
+
+def _tidy(sample: str) -> str:
+    """An example as shown: an optional space kept between two words only ('with 1', 'device=1'), several open
+    stretches in a row as one."""
+    sample = _GAP_KEPT.sub(" ", sample).replace(_GAP, "")
+    return _SPAN.sub(" … ", sample)
+
+
+def _sample(items: list[Any]) -> str:
+    """The shortest text ``items`` (a parse tree's) match, by ``examples``' rules; ValueError where it does not know an op."""
+    out = []
+    for op, av in items:
+        if (sampler := _SAMPLERS.get(str(op))) is None:
+            raise ValueError(str(op))
+        out.append(sampler(av))
+    return "".join(out)
+
+
+def _repeat_sample(av: Any) -> str:
+    """A repeat at its fewest (three at most); an optional space as a gap, an open stretch of more than 20 as ' … '."""
+    lo, hi, sub = av
+    one = _sample(list(sub))
+    one = WILD if hi > 1 and one.isalpha() and len(sub) == 1 and str(sub[0][0]) == "IN" else one  # ('[a-z]+')
+    return one * min(lo, 3) if lo else _GAP if one == " " else " … " if one == WILD and hi > 20 else ""
+
+
+def _branch_sample(av: Any) -> str:
+    """The alternative that leaves the fewest characters open."""
+    return min((_sample(list(alt)) for alt in av[1]), key=lambda t: t.count(WILD))
+
+
+def _class_sample(items: list[Any]) -> str:
+    """A member of a character class (``IN``'s items): its first literal, range or category; WILD for a negated
+    class but one of spaces only ('[^\\S\\n]')."""
+    op, av = items[0]
+    kinds = {str(a) for o, a in items if str(o) == "CATEGORY"}
+    if any(k in kinds and k.replace("NOT_", "") in kinds for k in kinds if "NOT_" in k):
+        return WILD  # ('[\\s\\S]': any character)
+    if str(op) == "NEGATE":
+        return " " if any(str(o) == "CATEGORY" and str(a) == "CATEGORY_NOT_SPACE" for o, a in items[1:]) else WILD
+    if str(op) == "LITERAL":
+        return chr(av)
+    if str(op) == "RANGE":
+        return chr(av[0])
+    return _CATEGORY_SAMPLE.get(str(av), WILD)
+
+
+_SAMPLERS: dict[str, Any] = {
+    "LITERAL": chr, "NOT_LITERAL": lambda _av: WILD, "ANY": lambda _av: WILD, "IN": _class_sample,
+    "MAX_REPEAT": _repeat_sample, "MIN_REPEAT": _repeat_sample, "POSSESSIVE_REPEAT": _repeat_sample,
+    "SUBPATTERN": lambda av: _sample(list(av[-1])), "ATOMIC_GROUP": lambda av: _sample(list(av)), "BRANCH": _branch_sample,
+    "AT": lambda _av: "", "ASSERT": lambda _av: "", "ASSERT_NOT": lambda _av: "",
+}

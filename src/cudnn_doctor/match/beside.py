@@ -73,10 +73,15 @@ def prose_before(head: str) -> bool:
     return len(head) <= PROSE_MAX and _PROSE_HEAD.search(head) is not None
 
 
-def prose_to_cut(head: str) -> bool:
+def prose_to_cut(head: str, first_line: bool = False) -> bool:
     """Whether ``head`` is prose before a reading that a regex may read without (``prose_before``): not a fixed
-    prefix alone, not a code comment's, not inside a quote that it opens."""
-    return prose_before(head) and not HEAD.fullmatch(head.lstrip()) and not COMMENT.match(head) and head.count('"') % 2 == 0
+    prefix alone (after a title's heading marks too), not a code comment's (an issue title's heading marks on the
+    text's ``first_line`` are no comment's, whatever the case of its first word: '# training crashes: '), not
+    inside a quote that it opens."""
+    title = first_line and _TITLE_HEAD.match(head.lstrip()) is not None
+    body = _TITLE_HEAD.sub("", head.lstrip(), count=1) if title else head.lstrip()
+    comment = COMMENT.match(head) is not None and not title
+    return prose_before(head) and not HEAD.fullmatch(body) and not comment and head.count('"') % 2 == 0
 
 
 def head_cut_before(head: str, first_line: bool) -> bool:

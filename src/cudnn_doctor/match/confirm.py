@@ -244,7 +244,9 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     at = line_start(text, start)
-    if prose_to_cut(text[at:start]):
+    # (a title: the text's first line, where ``region`` reads from its line 0, over a blank line or nothing: a
+    # code comment stands over the code it comments)
+    if prose_to_cut(text[at:start], at == 0 and not text[start:].partition("\n")[2].partition("\n")[0].strip()):
         yield text[:at] + text[start:], at - start
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..kb.patterns import LazyRe
+from ..kb.regexinfo import WILD, examples
 from ..model import Candidate, Finding, Signature, localized, specificity
 from .teardown import TRACEBACK_HEAD
 
@@ -431,7 +432,7 @@ def _evidence_verdict(c: Candidate, log: _Log) -> str:
     if seen is not None:
         c.note = f"its evidence is in this log ({seen[:80]!r})"
         return ""
-    shown = evidence_words(c.needs)[:160]
+    shown = evidence_words(c.needs)
     in_traceback = all(frame_like(x) or _frame_part_absent(x, log) for x in c.needs)
     if log.full == "forward" and in_traceback:
         return f"the whole traceback is in the log and shows none of its evidence ({shown})"
@@ -452,9 +453,18 @@ EVIDENCE_WORDS = {
 }
 
 
-def evidence_words(needs: Iterable[str]) -> str:
-    """A cause's needed evidence as a report says it: a named set ('@rnn') by what it is, a pattern as written."""
-    return ", ".join(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}") if x.startswith("@") else x for x in needs)
+def evidence_words(needs: Iterable[str], width: int = 160) -> str:
+    """A cause's needed evidence as a report says it, in about ``width`` characters: a named set ('@rnn') by what
+    it is, a pattern by texts it matches ('cuda:1', 'device=1': regexinfo's ``examples``), or as written where it
+    has none."""
+    said: list[str] = []
+    for x in needs:
+        if x.startswith("@"):
+            said.append(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}"))
+        else:
+            said += ["'" + e.replace(WILD, "…") + "'" for e in examples(x)] or [x]
+    shown = ", ".join(said)
+    return shown if len(shown) <= width else shown[: shown.rfind(", ", 0, width - 3) % width] + ", …"
 
 
 def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:
