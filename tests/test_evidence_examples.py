@@ -62,3 +62,41 @@ def test_a_report_says_the_evidence_to_look_for_as_text() -> None:
     log = "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n    loss.backward()\nRuntimeError: CUDNN_STATUS_EXECUTION_FAILED\n"
     notes = [c.note for f in cudnn_doctor.diagnose(log).findings for c in f.differential if c.note]
     assert notes and not any("\\s" in n or "[1-9]" in n for n in notes), notes
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(?:a|" * 480 + "a" + ")" * 480,  # groups nested some hundred deep: RecursionError in the sampler (3.10 from 300)
+        "(?:" * 17 + "x" + "{3})" * 17,  # nested repeats: an example of 3**17 characters (killed for memory)
+        r"(?:x+x+)+(?:(?:x{3}){3}){3}(?=y)",  # catastrophic over its own example: 93 s unchecked
+        r"(?:a{3}){1000000}",  # a repeat by the million: the `regex` module's compile takes minutes
+        r"b(?:a{3}){0,1000000}",
+        r"[[:digit:]]+",  # a `regex` POSIX class, which the standard parser reads as '[[:digt]' and ']': '[]'
+    ],
+)
+@pytest.mark.filterwarnings("ignore:Possible nested set:FutureWarning")  # (the standard parser's, over '[[:digit:]]')
+def test_a_hostile_pattern_gets_no_example_and_costs_no_time(pattern: str) -> None:
+    """A user's signature (``--signatures``) may hold any pattern; its evidence search runs under a timeout
+    (``_search``), and so must saying it: no exception, no hang, no example the `regex` module does not match."""
+    import time
+
+    t = time.monotonic()
+    assert examples(pattern) == ()
+    assert evidence_words([pattern]).startswith(pattern[:20])
+    assert time.monotonic() - t < 2
+
+
+def test_an_alternative_without_an_example_leaves_the_others() -> None:
+    """A repeat of more than three ('\\d{5,8}') has no example; its branch's other alternatives still do."""
+    assert examples(r"torch\.Size\(\[(?:6553[6-9]|[1-9]\d{5,8})\b") == ("torch.Size([65536",)
+
+
+def test_a_note_is_cut_between_whole_examples() -> None:
+    """An example may hold ', ' itself: the cut is between items, never inside one (a quote left open), and a
+    first item over the width is cut within it, to the width."""
+    vf = r"\b_VF\.(?:lstm|gru|rnn_tanh|rnn_relu)\(\s*\w+,\s*batch_sizes\b"
+    for width in range(30, 90):
+        shown = evidence_words([vf] * 3, width=width)
+        assert len(shown) <= width and shown.count("'") % 2 == 0, (width, shown)
+    assert len(evidence_words(["x" * 200])) == 160

@@ -8,12 +8,13 @@ whatever the analysis does not understand counts as 'no literal' / 'may span lin
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from .patterns import LazyRe, derived
+from .patterns import LazyRe, compile_pattern, derived
 
 _FLAG_BITS = {"IGNORECASE": re.IGNORECASE, "DOTALL": re.DOTALL, "VERBOSE": re.VERBOSE}
 
@@ -355,6 +356,11 @@ _LINES = LazyRe(r"(\((?:\?:)?[^()]*)\[ \\n\](\)[{*+?])")  # a repeated group tha
 _SPAN = re.compile(r"(?:\s*…\s*)+")  # what several open stretches in a row make: one
 _GAP = "\x01"  # an optional space ('\\s*')
 _GAP_KEPT = re.compile("(?<=[\\w\x00…,:])\x01+(?=[\\w\x00…])")
+_LONGEST = 400  # characters of an example at most (a note shows 160): nested repeats ('(?:(?:x{3}){3}){3}') grow it
+# threefold a level, to gigabytes in a pattern of 113 characters
+_MAXREPEAT = 4294967295  # (the parser's: an unbounded repeat)
+_CHECK_S = 0.2  # seconds of the check that an example is matched, as the evidence search has them (a user's
+# signature may hold a pattern that backtracks without end)
 WILD = "\x00"  # an example's stand-in for a character a pattern leaves open ('\w', '.', '[^)]'): '…' shown, 'x' tried
 _CATEGORY_SAMPLE = {"CATEGORY_DIGIT": "1", "CATEGORY_SPACE": " ", "CATEGORY_NOT_WORD": " ", "CATEGORY_LINEBREAK": " "}
 
@@ -363,20 +369,34 @@ def examples(pattern: str, flags: Sequence[str] = ()) -> tuple[str, ...]:
     """A short text each top-level alternative of ``pattern`` matches, as a report shows a piece of evidence to
     look for ('cuda:1' for ``cuda:[1-9]\\b``, 'fastai/text/models/awd_lstm.py' for a path pattern): each repeat
     its fewest times, each group's alternative that leaves the fewest characters open, a class's first member, what a pattern leaves open as
-    ``WILD`` and a stretch that may span lines as ' … '. Only examples the pattern matches (WILD read as 'x');
-    () where it cannot say (a construct it does not know, an example the pattern refuses: a lookaround)."""
+    ``WILD`` and a stretch that may span lines as ' … '. Only examples the pattern matches (WILD read as 'x'), by the
+    `regex` module within ``_CHECK_S``; () where it cannot say (a construct it does not know, an example the pattern
+    refuses: a lookaround, one over ``_LONGEST`` characters), never an exception."""
     tree = _parse(pattern, flags)
     if tree is None:
         return ()
     items = list(tree)
     alts = items[0][1][1] if len(items) == 1 and str(items[0][0]) == "BRANCH" else [items]
     try:
-        matcher = re.compile(pattern, sum(_FLAG_BITS.get(f, 0) for f in flags))
         tried = [(t.strip(), t) for alt in alts if (t := _tidy(_sample(list(alt))))]  # (its ends' spaces where it needs none)
-    except (ValueError, re.error):
+    except (ValueError, RecursionError):  # (RecursionError: groups nested some hundred deep)
         return ()
-    got = tuple(next((t for t in pair if matcher.search(t.replace(WILD, "x"))), "") for pair in tried)
-    return got if len(got) == len(alts) and all(got) else ()
+    if len(tried) < len(alts):
+        return ()
+    try:  # matched as the evidence is searched: by the `regex` module, whose syntax this parser may read otherwise
+        matcher = compile_pattern(pattern, tuple(f for f in flags if f in _FLAG_BITS))  # ('[[:digit:]]+' read '[]')
+    except Exception:  # (regex.error, RecursionError, the module's own: '[^\w\W]' raises AttributeError on 3.10)
+        return ()
+    got = tuple(next((t for t in pair if _matched(matcher, t)), "") for pair in tried)
+    return got if all(got) else ()
+
+
+def _matched(matcher: Any, example: str) -> bool:
+    """Whether ``matcher`` finds a match in ``example`` (WILD read as 'x') within ``_CHECK_S``."""
+    try:
+        return matcher.search(example.replace(WILD, "x"), timeout=_CHECK_S) is not None
+    except TimeoutError:
+        return False
 
 
 def _tidy(sample: str) -> str:
@@ -397,16 +417,26 @@ def _sample(items: list[Any]) -> str:
 
 
 def _repeat_sample(av: Any) -> str:
-    """A repeat at its fewest (three at most); an optional space as a gap, an open stretch of more than 20 as ' … '."""
+    """A repeat at its fewest (ValueError over three, over ``_LONGEST`` characters, or up to a count over it); an
+    optional space as a gap, an open stretch of more than 20 as ' … '."""
     lo, hi, sub = av
     one = _sample(list(sub))
     one = WILD if hi > 1 and one.isalpha() and len(sub) == 1 and str(sub[0][0]) == "IN" else one  # ('[a-z]+')
+    if lo > 3 or len(one) * lo > _LONGEST or _LONGEST < hi < _MAXREPEAT:  # (an example it would not match, one grown
+        raise ValueError("no example")  # without bound, a repeat by the thousand: 'a{1000000}' compiles for seconds)
     return one * min(lo, 3) if lo else _GAP if one == " " else " … " if one == WILD and hi > 20 else ""
 
 
 def _branch_sample(av: Any) -> str:
-    """The alternative that leaves the fewest characters open."""
-    return min((_sample(list(alt)) for alt in av[1]), key=lambda t: t.count(WILD))
+    """The alternative that leaves the fewest characters open, of those that have an example ('6553[6-9]' of
+    '6553[6-9]|[1-9]\\d{5,8}'); ValueError where none has."""
+    got = []
+    for alt in av[1]:
+        with contextlib.suppress(ValueError):
+            got.append(_sample(list(alt)))
+    if not got:
+        raise ValueError("no alternative")
+    return min(got, key=lambda t: t.count(WILD))
 
 
 def _class_sample(items: list[Any]) -> str:

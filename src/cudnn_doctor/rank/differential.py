@@ -462,9 +462,14 @@ def evidence_words(needs: Iterable[str], width: int = 160) -> str:
         if x.startswith("@"):
             said.append(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}"))
         else:
-            said += ["'" + e.replace(WILD, "…") + "'" for e in examples(x)] or [x]
+            said += ["'" + e.replace(WILD, "…") + "'" for e in examples(x, ("IGNORECASE",))] or [x]  # (as ``_search`` reads it)
     shown = ", ".join(said)
-    return shown if len(shown) <= width else shown[: shown.rfind(", ", 0, width - 3) % width] + ", …"
+    if len(shown) <= width:
+        return shown
+    # cut between whole items (an example may hold ', ' itself: '_VF.lstm(…, batch_sizes'); a first item over the
+    # width cut within it
+    n = sum(len(", ".join([*said[: k + 1], "…"])) <= width for k in range(len(said)))
+    return ", ".join([*said[:n], "…"]) if n else shown[: width - 1] + "…"
 
 
 def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:
