@@ -23,6 +23,7 @@ from cudnn_doctor.rank.differential import evidence_words
         (r"nn\.DataParallel\b|DataParallel\(", ("nn.DataParallel", "DataParallel(")),  # each alternative
         (r"(?:\b\w+64_\d+\.dll\b|\bnvcuda\.dll\b)", ("nvcuda.dll",)),  # the alternative with fewest open characters
         (r"RNN\.lua:\d+: in function \W__init\W", ("RNN.lua:1: in function  __init ",)),  # a space it needs kept
+        (r"\bCudnnRNN\w*", (f"CudnnRNN{WILD}",)),  # an open stretch of word characters attached to its word
         (r"nvidia-[a-z_-]+-cu12", (f"nvidia-{WILD}-cu12",)),
         (r"\bsequence_length\s*=\s*(?!None\b)\w", (f"sequence_length={WILD}",)),
     ],
@@ -100,3 +101,7 @@ def test_a_note_is_cut_between_whole_examples() -> None:
         shown = evidence_words([vf] * 3, width=width)
         assert len(shown) <= width and shown.count("'") % 2 == 0, (width, shown)
     assert len(evidence_words(["x" * 200])) == 160
+
+
+def test_an_example_holding_a_quote_mark_is_quoted_with_the_other() -> None:
+    assert evidence_words([r"Could not load dynamic library 'cudnn"]) == "\"Could not load dynamic library 'cudnn\""

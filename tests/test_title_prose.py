@@ -32,3 +32,13 @@ def test_a_comment_on_the_first_line_over_code_is_still_a_comment() -> None:
     for comment in ("# if don't add this, it will report ERROR: ", "# workaround for: "):
         text = f"{comment}Fail to find the dnn implementation.\ngpus = tf.config.experimental.list_physical_devices('GPU')\n"
         assert _top(text) is None, comment
+
+
+def test_a_comment_on_the_first_line_over_a_blank_line_and_code_is_still_a_comment() -> None:
+    """A script's header comment over a blank line and then its code (imports, another comment, an assignment,
+    a call) or a config file: no finding (review27). A title over a blank line and prose is a title."""
+    head = "# workaround for: UnknownError: Fail to find the dnn implementation.\n\n"
+    for code in ("import tensorflow as tf\n", "\nfrom keras import layers\n", "# set memory growth\nx = 1\n", "tf.config.set_soft_device_placement(True)\n", "gpus = tf.config.list_physical_devices('GPU')\n"):
+        assert _top(head + code) is None, code
+    for prose in ("It worked yesterday.\n", "Training (with TF 2.4) fails on Colab.\n", "```\nTraceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n```\n"):
+        assert _top(head + prose) == "tensorflow/fail-to-find-dnn-implementation", prose

@@ -424,7 +424,16 @@ def _repeat_sample(av: Any) -> str:
     one = WILD if hi > 1 and one.isalpha() and len(sub) == 1 and str(sub[0][0]) == "IN" else one  # ('[a-z]+')
     if lo > 3 or len(one) * lo > _LONGEST or _LONGEST < hi < _MAXREPEAT:  # (an example it would not match, one grown
         raise ValueError("no example")  # without bound, a repeat by the thousand: 'a{1000000}' compiles for seconds)
-    return one * min(lo, 3) if lo else _GAP if one == " " else " … " if one == WILD and hi > 20 else ""
+    if one == WILD and not lo and hi > 20:  # an open stretch: attached to its word where it holds no space ('CudnnRNN…')
+        return WILD if _wordlike(sub) else " … "
+    return one * min(lo, 3) if lo else _GAP if one == " " else ""
+
+
+def _wordlike(sub: Any) -> bool:
+    """Whether a repeated item is a class of word characters or non-spaces only ('\\w', '\\S', '[\\w.-]')."""
+    items = list(sub)
+    return len(items) == 1 and str(items[0][0]) == "IN" and str(items[0][1][0][0]) != "NEGATE" and all(
+        str(o) in ("LITERAL", "RANGE") or str(a) in ("CATEGORY_WORD", "CATEGORY_NOT_SPACE", "CATEGORY_DIGIT") for o, a in items[0][1])
 
 
 def _branch_sample(av: Any) -> str:

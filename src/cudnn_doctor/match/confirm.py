@@ -22,7 +22,7 @@ import time
 from collections.abc import Container, Iterable, Iterator, Sequence
 from typing import Any
 
-from ..kb.patterns import compile_pattern, regex_error
+from ..kb.patterns import LazyRe, compile_pattern, regex_error
 from ..kb.regexinfo import loose_regex
 from ..kb.templates import words
 from ..model import Signature
@@ -32,6 +32,8 @@ from .chains import ARTICLES, Chain, Recognizer, runs
 from .lines import Where, line_start
 from .spelling import layouts, placed, py3_values, respelt, spelling_of, spelt_as
 
+# the next line with text after a blank one, where it is code (a script's comment over it, not a title's body)
+CODE_NEXT = LazyRe(r"\s*(?:(?:import|from)\s+\w|#|//|[\w.\[\]]+(?:\s*[-+*/]?=(?!=)|\())")
 SEARCH_TIMEOUT_S = 0.5  # one regex search of a confirmation (CPU: the regex module times a search by clock())
 # all the confirmations of one text, in CPU seconds of the thread reading it, never wall time: a busy machine (a CI
 # runner) gives the report an idle one gives (tests/test_match_budgets.py). Past it, none confirms
@@ -244,10 +246,18 @@ def _variants(text: str, start: int, heads: Sequence[str], known: Container[str]
     for head in heads:
         yield text[:start] + head + text[start:], len(head)  # a match must read past it, into the text
     at = line_start(text, start)
-    # (a title: the text's first line, where ``region`` reads from its line 0, over a blank line or nothing: a
-    # code comment stands over the code it comments)
-    if prose_to_cut(text[at:start], at == 0 and not text[start:].partition("\n")[2].partition("\n")[0].strip()):
+    # (a title: the text's first line, where ``region`` reads from its line 0, over a blank line and no code)
+    if prose_to_cut(text[at:start], at == 0 and _title_over_prose(text[start:])):
         yield text[:at] + text[start:], at - start
+
+
+def _title_over_prose(rest: str) -> bool:
+    """Whether the lines after a text's first line (``rest``: from the reading on) are a title's: a blank line or
+    nothing next, and no code where the text goes on (a code comment stands over the code it comments, a blank
+    line between them or not: 'import', 'from', another comment, 'name =', 'name(')."""
+    _line, _, after = rest.partition("\n")
+    nxt, _, more = after.partition("\n")
+    return not nxt.strip() and CODE_NEXT.match(more) is None
 
 
 def _points(line: str, tpls: Iterable[Sequence[str]]) -> dict[tuple[int, str], None]:

@@ -462,7 +462,7 @@ def evidence_words(needs: Iterable[str], width: int = 160) -> str:
         if x.startswith("@"):
             said.append(EVIDENCE_WORDS.get(x[1:], f"the evidence named {x[1:]!r}"))
         else:
-            said += ["'" + e.replace(WILD, "…") + "'" for e in examples(x, ("IGNORECASE",))] or [x]  # (as ``_search`` reads it)
+            said += [_quoted(e.replace(WILD, "…")) for e in examples(x, ("IGNORECASE",))] or [x]  # (as ``_search`` reads it)
     shown = ", ".join(said)
     if len(shown) <= width:
         return shown
@@ -470,6 +470,11 @@ def evidence_words(needs: Iterable[str], width: int = 160) -> str:
     # width cut within it
     n = sum(len(", ".join([*said[: k + 1], "…"])) <= width for k in range(len(said)))
     return ", ".join([*said[:n], "…"]) if n else shown[: width - 1] + "…"
+
+
+def _quoted(example: str) -> str:
+    """An example between quote marks it does not hold ("Could not load dynamic library 'cudnn'")."""
+    return f'"{example}"' if "'" in example else f"'{example}'"
 
 
 def _version_note(c: Candidate, versions: Mapping[str, str]) -> str:
